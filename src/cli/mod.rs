@@ -1,0 +1,54 @@
+//! The command line: each subcommand's arguments (clap derive) and the code
+//! that runs it. `src/main.rs` only parses and calls [`run`].
+
+mod interrupt;
+mod matches;
+mod options;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Subcommand;
+
+pub use matches::MatchArgs;
+
+/// The subcommands of `arena`.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Play a series of games between two bot commands.
+    ///
+    /// Seats alternate: in game 1 CMD1 is seat 1, in game 2 CMD2 is seat 1,
+    /// and so on. Writes DIR/games.csv (one row per game, flushed as each
+    /// game ends), DIR/transcripts/ and DIR/logs/ (each bot's stderr).
+    #[command(
+        after_help = "Example:\n  arena match number-snatch \"python3 bots/python/random_bot.py\" target/release/random-bot --games 10 --seed 7 --out results/m1"
+    )]
+    Match(Box<MatchArgs>),
+    /// List the games with their parameters and defaults.
+    Games,
+}
+
+/// Exit status for a run whose input (arguments, files) was refused.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status when a run was interrupted (Ctrl-C, SIGTERM).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Runs a parsed command and turns its outcome into an exit status, printing
+/// any error with its causes.
+pub fn run(command: Command) -> ExitCode {
+    let outcome = match command {
+        Command::Match(args) => matches::run(*args),
+        Command::Games => {
+            print!("{}", options::describe_games());
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("arena: {error:#}");
+            let usage = error.downcast_ref::<options::UsageError>().is_some();
+            ExitCode::from(if usage { EXIT_USAGE } else { 1 })
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! What the commands print: one line per game and summaries.
+
+use crate::results::{GameRow, tally};
+
+/// "game 3/10  seed 42  alpha (1) vs beta (2): beta wins 45-74"
+pub fn game_line(row: &GameRow, total: u64) -> String {
+    let verdict = match row.outcome.as_str() {
+        "draw" => "draw".to_owned(),
+        "both_lost" => "both lose".to_owned(),
+        _ => format!("{} wins", row.winner),
+    };
+    let mut line = format!(
+        "game {}/{}  seed {}  {} (1) vs {} (2): {verdict} {}-{}",
+        row.game_index, total, row.seed, row.seat1, row.seat2, row.score1, row.score2
+    );
+    if row.reason != "normal" {
+        line.push_str(&format!("  [{}: {}]", row.reason, row.forfeit_detail));
+    }
+    line
+}
+
+/// Wins, draws, losses and forfeits per bot.
+pub fn summary(rows: &[GameRow]) -> String {
+    let tallies = tally(rows);
+    let width = tallies.keys().map(|name| name.chars().count()).max().unwrap_or(0);
+    let mut text =
+        format!("Summary of {} game{}:\n", rows.len(), if rows.len() == 1 { "" } else { "s" });
+    for (name, tally) in &tallies {
+        text.push_str(&format!(
+            "  {name:<width$}  {} won, {} drawn, {} lost; forfeits: {}\n",
+            tally.wins,
+            tally.draws,
+            tally.losses,
+            tally.forfeits_in_words()
+        ));
+    }
+    text
+}

@@ -1,0 +1,333 @@
+//! Number Duel.
+//!
+//! A shared pool holds each of `1..=max` `copies` times; both scores start at
+//! 0. Players alternate, seat 1 first. A move names a number still in the pool
+//! and an operation: the mover's score becomes `score + number` or
+//! `score * number`, and one copy of the number leaves the pool. Multiplying
+//! a score of 0 is legal and leaves 0; no operation is ever forbidden.
+//!
+//! A new score above `target` drops to 0. A new score of exactly `target` wins
+//! at once. If the pool runs out with no winner, the higher score wins (scores
+//! never exceed the target, so it is the one closer to it); on equal scores
+//! the player who took the last turn loses. There is no randomness in the
+//! setup.
+
+use std::cmp::Ordering;
+use std::iter;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Game, GameId, GameParams, Outcome, ParamError, Seat, check_range};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DuelParams {
+    /// The largest number in the pool.
+    pub max: u32,
+    /// How many times each number is in the pool.
+    pub copies: u32,
+    /// The score that wins.
+    pub target: u32,
+}
+
+impl Default for DuelParams {
+    fn default() -> Self {
+        DuelParams { max: 10, copies: 2, target: 50 }
+    }
+}
+
+impl GameParams for DuelParams {
+    fn validate(&self) -> Result<(), ParamError> {
+        check_range("max", self.max, 1..=1000)?;
+        check_range("copies", self.copies, 1..=100)?;
+        check_range("target", self.target, 1..=1_000_000_000)
+    }
+}
+
+/// What a move does with the chosen number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Add,
+    Multiply,
+}
+
+/// A number from the pool and what to do with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DuelMove {
+    pub number: u32,
+    pub op: Op,
+}
+
+/// A game of Number Duel in progress.
+#[derive(Clone, Debug, Serialize)]
+pub struct NumberDuel {
+    /// Copies left of each number, indexed by number - 1.
+    pool: Vec<u32>,
+    /// Copies left in all.
+    left: u64,
+    scores: [i64; 2],
+    target: i64,
+    /// Set when a move lands exactly on the target.
+    winner: Option<Seat>,
+    next: Seat,
+}
+
+/// What a seat sees: everything, as the game has no hidden information.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DuelView {
+    /// Every copy left, ascending.
+    pub pool: Vec<u32>,
+    pub scores: [i64; 2],
+    pub target: i64,
+}
+
+impl NumberDuel {
+    /// The starting position for `params`; it is the same for every seed.
+    pub fn with(params: &DuelParams) -> Self {
+        NumberDuel {
+            pool: vec![params.copies; params.max as usize],
+            left: u64::from(params.max) * u64::from(params.copies),
+            scores: [0; 2],
+            target: params.target.into(),
+            winner: None,
+            next: Seat::One,
+        }
+    }
+
+    fn is_over(&self) -> bool {
+        self.winner.is_some() || self.left == 0
+    }
+
+    fn is_turn(&self, seat: Seat) -> bool {
+        !self.is_over() && self.next == seat
+    }
+
+    /// The copies left of `number`, 0 for a number never in the pool.
+    fn copies_left(&self, number: u32) -> u32 {
+        (number as usize).checked_sub(1).and_then(|i| self.pool.get(i)).copied().unwrap_or(0)
+    }
+}
+
+impl Game for NumberDuel {
+    const ID: GameId = GameId::NumberDuel;
+    type Params = DuelParams;
+    type Move = DuelMove;
+    type View = DuelView;
+
+    fn new(params: &DuelParams, _seed: u64) -> Self {
+        Self::with(params)
+    }
+
+    fn to_move(&self) -> &'static [Seat] {
+        match self.next {
+            _ if self.is_over() => &[],
+            Seat::One => &[Seat::One],
+            Seat::Two => &[Seat::Two],
+        }
+    }
+
+    /// Each distinct number left, ascending, with `add` before `multiply`.
+    fn legal_moves(&self, seat: Seat) -> Vec<DuelMove> {
+        if !self.is_turn(seat) {
+            return Vec::new();
+        }
+        (1..)
+            .zip(&self.pool)
+            .filter(|&(_, &copies)| copies > 0)
+            .flat_map(|(number, _)| [Op::Add, Op::Multiply].map(|op| DuelMove { number, op }))
+            .collect()
+    }
+
+    fn is_legal(&self, seat: Seat, mv: &DuelMove) -> bool {
+        self.is_turn(seat) && self.copies_left(mv.number) > 0
+    }
+
+    fn apply(&mut self, seat: Seat, mv: &DuelMove) {
+        assert!(self.is_legal(seat, mv), "seat {seat} may not play {mv:?} now");
+        self.pool[mv.number as usize - 1] -= 1;
+        self.left -= 1;
+
+        let number = i64::from(mv.number);
+        let score = &mut self.scores[seat.index()];
+        // At most target * max, about 10^12: no overflow within the limits.
+        let reached = match mv.op {
+            Op::Add => *score + number,
+            Op::Multiply => *score * number,
+        };
+        *score = if reached > self.target { 0 } else { reached };
+        if reached == self.target {
+            self.winner = Some(seat);
+        }
+        self.next = seat.other();
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if let Some(seat) = self.winner {
+            return Some(Outcome::win(seat));
+        }
+        if self.left > 0 {
+            return None;
+        }
+        Some(match self.scores[0].cmp(&self.scores[1]) {
+            Ordering::Greater => Outcome::win(Seat::One),
+            Ordering::Less => Outcome::win(Seat::Two),
+            // The last mover loses, so the seat that would move next wins.
+            Ordering::Equal => Outcome::win(self.next),
+        })
+    }
+
+    fn scores(&self) -> [i64; 2] {
+        self.scores
+    }
+
+    fn view(&self, _seat: Seat) -> DuelView {
+        let pool = (1..)
+            .zip(&self.pool)
+            .flat_map(|(number, &copies)| iter::repeat_n(number, copies as usize))
+            .collect();
+        DuelView { pool, scores: self.scores, target: self.target }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{ParamsError, parse_params};
+
+    fn add(number: u32) -> DuelMove {
+        DuelMove { number, op: Op::Add }
+    }
+
+    fn multiply(number: u32) -> DuelMove {
+        DuelMove { number, op: Op::Multiply }
+    }
+
+    /// Plays `moves` alternately from seat 1, checking the scores after each.
+    fn replay(game: &mut NumberDuel, moves: &[(DuelMove, [i64; 2])]) {
+        for (turn, (mv, expected)) in moves.iter().enumerate() {
+            let seat = game.to_move()[0];
+            assert!(game.is_legal(seat, mv), "turn {}: {mv:?} is illegal", turn + 1);
+            game.apply(seat, mv);
+            assert_eq!(game.scores(), *expected, "after turn {} ({mv:?})", turn + 1);
+        }
+    }
+
+    #[test]
+    fn rule_book_example_wins_on_the_target_at_once() {
+        let mut game = NumberDuel::with(&DuelParams::default());
+        replay(&mut game, &[(add(5), [5, 0]), (add(10), [5, 10])]);
+        assert_eq!(game.outcome(), None);
+        replay(&mut game, &[(multiply(10), [50, 10])]);
+        assert_eq!(game.to_move(), &[]);
+        assert_eq!(game.outcome(), Some(Outcome::win(Seat::One)));
+        assert_eq!(
+            serde_json::to_value(game.view(Seat::Two)).unwrap(),
+            serde_json::json!({
+                "pool": [1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 6, 7, 7, 8, 8, 9, 9],
+                "scores": [50, 10],
+                "target": 50,
+            })
+        );
+    }
+
+    #[test]
+    fn a_score_above_the_target_drops_to_zero() {
+        let mut game = NumberDuel::with(&DuelParams { target: 10, ..DuelParams::default() });
+        replay(&mut game, &[(add(9), [9, 0]), (add(1), [9, 1]), (add(2), [0, 1])]);
+        replay(&mut game, &[(add(10), [0, 0])]);
+        assert_eq!(game.outcome(), None);
+    }
+
+    #[test]
+    fn multiplying_zero_is_legal_and_stays_zero() {
+        let mut game = NumberDuel::with(&DuelParams::default());
+        assert!(game.is_legal(Seat::One, &multiply(7)));
+        replay(&mut game, &[(multiply(7), [0, 0])]);
+        assert_eq!(game.copies_left(7), 1);
+    }
+
+    #[test]
+    fn an_exhausted_pool_goes_to_the_higher_score() {
+        let mut game = NumberDuel::with(&DuelParams { max: 2, copies: 1, target: 50 });
+        replay(&mut game, &[(add(1), [1, 0]), (add(2), [1, 2])]);
+        assert_eq!(game.outcome(), Some(Outcome::win(Seat::Two)));
+
+        let mut game = NumberDuel::with(&DuelParams { max: 2, copies: 2, target: 50 });
+        replay(
+            &mut game,
+            &[(add(2), [2, 0]), (add(1), [2, 1]), (add(2), [4, 1]), (add(1), [4, 2])],
+        );
+        assert_eq!(game.outcome(), Some(Outcome::win(Seat::One)));
+    }
+
+    #[test]
+    fn equal_scores_on_an_exhausted_pool_lose_for_the_last_mover() {
+        let mut game = NumberDuel::with(&DuelParams { max: 1, copies: 2, target: 50 });
+        replay(&mut game, &[(add(1), [1, 0]), (add(1), [1, 1])]);
+        assert_eq!(game.outcome(), Some(Outcome::win(Seat::One)), "seat 2 moved last");
+
+        let mut game = NumberDuel::with(&DuelParams { max: 3, copies: 1, target: 50 });
+        replay(&mut game, &[(add(1), [1, 0]), (add(3), [1, 3]), (add(2), [3, 3])]);
+        assert_eq!(game.outcome(), Some(Outcome::win(Seat::Two)), "seat 1 moved last");
+    }
+
+    #[test]
+    fn legal_moves_pair_each_distinct_number_with_both_operations() {
+        let mut game = NumberDuel::with(&DuelParams { max: 3, copies: 2, target: 50 });
+        replay(&mut game, &[(add(2), [2, 0]), (multiply(2), [2, 0])]);
+        assert_eq!(game.legal_moves(Seat::One), [add(1), multiply(1), add(3), multiply(3)]);
+        assert!(game.legal_moves(Seat::Two).is_empty());
+        for number in [0, 2, 4] {
+            assert!(!game.is_legal(Seat::One, &add(number)), "{number}");
+        }
+    }
+
+    #[test]
+    fn moves_serialize_with_lowercase_operations() {
+        let json = serde_json::json!({"number": 10, "op": "multiply"});
+        assert_eq!(serde_json::to_value(multiply(10)).unwrap(), json);
+        assert_eq!(serde_json::from_value::<DuelMove>(json).unwrap(), multiply(10));
+        let bad = [
+            serde_json::json!({"number": 1, "op": "Add"}),
+            serde_json::json!({"number": 1, "op": "subtract"}),
+            serde_json::json!({"number": 1}),
+        ];
+        for json in bad {
+            assert!(serde_json::from_value::<DuelMove>(json.clone()).is_err(), "{json}");
+        }
+        // Unknown fields are ignored everywhere in the protocol, moves included.
+        let extra = serde_json::json!({"number": 1, "op": "add", "note": "mine"});
+        assert_eq!(
+            serde_json::from_value::<DuelMove>(extra).unwrap(),
+            DuelMove { number: 1, op: Op::Add }
+        );
+    }
+
+    #[test]
+    fn the_setup_ignores_the_seed() {
+        let params = DuelParams { max: 3, copies: 2, target: 7 };
+        let game = NumberDuel::new(&params, 42);
+        assert_eq!(game.view(Seat::One), NumberDuel::with(&params).view(Seat::One));
+        assert_eq!(game.view(Seat::One).pool, [1, 1, 2, 2, 3, 3]);
+    }
+
+    #[test]
+    fn parameters_are_checked() {
+        let parse = |json: serde_json::Value| {
+            parse_params::<DuelParams>(serde_json::from_value(json).unwrap())
+        };
+        let params = parse(serde_json::json!({"target": 30})).unwrap();
+        assert_eq!(params, DuelParams { target: 30, ..DuelParams::default() });
+        assert!(matches!(parse(serde_json::json!({"goal": 30})), Err(ParamsError::Shape(_))));
+
+        let invalid =
+            |max, copies, target| DuelParams { max, copies, target }.validate().unwrap_err();
+        assert_eq!(invalid(0, 2, 50).param, "max");
+        assert_eq!(invalid(1001, 2, 50).param, "max");
+        assert_eq!(invalid(10, 0, 50).param, "copies");
+        assert_eq!(invalid(10, 101, 50).param, "copies");
+        assert_eq!(invalid(10, 2, 0).param, "target");
+        assert_eq!(invalid(10, 2, 1_000_000_001).param, "target");
+    }
+}

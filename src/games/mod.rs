@@ -1,0 +1,334 @@
+//! The games arena referees.
+//!
+//! Every game is a pure, deterministic state machine behind the [`Game`]
+//! trait: a seeded setup, the legal moves of a seat, applying a move, the
+//! outcome, and the view of one seat (the only thing a bot is ever sent).
+//! Nothing here touches processes, clocks or files.
+//!
+//! A game is a sequence of `(seat, move)` applications. In a turn-based game
+//! [`Game::to_move`] names one seat at a time. In a simultaneous game it names
+//! both seats; the referee collects both choices first and only then applies
+//! them, in seat order, so no view ever depends on a pending choice.
+
+pub mod claim;
+pub mod duel;
+pub mod numbers_war;
+pub mod snatch;
+pub mod warriors;
+
+use std::fmt;
+use std::ops::RangeInclusive;
+use std::str::FromStr;
+
+use rand::SeedableRng;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// One of the two players. Serialized as the number `1` or `2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Seat {
+    One,
+    Two,
+}
+
+impl Seat {
+    /// Both seats, seat 1 first.
+    pub const BOTH: [Seat; 2] = [Seat::One, Seat::Two];
+
+    /// 0 for seat 1, 1 for seat 2: the index into per-seat arrays.
+    pub fn index(self) -> usize {
+        match self {
+            Seat::One => 0,
+            Seat::Two => 1,
+        }
+    }
+
+    /// 1 or 2, as players and the protocol number seats.
+    pub fn number(self) -> u8 {
+        self.index() as u8 + 1
+    }
+
+    pub fn from_number(number: u8) -> Option<Seat> {
+        match number {
+            1 => Some(Seat::One),
+            2 => Some(Seat::Two),
+            _ => None,
+        }
+    }
+
+    pub fn other(self) -> Seat {
+        match self {
+            Seat::One => Seat::Two,
+            Seat::Two => Seat::One,
+        }
+    }
+}
+
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.number())
+    }
+}
+
+impl Serialize for Seat {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u8(self.number())
+    }
+}
+
+impl<'de> Deserialize<'de> for Seat {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let number = u8::deserialize(deserializer)?;
+        Seat::from_number(number)
+            .ok_or_else(|| serde::de::Error::custom(format!("seat must be 1 or 2, not {number}")))
+    }
+}
+
+/// How a finished game came out on the board (forfeits are the referee's business).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The winning seat; `None` is a draw.
+    pub winner: Option<Seat>,
+}
+
+impl Outcome {
+    pub fn win(seat: Seat) -> Outcome {
+        Outcome { winner: Some(seat) }
+    }
+
+    pub fn draw() -> Outcome {
+        Outcome { winner: None }
+    }
+}
+
+/// The generator every random setup comes from. ChaCha8's output is fixed by
+/// its specification, so a game seed reproduces the same setup across versions.
+pub type SetupRng = rand::rngs::ChaCha8Rng;
+
+/// The setup generator for one game seed.
+pub fn setup_rng(seed: u64) -> SetupRng {
+    SetupRng::seed_from_u64(seed)
+}
+
+/// A parameter value that the rules do not allow.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("parameter `{param}`: {message}")]
+pub struct ParamError {
+    pub param: &'static str,
+    pub message: String,
+}
+
+impl ParamError {
+    pub fn new(param: &'static str, message: impl Into<String>) -> ParamError {
+        ParamError { param, message: message.into() }
+    }
+}
+
+/// Checks that parameter `param` lies in `range`, with a message that names
+/// the allowed bounds and the value given.
+pub fn check_range(
+    param: &'static str,
+    value: u32,
+    range: RangeInclusive<u32>,
+) -> Result<(), ParamError> {
+    if range.contains(&value) {
+        Ok(())
+    } else {
+        let (low, high) = range.into_inner();
+        Err(ParamError::new(param, format!("must be between {low} and {high}, got {value}")))
+    }
+}
+
+/// A game's settings. Defaults are the rule book's own numbers; every
+/// implementation denies unknown fields so a misspelt parameter is an error.
+pub trait GameParams:
+    Clone + fmt::Debug + Default + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static
+{
+    /// Checks ranges and relations between fields, naming the offending one.
+    fn validate(&self) -> Result<(), ParamError>;
+}
+
+/// The rules of one game, as a pure state machine.
+pub trait Game: Clone + fmt::Debug + Serialize + Send + Sync + 'static {
+    /// The id the game goes by in the protocol, on the command line and in files.
+    const ID: GameId;
+    type Params: GameParams;
+    /// A move, serialized exactly as a bot sends it.
+    type Move: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync;
+    /// What one seat is shown of the state.
+    type View: Serialize + fmt::Debug;
+
+    /// The starting position for these (validated) parameters and this seed.
+    fn new(params: &Self::Params, seed: u64) -> Self;
+
+    /// The seats whose move is awaited: one seat in a turn-based game, both in
+    /// a simultaneous turn, none once the game is over.
+    fn to_move(&self) -> &'static [Seat];
+
+    /// Every move `seat` may make now, in a stable order. Empty when it is not
+    /// that seat's turn.
+    fn legal_moves(&self, seat: Seat) -> Vec<Self::Move>;
+
+    /// Whether `mv` is one of [`Game::legal_moves`] for `seat`.
+    fn is_legal(&self, seat: Seat, mv: &Self::Move) -> bool {
+        self.legal_moves(seat).contains(mv)
+    }
+
+    /// Plays a legal move of `seat`. Panics on an illegal one: the referee
+    /// checks legality first, and a game must never be left half-updated.
+    fn apply(&mut self, seat: Seat, mv: &Self::Move);
+
+    /// The result once the game is over, `None` before.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// Each seat's score as the game counts it (points, sum, or life).
+    fn scores(&self) -> [i64; 2];
+
+    /// Everything `seat` may know of the state right now.
+    fn view(&self, seat: Seat) -> Self::View;
+}
+
+/// The games arena knows, by protocol id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameId {
+    NumberSnatch,
+    NumbersWar,
+    NumberWarriors,
+    NumberClaim,
+    NumberDuel,
+}
+
+impl GameId {
+    pub const ALL: [GameId; 5] = [
+        GameId::NumberSnatch,
+        GameId::NumbersWar,
+        GameId::NumberWarriors,
+        GameId::NumberClaim,
+        GameId::NumberDuel,
+    ];
+
+    /// The id used in the protocol, on the command line and in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameId::NumberSnatch => "number-snatch",
+            GameId::NumbersWar => "numbers-war",
+            GameId::NumberWarriors => "number-warriors",
+            GameId::NumberClaim => "number-claim",
+            GameId::NumberDuel => "number-duel",
+        }
+    }
+
+    /// The name the rule books give the game.
+    pub fn title(self) -> &'static str {
+        match self {
+            GameId::NumberSnatch => "Number Snatch",
+            GameId::NumbersWar => "Numbers War",
+            GameId::NumberWarriors => "Number Warriors",
+            GameId::NumberClaim => "Number Claim",
+            GameId::NumberDuel => "Number Duel",
+        }
+    }
+
+    /// All ids, comma-separated, for error messages and help.
+    pub fn list() -> String {
+        GameId::ALL.map(GameId::as_str).join(", ")
+    }
+}
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A game id that arena does not know.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("unknown game `{given}`; the games are: {}", GameId::list())]
+pub struct UnknownGame {
+    pub given: String,
+}
+
+impl FromStr for GameId {
+    type Err = UnknownGame;
+
+    fn from_str(s: &str) -> Result<GameId, UnknownGame> {
+        GameId::ALL
+            .into_iter()
+            .find(|id| id.as_str() == s)
+            .ok_or_else(|| UnknownGame { given: s.to_owned() })
+    }
+}
+
+/// Runs `$body` with `$G` standing for the [`Game`] type of `$id`, so code
+/// generic over `G: Game` can be entered from a runtime game id.
+#[macro_export]
+macro_rules! with_game {
+    ($id:expr, $G:ident => $body:expr) => {
+        match $id {
+            $crate::games::GameId::NumberSnatch => {
+                type $G = $crate::games::snatch::NumberSnatch;
+                $body
+            }
+            $crate::games::GameId::NumbersWar => {
+                type $G = $crate::games::numbers_war::NumbersWar;
+                $body
+            }
+            $crate::games::GameId::NumberWarriors => {
+                type $G = $crate::games::warriors::NumberWarriors;
+                $body
+            }
+            $crate::games::GameId::NumberClaim => {
+                type $G = $crate::games::claim::NumberClaim;
+                $body
+            }
+            $crate::games::GameId::NumberDuel => {
+                type $G = $crate::games::duel::NumberDuel;
+                $body
+            }
+        }
+    };
+}
+
+/// Reads a game's parameters from a JSON object of overrides (missing fields
+/// keep the rule book's default) and validates them.
+pub fn parse_params<P: GameParams>(
+    overrides: serde_json::Map<String, serde_json::Value>,
+) -> Result<P, ParamsError> {
+    let params: P = serde_json::from_value(serde_json::Value::Object(overrides))
+        .map_err(|source| ParamsError::Shape(source.to_string()))?;
+    params.validate()?;
+    Ok(params)
+}
+
+/// Why a set of game parameters was refused.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ParamsError {
+    /// An unknown name or a value of the wrong type.
+    #[error("{0}")]
+    Shape(String),
+    #[error(transparent)]
+    Invalid(#[from] ParamError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn game_ids_round_trip_and_unknown_ones_list_the_valid_ones() {
+        for id in GameId::ALL {
+            assert_eq!(id.as_str().parse::<GameId>().unwrap(), id);
+            assert_eq!(serde_json::to_string(&id).unwrap(), format!("\"{id}\""));
+        }
+        let error = "chess".parse::<GameId>().unwrap_err().to_string();
+        assert!(error.contains("chess") && error.contains("number-duel"), "{error}");
+    }
+
+    #[test]
+    fn seats_serialize_as_numbers() {
+        assert_eq!(serde_json::to_string(&Seat::Two).unwrap(), "2");
+        assert_eq!(serde_json::from_str::<Seat>("1").unwrap(), Seat::One);
+        assert!(serde_json::from_str::<Seat>("3").is_err());
+    }
+}

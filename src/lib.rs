@@ -1,0 +1,12 @@
+//! arena: a headless referee and bot arena for small two-player games.
+//!
+//! Bots are programs in any language that speak JSON lines on stdin and
+//! stdout ([`protocol`]). The [`referee`] runs them as processes under time
+//! limits and plays [`games`] between them; [`cli`] holds the commands.
+
+pub mod cli;
+pub mod games;
+pub mod protocol;
+pub mod referee;
+pub mod results;
+pub mod seeds;

@@ -1,0 +1,16 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// arena referees games between bot programs that speak JSON lines on
+/// stdin/stdout, in any language. See protocol.md for the bot protocol.
+#[derive(Parser)]
+#[command(name = "arena", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: arena::cli::Command,
+}
+
+fn main() -> ExitCode {
+    arena::cli::run(Cli::parse().command)
+}

@@ -1,0 +1,305 @@
+//! Protocol v1: the JSON lines exchanged between the referee and a bot.
+//!
+//! protocol.md at the top of the repository is the contract for bot authors;
+//! these types are its implementation and must say the same thing.
+//!
+//! Every line is one JSON object with a `type`. Requests that need an answer
+//! (`start`, `move`) carry an `id` that the reply must echo, so a late or
+//! extra line is never mistaken for the answer to a later request. Fields a
+//! side does not know are ignored by it.
+
+use std::borrow::Cow;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::games::{GameId, Seat};
+
+/// The protocol version this referee speaks, sent in every `start`.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The limits a bot plays under, as sent in `start`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Time for the reply to `start`, process start-up included.
+    pub startup_ms: u64,
+    /// Time for the reply to each `move` request.
+    pub move_ms: u64,
+    /// Longest line, in bytes without the newline, that a bot may send.
+    pub max_line_bytes: usize,
+}
+
+/// One move of the game so far, as listed in `history`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Played<M> {
+    pub seat: Seat,
+    #[serde(rename = "move")]
+    pub mv: M,
+}
+
+/// Why a seat lost by forfeit. Serialized in snake_case; the same words
+/// appear in `over`, in transcripts and in games.csv.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ForfeitReason {
+    /// No reply (or no complete line) before the deadline.
+    Timeout,
+    /// A well-formed reply whose move is not one of the legal moves.
+    IllegalMove,
+    /// A line that is not JSON, not a reply of the expected type, or that
+    /// carries the wrong id.
+    Malformed,
+    /// The bot exited, was killed, or closed its output.
+    Crash,
+    /// A line longer than the line limit.
+    LineTooLong,
+}
+
+impl ForfeitReason {
+    pub const ALL: [ForfeitReason; 5] = [
+        ForfeitReason::Timeout,
+        ForfeitReason::IllegalMove,
+        ForfeitReason::Malformed,
+        ForfeitReason::Crash,
+        ForfeitReason::LineTooLong,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForfeitReason::Timeout => "timeout",
+            ForfeitReason::IllegalMove => "illegal_move",
+            ForfeitReason::Malformed => "malformed",
+            ForfeitReason::Crash => "crash",
+            ForfeitReason::LineTooLong => "line_too_long",
+        }
+    }
+
+    /// Whether the bot process can be trusted with another game. After an
+    /// illegal move it is still in step with the protocol; after the others
+    /// a stale or partial line may be on its way, so it is restarted.
+    pub fn leaves_bot_in_doubt(self) -> bool {
+        self != ForfeitReason::IllegalMove
+    }
+}
+
+impl std::fmt::Display for ForfeitReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A forfeit as bots are told of it in `over`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForfeitNotice {
+    pub seat: Seat,
+    pub reason: ForfeitReason,
+    pub detail: String,
+}
+
+/// A message from the referee to a bot. `P`, `V` and `M` are the game's
+/// parameters, view and move types.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToBot<'a, P, V, M> {
+    /// A new game begins; answer with `ready`.
+    Start {
+        id: u64,
+        protocol: u32,
+        game: GameId,
+        params: &'a P,
+        seat: Seat,
+        /// The game's setup seed; a bot may seed its own randomness from it
+        /// so that whole tournaments reproduce.
+        seed: u64,
+        limits: Limits,
+    },
+    /// Your move; answer with `move`.
+    Move {
+        id: u64,
+        /// Your view of the state (the game's own shape, see protocol.md).
+        state: V,
+        history: &'a [Played<M>],
+        /// Every legal move, in exactly the form the reply takes.
+        legal_moves: &'a [M],
+        /// Milliseconds you have for this reply.
+        time_ms: u64,
+    },
+    /// A simultaneous turn is locked in: both choices, by seat. `null` for a
+    /// seat that forfeited instead of choosing. No answer.
+    Reveal { moves: [Option<&'a M>; 2] },
+    /// The game is over. No answer; the next line is a `start` or the end of
+    /// input.
+    Over {
+        /// The winning seat, `null` for a draw or a double forfeit.
+        winner: Option<Seat>,
+        /// `normal`, the forfeit reason, or `double_forfeit`.
+        reason: &'a str,
+        forfeits: &'a [ForfeitNotice],
+        scores: [i64; 2],
+        state: V,
+    },
+}
+
+/// What the referee expects a reply to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplyKind {
+    Ready,
+    Move,
+}
+
+impl ReplyKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReplyKind::Ready => "ready",
+            ReplyKind::Move => "move",
+        }
+    }
+}
+
+/// A reply accepted as well-formed.
+#[derive(Debug, PartialEq)]
+pub enum Reply<M> {
+    Ready { name: Option<String> },
+    Move(M),
+}
+
+/// Why a reply line was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadReply {
+    /// Not JSON, not an object, missing fields, wrong type or wrong id.
+    #[error("{0}")]
+    Malformed(String),
+    /// A well-formed `move` reply whose move is not a move of this game.
+    #[error("{0}")]
+    NotAMove(String),
+}
+
+/// The fields of a reply line, borrowed from it. Unknown fields are ignored.
+#[derive(Deserialize)]
+struct ReplyLine<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    id: Option<u64>,
+    name: Option<String>,
+    #[serde(rename = "move", borrow)]
+    mv: Option<&'a RawValue>,
+}
+
+/// Parses one line from a bot as the reply to request `id` of kind `kind`.
+pub fn parse_reply<M: DeserializeOwned>(
+    line: &[u8],
+    kind: ReplyKind,
+    id: u64,
+) -> Result<Reply<M>, BadReply> {
+    let reply: ReplyLine<'_> = serde_json::from_slice(line)
+        .map_err(|error| BadReply::Malformed(format!("not a JSON reply object: {error}")))?;
+    match reply.kind.as_deref() {
+        Some(found) if found == kind.as_str() => {}
+        Some(found) => {
+            return Err(BadReply::Malformed(format!(
+                "expected a `{}` reply, got type `{found}`",
+                kind.as_str()
+            )));
+        }
+        None => {
+            return Err(BadReply::Malformed(format!(
+                "the reply has no `type` (expected `{}`)",
+                kind.as_str()
+            )));
+        }
+    }
+    match reply.id {
+        Some(found) if found == id => {}
+        Some(found) => {
+            return Err(BadReply::Malformed(format!(
+                "the reply's id is {found}, the request's is {id}"
+            )));
+        }
+        None => return Err(BadReply::Malformed(format!("the reply has no `id` (expected {id})"))),
+    }
+    match kind {
+        ReplyKind::Ready => Ok(Reply::Ready { name: reply.name }),
+        ReplyKind::Move => {
+            let raw = reply
+                .mv
+                .ok_or_else(|| BadReply::Malformed("the reply has no `move`".to_owned()))?;
+            serde_json::from_str(raw.get()).map(Reply::Move).map_err(|_| {
+                BadReply::NotAMove(format!("{} is not a move of this game", raw.get()))
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_move(line: &str, id: u64) -> Result<Reply<u32>, BadReply> {
+        parse_reply::<u32>(line.as_bytes(), ReplyKind::Move, id)
+    }
+
+    #[test]
+    fn a_move_reply_is_accepted_with_unknown_fields_ignored() {
+        assert_eq!(parse_move(r#"{"type":"move","id":4,"move":13}"#, 4), Ok(Reply::Move(13)));
+        assert_eq!(
+            parse_move(r#"{"id":4,"comment":"hi","move":13,"type":"move","extra":[1]}"#, 4),
+            Ok(Reply::Move(13))
+        );
+    }
+
+    #[test]
+    fn a_ready_reply_may_carry_a_name() {
+        let reply =
+            parse_reply::<u32>(br#"{"type":"ready","id":1,"name":"me"}"#, ReplyKind::Ready, 1);
+        assert_eq!(reply, Ok(Reply::Ready { name: Some("me".into()) }));
+        let reply = parse_reply::<u32>(br#"{"type":"ready","id":1}"#, ReplyKind::Ready, 1);
+        assert_eq!(reply, Ok(Reply::Ready { name: None }));
+    }
+
+    #[test]
+    fn wrong_id_wrong_type_and_garbage_are_malformed() {
+        for line in [
+            r#"{"type":"move","id":3,"move":13}"#,
+            r#"{"type":"move","move":13}"#,
+            r#"{"type":"ready","id":4}"#,
+            r#"{"id":4,"move":13}"#,
+            r#"{"type":"move","id":"4","move":13}"#,
+            r#"{"type":"move","id":4}"#,
+            "13",
+            "hello",
+            r#"{"type":"move","id":4,"move":13} trailing"#,
+        ] {
+            assert!(matches!(parse_move(line, 4), Err(BadReply::Malformed(_))), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_shape_is_not_a_move() {
+        assert!(matches!(
+            parse_move(r#"{"type":"move","id":4,"move":"L"}"#, 4),
+            Err(BadReply::NotAMove(_))
+        ));
+    }
+
+    #[test]
+    fn requests_serialize_with_their_type_tag() {
+        let history = [Played { seat: Seat::One, mv: 13u32 }];
+        let message: ToBot<'_, (), Vec<u32>, u32> = ToBot::Move {
+            id: 2,
+            state: vec![5, 7],
+            history: &history,
+            legal_moves: &[5, 7],
+            time_ms: 1000,
+        };
+        assert_eq!(
+            serde_json::to_string(&message).unwrap(),
+            r#"{"type":"move","id":2,"state":[5,7],"history":[{"seat":1,"move":13}],"legal_moves":[5,7],"time_ms":1000}"#
+        );
+        let reveal: ToBot<'_, (), (), u32> = ToBot::Reveal { moves: [Some(&5), None] };
+        assert_eq!(
+            serde_json::to_string(&reveal).unwrap(),
+            r#"{"type":"reveal","moves":[5,null]}"#
+        );
+    }
+}

@@ -1,0 +1,464 @@
+//! Playing one game between two bots.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::time::Instant;
+
+use super::process::Failure;
+use super::transcript::{Transcript, TranscriptBot};
+use super::{Bot, CommandError, Forfeit, GameFiles, GameReport, Settings};
+use crate::games::{Game, Seat};
+use crate::protocol::{
+    BadReply, ForfeitNotice, ForfeitReason, PROTOCOL_VERSION, Played, Reply, ReplyKind, ToBot,
+    parse_reply,
+};
+
+/// Longest offending line kept in a forfeit record.
+const OFFENDING_LINE_CHARS: usize = 300;
+
+/// One seat's part of an exchange: the request to send, and what came back.
+struct Exchange<M> {
+    seat: Seat,
+    id: u64,
+    request: Vec<u8>,
+    sent_at: Option<Instant>,
+    /// The reply line as received, and when.
+    received: Option<(Vec<u8>, Instant)>,
+    /// `None` until the exchange has run.
+    answer: Option<Result<Reply<M>, Forfeit>>,
+}
+
+/// Plays one game of `G` between `bots` (seat 1 first) and reports it.
+///
+/// Bots that are not running are started. A bot whose forfeit leaves it in
+/// doubt (see [`ForfeitReason::leaves_bot_in_doubt`]) is stopped before this
+/// returns. Fails only when a bot cannot be started at all.
+pub async fn play_game<G: Game>(
+    bots: [&mut Bot; 2],
+    params: &G::Params,
+    seed: u64,
+    settings: &Settings,
+    files: &GameFiles,
+) -> Result<GameReport, CommandError> {
+    let [first, second] = bots;
+    let mut bots = [first, second];
+    for (bot, log) in bots.iter_mut().zip(&files.stderr_logs) {
+        bot.ensure_running(settings)?.log_stderr_to(log.as_deref());
+    }
+    let mut game = G::new(params, seed);
+    let started = Instant::now();
+    let mut referee = Referee::<G> {
+        transcript: Transcript::new(started.into_std()),
+        history: Vec::new(),
+        forfeits: [None, None],
+        slowest_reply: [Duration::ZERO; 2],
+        reported_names: [None, None],
+        settings,
+    };
+    referee.transcript.header(
+        G::ID,
+        seed,
+        params,
+        [0, 1].map(|index| TranscriptBot {
+            seat: Seat::BOTH[index],
+            name: &bots[index].name,
+            command: &bots[index].command.argv,
+        }),
+        &game,
+    );
+
+    referee.handshake(&mut bots, params, seed).await;
+    while referee.forfeits == [None, None] {
+        let seats = game.to_move();
+        if seats.is_empty() {
+            break;
+        }
+        referee.play_turn(&mut bots, &mut game, seats).await;
+    }
+    let report = referee.finish(&mut bots, &game, seed, started).await;
+    if let Some(path) = &files.transcript {
+        // A transcript that cannot be written is reported, not fatal to the game.
+        if let Err(error) = referee.transcript.write_to(path) {
+            eprintln!("arena: cannot write transcript {}: {error}", path.display());
+        }
+    }
+    for (seat, bot) in Seat::BOTH.into_iter().zip(bots) {
+        bot.reported_name =
+            report.reported_names[seat.index()].clone().or(bot.reported_name.take());
+        if let Some(forfeit) = &report.forfeits[seat.index()]
+            && forfeit.reason.leaves_bot_in_doubt()
+        {
+            bot.stop(settings).await;
+        }
+    }
+    Ok(report)
+}
+
+/// The state of one game in progress, apart from the game itself.
+struct Referee<'s, G: Game> {
+    transcript: Transcript,
+    history: Vec<Played<G::Move>>,
+    forfeits: [Option<Forfeit>; 2],
+    slowest_reply: [Duration; 2],
+    reported_names: [Option<String>; 2],
+    settings: &'s Settings,
+}
+
+#[derive(Serialize)]
+struct MoveLine<'a, M> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    seat: Seat,
+    #[serde(rename = "move")]
+    mv: &'a M,
+    think_us: u128,
+}
+
+#[derive(Serialize)]
+struct ForfeitLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    seat: Seat,
+    #[serde(flatten)]
+    forfeit: &'a Forfeit,
+}
+
+#[derive(Serialize)]
+struct ResultLine<'a, S> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    winner: Option<Seat>,
+    outcome: &'static str,
+    reason: &'static str,
+    scores: [i64; 2],
+    plies: u32,
+    duration_us: u128,
+    state: &'a S,
+}
+
+impl<G: Game> Referee<'_, G> {
+    /// Sends `start` to both seats and waits for both `ready` replies.
+    async fn handshake(&mut self, bots: &mut [&mut Bot; 2], params: &G::Params, seed: u64) {
+        let limits = self.settings.limits();
+        let exchanges = Seat::BOTH.map(|seat| {
+            let id = bots[seat.index()].take_id();
+            let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Start {
+                id,
+                protocol: PROTOCOL_VERSION,
+                game: G::ID,
+                params,
+                seat,
+                seed,
+                limits,
+            };
+            Some(Exchange::new(seat, id, &message))
+        });
+        let [first, second] =
+            self.exchange(bots, exchanges, ReplyKind::Ready, self.settings.startup_timeout).await;
+        for exchange in [first, second].into_iter().flatten() {
+            if let Some(Ok(Reply::Ready { name })) = exchange.answer {
+                self.reported_names[exchange.seat.index()] = name;
+            }
+        }
+    }
+
+    /// Asks every seat in `seats` for a move, then applies the moves (in
+    /// seat order) if all were legal, or records the forfeits.
+    async fn play_turn(&mut self, bots: &mut [&mut Bot; 2], game: &mut G, seats: &[Seat]) {
+        let time_ms = self.settings.move_timeout.as_millis() as u64;
+        // Every view and legal move list is taken before any move is applied,
+        // so in a simultaneous turn no request can reflect the other choice.
+        let legal: [Vec<G::Move>; 2] = Seat::BOTH
+            .map(|seat| if seats.contains(&seat) { game.legal_moves(seat) } else { Vec::new() });
+        let exchanges = Seat::BOTH.map(|seat| {
+            if !seats.contains(&seat) {
+                return None;
+            }
+            let id = bots[seat.index()].take_id();
+            let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Move {
+                id,
+                state: game.view(seat),
+                history: &self.history,
+                legal_moves: &legal[seat.index()],
+                time_ms,
+            };
+            Some(Exchange::new(seat, id, &message))
+        });
+        let answers =
+            self.exchange(bots, exchanges, ReplyKind::Move, self.settings.move_timeout).await;
+
+        let mut chosen: [Option<G::Move>; 2] = [None, None];
+        for exchange in answers.into_iter().flatten() {
+            let seat = exchange.seat;
+            let think = exchange.think_time();
+            match exchange.answer {
+                Some(Ok(Reply::Move(mv))) if game.is_legal(seat, &mv) => {
+                    self.transcript.push(&MoveLine {
+                        kind: "move",
+                        seat,
+                        mv: &mv,
+                        think_us: think.as_micros(),
+                    });
+                    chosen[seat.index()] = Some(mv);
+                }
+                Some(Ok(Reply::Move(mv))) => {
+                    let shown = serde_json::to_string(&mv).unwrap_or_default();
+                    let line = exchange.received.as_ref().map(|(line, _)| cut(line));
+                    self.record_forfeit(
+                        seat,
+                        Forfeit {
+                            reason: ForfeitReason::IllegalMove,
+                            detail: format!("{shown} is not one of the legal moves"),
+                            line,
+                        },
+                    );
+                }
+                // Forfeits were recorded by the exchange.
+                Some(Ok(Reply::Ready { .. }) | Err(_)) | None => {}
+            }
+        }
+        if seats.len() > 1 {
+            self.reveal(bots, [chosen[0].as_ref(), chosen[1].as_ref()]).await;
+        }
+        if self.forfeits != [None, None] {
+            return;
+        }
+        for seat in seats {
+            let mv = chosen[seat.index()].take().expect("every seat to move chose");
+            game.apply(*seat, &mv);
+            self.history.push(Played { seat: *seat, mv });
+        }
+    }
+
+    /// Tells both seats the choices of a simultaneous turn.
+    async fn reveal(&mut self, bots: &mut [&mut Bot; 2], moves: [Option<&G::Move>; 2]) {
+        let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Reveal { moves };
+        let line = message_line(&message);
+        for seat in Seat::BOTH {
+            self.notify(bots, seat, &line).await;
+        }
+    }
+
+    /// Sends a message that needs no answer, unless the bot is in doubt. A
+    /// bot that cannot take it is marked in doubt so it gets restarted.
+    async fn notify(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, line: &[u8]) {
+        if self.in_doubt(seat) {
+            return;
+        }
+        let bot = &mut *bots[seat.index()];
+        let Some(process) = bot.process.as_mut() else { return };
+        let sent_at = Instant::now();
+        self.transcript.sent(seat, sent_at.into_std(), trim_newline(line));
+        if process.send(line, sent_at + self.settings.move_timeout).await.is_err() {
+            bot.stop(self.settings).await;
+        }
+    }
+
+    /// Runs the exchanges of one step: every request is written before any
+    /// reply is read, then all replies are awaited together, each against
+    /// its own deadline.
+    async fn exchange(
+        &mut self,
+        bots: &mut [&mut Bot; 2],
+        mut exchanges: [Option<Exchange<G::Move>>; 2],
+        kind: ReplyKind,
+        limit: Duration,
+    ) -> [Option<Exchange<G::Move>>; 2] {
+        let [first_bot, second_bot] = bots;
+        let [first, second] = &mut exchanges;
+        tokio::join!(send(first_bot, first, limit), send(second_bot, second, limit));
+        tokio::join!(
+            receive(first_bot, first, kind, limit),
+            receive(second_bot, second, kind, limit)
+        );
+        for exchange in exchanges.iter().flatten() {
+            if let Some(sent_at) = exchange.sent_at {
+                self.transcript.sent(
+                    exchange.seat,
+                    sent_at.into_std(),
+                    trim_newline(&exchange.request),
+                );
+            }
+        }
+        for exchange in exchanges.iter().flatten() {
+            let seat = exchange.seat;
+            if let Some((line, received_at)) = &exchange.received {
+                self.transcript.received(seat, received_at.into_std(), line);
+            }
+            match &exchange.answer {
+                Some(Ok(_)) => {
+                    let slowest = &mut self.slowest_reply[seat.index()];
+                    *slowest = (*slowest).max(exchange.think_time());
+                }
+                Some(Err(forfeit)) => self.record_forfeit(seat, forfeit.clone()),
+                None => {}
+            }
+        }
+        exchanges
+    }
+
+    fn in_doubt(&self, seat: Seat) -> bool {
+        self.forfeits[seat.index()]
+            .as_ref()
+            .is_some_and(|forfeit| forfeit.reason.leaves_bot_in_doubt())
+    }
+
+    fn record_forfeit(&mut self, seat: Seat, forfeit: Forfeit) {
+        self.transcript.push(&ForfeitLine { kind: "forfeit", seat, forfeit: &forfeit });
+        self.forfeits[seat.index()] = Some(forfeit);
+    }
+
+    /// Decides the result, tells the bots, and closes the transcript.
+    async fn finish(
+        &mut self,
+        bots: &mut [&mut Bot; 2],
+        game: &G,
+        seed: u64,
+        started: Instant,
+    ) -> GameReport {
+        let winner = match &self.forfeits {
+            [None, None] => game.outcome().expect("a game without forfeits runs to its end").winner,
+            [Some(_), None] => Some(Seat::Two),
+            [None, Some(_)] => Some(Seat::One),
+            [Some(_), Some(_)] => None,
+        };
+        let report = GameReport {
+            seed,
+            winner,
+            forfeits: self.forfeits.clone(),
+            scores: game.scores(),
+            plies: self.history.len() as u32,
+            duration: started.elapsed(),
+            slowest_reply: self.slowest_reply,
+            reported_names: self.reported_names.clone(),
+        };
+        let notices: Vec<ForfeitNotice> = Seat::BOTH
+            .into_iter()
+            .filter_map(|seat| {
+                let forfeit = self.forfeits[seat.index()].as_ref()?;
+                Some(ForfeitNotice { seat, reason: forfeit.reason, detail: forfeit.detail.clone() })
+            })
+            .collect();
+        for seat in Seat::BOTH {
+            let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Over {
+                winner,
+                reason: report.reason(),
+                forfeits: &notices,
+                scores: report.scores,
+                state: game.view(seat),
+            };
+            self.notify(bots, seat, &message_line(&message)).await;
+        }
+        self.transcript.push(&ResultLine {
+            kind: "result",
+            winner,
+            outcome: report.outcome(),
+            reason: report.reason(),
+            scores: report.scores,
+            plies: report.plies,
+            duration_us: report.duration.as_micros(),
+            state: game,
+        });
+        report
+    }
+}
+
+impl<M> Exchange<M> {
+    fn new<T: Serialize>(seat: Seat, id: u64, message: &T) -> Exchange<M> {
+        Exchange {
+            seat,
+            id,
+            request: message_line(message),
+            sent_at: None,
+            received: None,
+            answer: None,
+        }
+    }
+
+    /// From the request going out to the reply coming in.
+    fn think_time(&self) -> Duration {
+        match (self.sent_at, &self.received) {
+            (Some(sent_at), Some((_, received_at))) => received_at.duration_since(sent_at),
+            _ => Duration::ZERO,
+        }
+    }
+}
+
+/// A message as one line, newline included.
+fn message_line<T: Serialize>(message: &T) -> Vec<u8> {
+    let mut line = serde_json::to_vec(message).expect("protocol messages serialize");
+    line.push(b'\n');
+    line
+}
+
+fn trim_newline(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\n").unwrap_or(line)
+}
+
+/// Writes one exchange's request, recording when it went out or the failure.
+async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>, limit: Duration) {
+    let Some(exchange) = exchange else { return };
+    let Some(process) = bot.process.as_mut() else {
+        exchange.answer = Some(Err(Forfeit {
+            reason: ForfeitReason::Crash,
+            detail: "the bot is not running".to_owned(),
+            line: None,
+        }));
+        return;
+    };
+    let sent_at = Instant::now();
+    exchange.sent_at = Some(sent_at);
+    if let Err(failure) = process.send(&exchange.request, sent_at + limit).await {
+        exchange.answer = Some(Err(forfeit_from(failure, None)));
+    }
+}
+
+/// Reads one exchange's reply (unless sending failed) and parses it.
+async fn receive<M: serde::de::DeserializeOwned>(
+    bot: &mut Bot,
+    exchange: &mut Option<Exchange<M>>,
+    kind: ReplyKind,
+    limit: Duration,
+) {
+    let Some(exchange) = exchange else { return };
+    let (Some(sent_at), None) = (exchange.sent_at, &exchange.answer) else { return };
+    let process = bot.process.as_mut().expect("a bot that was sent a request runs");
+    let answer = match process.receive(sent_at + limit).await {
+        Ok(line) => {
+            let received_at = Instant::now();
+            let reply = parse_reply::<M>(line, kind, exchange.id)
+                .map_err(|bad| bad_reply_forfeit(bad, line));
+            exchange.received = Some((line.to_vec(), received_at));
+            reply
+        }
+        Err(failure) => {
+            let partial = process.partial_line();
+            let partial = (!partial.is_empty()).then(|| cut(partial));
+            Err(forfeit_from(failure, partial))
+        }
+    };
+    exchange.answer = Some(answer);
+}
+
+fn forfeit_from(failure: Failure, line: Option<String>) -> Forfeit {
+    Forfeit { reason: failure.reason, detail: failure.detail, line }
+}
+
+/// A line cut to a readable length for reports.
+fn cut(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    if text.chars().count() <= OFFENDING_LINE_CHARS {
+        return text.into_owned();
+    }
+    let kept: String = text.chars().take(OFFENDING_LINE_CHARS).collect();
+    format!("{kept}… ({} bytes in all)", line.len())
+}
+
+fn bad_reply_forfeit(bad: BadReply, line: &[u8]) -> Forfeit {
+    let (reason, detail) = match bad {
+        BadReply::Malformed(detail) => (ForfeitReason::Malformed, detail),
+        BadReply::NotAMove(detail) => (ForfeitReason::IllegalMove, detail),
+    };
+    Forfeit { reason, detail, line: Some(cut(line)) }
+}

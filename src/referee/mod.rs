@@ -1,0 +1,186 @@
+//! The referee: bot processes, time limits, forfeits and transcripts.
+//!
+//! A [`Bot`] is a named command and, while it runs, its process (a protocol
+//! session that can play many games in a row). [`play_game`] plays one game
+//! between two bots and reports it; it restarts nothing by itself but stops
+//! a bot whose forfeit left it in doubt, so the next game starts it afresh.
+
+mod game;
+pub mod lines;
+pub mod process;
+pub mod reaper;
+pub mod transcript;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use game::play_game;
+pub use process::{BotCommand, BotProcess, CommandError};
+
+use crate::games::Seat;
+use crate::protocol::{ForfeitReason, Limits};
+
+/// Everything about refereeing that is not the game itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub startup_timeout: Duration,
+    pub move_timeout: Duration,
+    pub max_line_bytes: usize,
+    /// Largest stderr log kept per bot per game.
+    pub stderr_cap: u64,
+    /// How long a bot may take to exit once its input is closed.
+    pub exit_grace: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            startup_timeout: Duration::from_secs(5),
+            move_timeout: Duration::from_secs(1),
+            max_line_bytes: 64 * 1024,
+            stderr_cap: 1024 * 1024,
+            exit_grace: Duration::from_millis(200),
+        }
+    }
+}
+
+impl Settings {
+    /// The limits as the protocol states them to bots.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            startup_ms: self.startup_timeout.as_millis() as u64,
+            move_ms: self.move_timeout.as_millis() as u64,
+            max_line_bytes: self.max_line_bytes,
+        }
+    }
+}
+
+/// A bot: a name, a command, and its running process between games.
+pub struct Bot {
+    pub name: String,
+    pub command: BotCommand,
+    process: Option<BotProcess>,
+    /// The id of the next request; ids restart at 1 with every process.
+    next_id: u64,
+    /// The name the bot gave in its last `ready`, if any.
+    pub reported_name: Option<String>,
+}
+
+impl Bot {
+    pub fn new(name: impl Into<String>, command: BotCommand) -> Bot {
+        Bot { name: name.into(), command, process: None, next_id: 1, reported_name: None }
+    }
+
+    /// Starts the process unless it runs already.
+    pub fn ensure_running(&mut self, settings: &Settings) -> Result<&mut BotProcess, CommandError> {
+        if self.process.is_none() {
+            self.process = Some(BotProcess::spawn(
+                &self.command,
+                settings.max_line_bytes,
+                settings.stderr_cap,
+            )?);
+            self.next_id = 1;
+        }
+        Ok(self.process.as_mut().expect("started above"))
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.process.is_some()
+    }
+
+    /// The pid of the running process.
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(BotProcess::pid)
+    }
+
+    /// Ends the process (input closed, a grace period, then the whole group
+    /// killed and reaped). The next game starts a new one.
+    pub async fn stop(&mut self, settings: &Settings) {
+        if let Some(process) = self.process.take() {
+            process.stop(settings.exit_grace).await;
+        }
+    }
+
+    fn take_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+}
+
+/// A lost game by forfeit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Forfeit {
+    pub reason: ForfeitReason,
+    /// What happened, in words.
+    pub detail: String,
+    /// The offending line (cut to a few hundred bytes), if there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
+}
+
+/// How a game ended, from the referee's point of view.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameReport {
+    pub seed: u64,
+    /// The winning seat; `None` for a draw or a double forfeit.
+    pub winner: Option<Seat>,
+    /// Each seat's forfeit, if it forfeited.
+    pub forfeits: [Option<Forfeit>; 2],
+    pub scores: [i64; 2],
+    /// Moves applied.
+    pub plies: u32,
+    pub duration: Duration,
+    /// Each seat's slowest accepted reply (ready included).
+    pub slowest_reply: [Duration; 2],
+    /// Names the bots gave in `ready`.
+    pub reported_names: [Option<String>; 2],
+}
+
+impl GameReport {
+    /// `normal`, the forfeit reason, or `double_forfeit`.
+    pub fn reason(&self) -> &'static str {
+        match &self.forfeits {
+            [None, None] => "normal",
+            [Some(forfeit), None] | [None, Some(forfeit)] => forfeit.reason.as_str(),
+            [Some(_), Some(_)] => "double_forfeit",
+        }
+    }
+
+    /// `seat1`, `seat2`, `draw` or `both_lost`.
+    pub fn outcome(&self) -> &'static str {
+        match (self.winner, &self.forfeits) {
+            (Some(Seat::One), _) => "seat1",
+            (Some(Seat::Two), _) => "seat2",
+            (None, [Some(_), Some(_)]) => "both_lost",
+            (None, _) => "draw",
+        }
+    }
+
+    /// The seat that forfeited, when exactly one did.
+    pub fn forfeiting_seat(&self) -> Option<Seat> {
+        match &self.forfeits {
+            [Some(_), None] => Some(Seat::One),
+            [None, Some(_)] => Some(Seat::Two),
+            _ => None,
+        }
+    }
+
+    /// Points for `seat`: 1 for a win, 0.5 for a draw, 0 otherwise.
+    pub fn points(&self, seat: Seat) -> f64 {
+        match (self.winner, self.outcome()) {
+            (Some(winner), _) if winner == seat => 1.0,
+            (None, "draw") => 0.5,
+            _ => 0.0,
+        }
+    }
+}
+
+/// Where the game's files go; `None` writes nothing of that kind.
+#[derive(Clone, Debug, Default)]
+pub struct GameFiles {
+    pub transcript: Option<PathBuf>,
+    pub stderr_logs: [Option<PathBuf>; 2],
+}

@@ -1,0 +1,348 @@
+//! One running bot program: its pipes, its stderr log, its exit, and the
+//! killing of its whole process group.
+
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::lines::{LineError, LineReader};
+use super::reaper;
+use crate::protocol::ForfeitReason;
+
+/// How to start a bot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotCommand {
+    /// Program and arguments; no shell is involved.
+    pub argv: Vec<String>,
+    /// Working directory; the arena's own when `None`.
+    pub dir: Option<PathBuf>,
+    /// Variables added to the arena's environment.
+    pub env: Vec<(String, String)>,
+}
+
+impl BotCommand {
+    /// Splits a command line the way a POSIX shell would split words
+    /// (quotes and backslashes), without running a shell.
+    pub fn parse(command_line: &str) -> Result<BotCommand, CommandError> {
+        let argv = shell_words::split(command_line).map_err(|error| CommandError::Split {
+            command: command_line.to_owned(),
+            message: error.to_string(),
+        })?;
+        BotCommand::from_argv(argv)
+    }
+
+    pub fn from_argv(argv: Vec<String>) -> Result<BotCommand, CommandError> {
+        if argv.first().is_none_or(|program| program.is_empty()) {
+            return Err(CommandError::Empty);
+        }
+        Ok(BotCommand { argv, dir: None, env: Vec::new() })
+    }
+
+    /// The command as a user would type it, for messages.
+    pub fn display(&self) -> String {
+        shell_words::join(&self.argv)
+    }
+}
+
+/// A bot command that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("the bot command is empty")]
+    Empty,
+    #[error("cannot split the command `{command}`: {message}")]
+    Split { command: String, message: String },
+    #[error("cannot start `{command}`: {source}")]
+    Spawn {
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Where a bot's stderr goes: the current game's log file, capped in size.
+/// The file is created on the first byte, so silent bots cost no file.
+#[derive(Debug)]
+struct StderrLog {
+    path: Option<PathBuf>,
+    file: Option<File>,
+    written: u64,
+    cap: u64,
+}
+
+impl StderrLog {
+    fn write(&mut self, bytes: &[u8]) {
+        let Some(path) = &self.path else { return };
+        if self.written >= self.cap {
+            return;
+        }
+        if self.file.is_none() {
+            self.file = File::create(path).ok();
+        }
+        let Some(file) = &mut self.file else { return };
+        let room = (self.cap - self.written) as usize;
+        let kept = &bytes[..bytes.len().min(room)];
+        // A log that cannot be written is not worth failing a game over.
+        let _ = file.write_all(kept);
+        self.written += kept.len() as u64;
+        if self.written >= self.cap {
+            let _ = writeln!(
+                file,
+                "\n[arena: stderr cut at {} bytes; the rest was discarded]",
+                self.cap
+            );
+        }
+    }
+
+    fn switch_to(&mut self, path: Option<PathBuf>) {
+        self.file = None;
+        self.written = 0;
+        self.path = path;
+    }
+}
+
+/// Why a read or write with a bot failed; becomes a forfeit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub reason: ForfeitReason,
+    pub detail: String,
+}
+
+impl Failure {
+    fn new(reason: ForfeitReason, detail: impl Into<String>) -> Failure {
+        Failure { reason, detail: detail.into() }
+    }
+}
+
+/// A running bot process.
+pub struct BotProcess {
+    pid: u32,
+    stdin: Option<ChildStdin>,
+    stdout: LineReader<ChildStdout>,
+    exit: watch::Receiver<Option<ExitStatus>>,
+    stderr_log: Arc<Mutex<StderrLog>>,
+    stderr_task: JoinHandle<()>,
+    stopped: bool,
+}
+
+impl BotProcess {
+    /// Starts `command` in a process group of its own, with piped stdin and
+    /// stdout and stderr drained into a capped log.
+    pub fn spawn(
+        command: &BotCommand,
+        max_line_bytes: usize,
+        stderr_cap: u64,
+    ) -> Result<BotProcess, CommandError> {
+        let mut builder = Command::new(&command.argv[0]);
+        builder
+            .args(&command.argv[1..])
+            .envs(command.env.iter().map(|(key, value)| (key, value)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if let Some(dir) = &command.dir {
+            builder.current_dir(dir);
+        }
+        // Registering under the lock keeps an orphan sweep from mistaking
+        // the new bot for an escaped process.
+        let mut registry = reaper::live_bots();
+        let mut child = builder
+            .spawn()
+            .map_err(|source| CommandError::Spawn { command: command.display(), source })?;
+        let pid = child.id().expect("a just-spawned child has a pid");
+        registry.get_or_insert_with(Default::default).insert(pid);
+        drop(registry);
+
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut stderr = child.stderr.take().expect("stderr is piped");
+
+        let (exit_sender, exit) = watch::channel(None);
+        tokio::spawn(async move {
+            let status = child.wait().await;
+            reaper::unregister(pid);
+            // Waiting only fails if the child was already reaped elsewhere;
+            // report that as a plain exit.
+            let _ = exit_sender.send(Some(status.unwrap_or_else(|_| ExitStatus::from_raw(0))));
+        });
+
+        let stderr_log =
+            Arc::new(Mutex::new(StderrLog { path: None, file: None, written: 0, cap: stderr_cap }));
+        let sink = Arc::clone(&stderr_log);
+        let stderr_task = tokio::spawn(async move {
+            let mut chunk = vec![0u8; 16 * 1024];
+            // Drained to the end even past the cap, so a chatty bot never
+            // blocks on a full stderr pipe.
+            while let Ok(count @ 1..) = stderr.read(&mut chunk).await {
+                sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).write(&chunk[..count]);
+            }
+        });
+
+        Ok(BotProcess {
+            pid,
+            stdin: Some(stdin),
+            stdout: LineReader::new(stdout, max_line_bytes),
+            exit,
+            stderr_log,
+            stderr_task,
+            stopped: false,
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Sends the bot's stderr to `path` from now on (`None`: discard).
+    pub fn log_stderr_to(&self, path: Option<&Path>) {
+        self.stderr_log
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .switch_to(path.map(Path::to_path_buf));
+    }
+
+    /// Writes one line (which must end in `\n`) before `deadline`.
+    pub async fn send(&mut self, line: &[u8], deadline: Instant) -> Result<(), Failure> {
+        let Some(stdin) = &mut self.stdin else {
+            return Err(Failure::new(ForfeitReason::Crash, "its input is already closed"));
+        };
+        match tokio::time::timeout_at(deadline, stdin.write_all(line)).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => {
+                Err(Failure::new(ForfeitReason::Crash, gone_detail(&self.exit, "closed its input")))
+            }
+            Err(_) => Err(Failure::new(
+                ForfeitReason::Timeout,
+                "did not read its input: the request could not be written in time",
+            )),
+        }
+    }
+
+    /// Reads the next line before `deadline`.
+    pub async fn receive(&mut self, deadline: Instant) -> Result<&[u8], Failure> {
+        let exit = &mut self.exit;
+        let outcome = tokio::select! {
+            // A line already written wins over the news that the bot exited.
+            biased;
+            line = self.stdout.next_line() => match line {
+                Ok(line) => return Ok(line),
+                Err(LineError::TooLong { limit }) => Failure::new(
+                    ForfeitReason::LineTooLong,
+                    format!("sent a line longer than {limit} bytes"),
+                ),
+                Err(LineError::Closed) => Failure::new(ForfeitReason::Crash, "closed its output"),
+                Err(LineError::Io(error)) => {
+                    Failure::new(ForfeitReason::Crash, format!("output could not be read: {error}"))
+                }
+            },
+            status = exit.wait_for(Option::is_some) => {
+                let status = status.ok().and_then(|status| *status);
+                Failure::new(ForfeitReason::Crash, describe_exit(status))
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                Failure::new(ForfeitReason::Timeout, "no complete reply line before the deadline")
+            }
+        };
+        Err(match outcome.reason {
+            // "Closed its output" is more useful with the exit status.
+            ForfeitReason::Crash => {
+                Failure::new(ForfeitReason::Crash, gone_detail(&self.exit, &outcome.detail))
+            }
+            _ => outcome,
+        })
+    }
+
+    /// The bytes of an unfinished line, for error reports.
+    pub fn partial_line(&self) -> &[u8] {
+        self.stdout.partial_line()
+    }
+
+    /// Ends the process: closes its input, gives it `grace` to exit, then
+    /// kills its whole process group and reaps it.
+    pub async fn stop(mut self, grace: Duration) -> Option<ExitStatus> {
+        self.stopped = true;
+        drop(self.stdin.take());
+        let _ = tokio::time::timeout(grace, self.exit.wait_for(Option::is_some)).await;
+        // Also when the leader exited by itself: its children may live on
+        // and hold the pipes open.
+        kill_group(self.pid);
+        let status = self.exit.wait_for(Option::is_some).await.ok().and_then(|status| *status);
+        // stderr ends once every writer is gone; one that escaped the group
+        // is killed by the sweep, so do not wait for it here.
+        let stderr_task = &mut self.stderr_task;
+        if tokio::time::timeout(Duration::from_millis(50), stderr_task).await.is_err() {
+            self.stderr_task.abort();
+        }
+        reaper::sweep_orphans_now_and_then(Duration::from_millis(200));
+        status
+    }
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        // Dropped without `stop` (a cancelled game, a panic): still kill the
+        // group; the wait task reaps the leader.
+        if !self.stopped {
+            kill_group(self.pid);
+            self.stderr_task.abort();
+        }
+    }
+}
+
+/// `what`, completed with the exit status if the bot has exited already.
+fn gone_detail(exit: &watch::Receiver<Option<ExitStatus>>, what: &str) -> String {
+    match *exit.borrow() {
+        Some(status) if !what.starts_with("exited") && !what.starts_with("killed") => {
+            format!("{what}; {}", describe_exit(Some(status)))
+        }
+        _ => what.to_owned(),
+    }
+}
+
+fn kill_group(pid: u32) {
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: signal delivery to the bot's own process group (its pgid is
+        // its pid, set at spawn); an error only means it is gone.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+}
+
+/// "exited with status 3", "killed by signal 9 (SIGKILL)".
+pub fn describe_exit(status: Option<ExitStatus>) -> String {
+    match status {
+        None => "exited".to_owned(),
+        Some(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => format!("exited with status {code}"),
+            (None, Some(signal)) => format!("killed by signal {signal} ({})", signal_name(signal)),
+            (None, None) => "exited".to_owned(),
+        },
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGILL => "SIGILL",
+        libc::SIGINT => "SIGINT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGTERM => "SIGTERM",
+        _ => "another signal",
+    }
+}

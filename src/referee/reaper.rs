@@ -1,0 +1,152 @@
+//! Making sure no bot process outlives its session, including descendants
+//! that left the bot's process group.
+//!
+//! Every bot runs in its own process group, and ending a session kills the
+//! whole group. A descendant that called `setsid` (or `setpgid`) is not in
+//! that group any more. The arena marks itself a child subreaper, so when
+//! such a process loses its parent it is handed to the arena instead of to
+//! init; [`sweep_orphans`] then finds it among the arena's children and kills
+//! and reaps it by pid. It never calls `waitpid(-1)`, which would steal the
+//! exit statuses of the bots tokio is waiting for.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Pids of the bot processes this arena spawned and has not reaped yet.
+/// Holding the lock also keeps a sweep from racing a spawn.
+static LIVE_BOTS: Mutex<Option<HashSet<u32>>> = Mutex::new(None);
+
+/// When the last sweep ran, to keep sweeps cheap under fast game rates.
+static LAST_SWEEP: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// The registry of live bot pids, locked.
+pub(crate) fn live_bots() -> MutexGuard<'static, Option<HashSet<u32>>> {
+    LIVE_BOTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+pub(crate) fn unregister(pid: u32) {
+    if let Some(pids) = live_bots().as_mut() {
+        pids.remove(&pid);
+    }
+}
+
+/// Makes this process the reaper of its orphaned descendants, so a bot's
+/// escaped children come back to the arena when their parent dies.
+pub fn become_subreaper() -> std::io::Result<()> {
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes one integer argument
+    // and touches no memory of ours.
+    let result = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) };
+    if result == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// Sweeps at most every `interval`; cheap enough to call after each session.
+pub fn sweep_orphans_now_and_then(interval: Duration) {
+    {
+        let mut last = LAST_SWEEP.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if last.is_some_and(|at| at.elapsed() < interval) {
+            return;
+        }
+        *last = Some(Instant::now());
+    }
+    sweep_orphans();
+}
+
+/// Kills and reaps every orphan handed to this process: a child that is not
+/// a live bot and that is not in this process's own group and session (so a
+/// program started by the host application is left alone). Returns how many
+/// it killed.
+pub fn sweep_orphans() -> usize {
+    let registry = live_bots();
+    let me = std::process::id();
+    let Some(own) = read_stat(me) else { return 0 };
+    let mut killed = 0;
+    // A killed orphan's own children become orphans in turn: go again.
+    for _ in 0..16 {
+        let orphans: Vec<u32> = children_of(me)
+            .into_iter()
+            .filter(|pid| !registry.as_ref().is_some_and(|live| live.contains(pid)))
+            .filter(|pid| {
+                read_stat(*pid)
+                    .is_some_and(|stat| stat.group != own.group || stat.session != own.session)
+            })
+            .collect();
+        if orphans.is_empty() {
+            break;
+        }
+        for &pid in &orphans {
+            kill_process_and_group(pid);
+        }
+        for &pid in &orphans {
+            reap(pid);
+        }
+        killed += orphans.len();
+    }
+    killed
+}
+
+/// SIGKILL to `pid`, and to its group when it leads one (an escaped process
+/// that called `setsid` leads its own group, which may hold more escapees).
+fn kill_process_and_group(pid: u32) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return };
+    // SAFETY: plain signal delivery; errors (already gone) are harmless.
+    unsafe {
+        if libc::getpgid(pid) == pid {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+        libc::kill(pid, libc::SIGKILL);
+    }
+}
+
+/// Waits for one killed child by pid, for at most a second.
+fn reap(pid: u32) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return };
+    let deadline = Instant::now() + Duration::from_secs(1);
+    loop {
+        let mut status = 0;
+        // SAFETY: waits for this one pid only, never for any child.
+        let result = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if result != 0 || Instant::now() > deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// The fields of /proc/PID/stat this module needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    pub state: char,
+    pub parent: u32,
+    pub group: u32,
+    pub session: u32,
+}
+
+/// Reads /proc/PID/stat; `None` once the process is gone (and reaped).
+pub fn read_stat(pid: u32) -> Option<ProcStat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may itself hold spaces or
+    // parentheses: the fields that follow start after the last `)`.
+    let rest = &text[text.rfind(')')? + 1..];
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let parent = fields.next()?.parse().ok()?;
+    let group = fields.next()?.parse().ok()?;
+    let session = fields.next()?.parse().ok()?;
+    Some(ProcStat { state, parent, group, session })
+}
+
+/// The pids whose parent is `parent`, from a scan of /proc.
+pub fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| read_stat(pid).is_some_and(|stat| stat.parent == parent))
+        .collect()
+}
+
+/// Whether `pid` is still a process that has not been reaped. A zombie counts
+/// as present: it has not been reaped yet.
+pub fn process_exists(pid: u32) -> bool {
+    read_stat(pid).is_some()
+}

@@ -1,0 +1,116 @@
+//! The transcript of one game: JSON Lines, the single source for replays
+//! and audits.
+//!
+//! Line types, in order: one `header` (game, seed, parameters, bots, the
+//! full initial state), then `send` and `recv` for every line exchanged with
+//! a bot (time since the game began, in microseconds), a `move` for every
+//! accepted move with its think time, a `forfeit` for each forfeit, and one
+//! closing `result`. protocol.md documents the format with an example.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::games::{GameId, Seat};
+
+/// Builds a transcript in memory; written to disk once, when the game ends.
+#[derive(Debug)]
+pub struct Transcript {
+    started: Instant,
+    buffer: Vec<u8>,
+}
+
+#[derive(Serialize)]
+struct Header<'a, P: Serialize, S: Serialize> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    arena: &'static str,
+    protocol: u32,
+    game: GameId,
+    seed: u64,
+    params: &'a P,
+    bots: [TranscriptBot<'a>; 2],
+    state: &'a S,
+}
+
+/// A bot as the transcript names it.
+#[derive(Serialize)]
+pub struct TranscriptBot<'a> {
+    pub seat: Seat,
+    pub name: &'a str,
+    pub command: &'a [String],
+}
+
+impl Transcript {
+    pub fn new(started: Instant) -> Transcript {
+        Transcript { started, buffer: Vec::with_capacity(4096) }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn header<P: Serialize, S: Serialize>(
+        &mut self,
+        game: GameId,
+        seed: u64,
+        params: &P,
+        bots: [TranscriptBot<'_>; 2],
+        state: &S,
+    ) {
+        self.push(&Header {
+            kind: "header",
+            arena: env!("CARGO_PKG_VERSION"),
+            protocol: crate::protocol::PROTOCOL_VERSION,
+            game,
+            seed,
+            params,
+            bots,
+            state,
+        });
+    }
+
+    /// A line sent to `seat`; `message` is its JSON, without the newline.
+    pub fn sent(&mut self, seat: Seat, at: Instant, message: &[u8]) {
+        self.exchange("send", seat, at, message);
+    }
+
+    /// A line received from `seat`, embedded as JSON when it is JSON and as
+    /// a string otherwise.
+    pub fn received(&mut self, seat: Seat, at: Instant, line: &[u8]) {
+        self.exchange("recv", seat, at, line);
+    }
+
+    fn exchange(&mut self, kind: &str, seat: Seat, at: Instant, line: &[u8]) {
+        let micros = at.saturating_duration_since(self.started).as_micros();
+        let prefix = format!(r#"{{"type":"{kind}","t_us":{micros},"seat":{seat},"#);
+        self.buffer.extend_from_slice(prefix.as_bytes());
+        if serde_json::from_slice::<&RawValue>(line).is_ok() {
+            self.buffer.extend_from_slice(b"\"msg\":");
+            self.buffer.extend_from_slice(line);
+        } else {
+            self.buffer.extend_from_slice(b"\"raw\":");
+            let text = String::from_utf8_lossy(line);
+            serde_json::to_writer(&mut self.buffer, &text).expect("writing to a Vec cannot fail");
+        }
+        self.buffer.extend_from_slice(b"}\n");
+    }
+
+    /// Any other line (`move`, `forfeit`, `result`): a serializable object.
+    pub fn push<T: Serialize>(&mut self, line: &T) {
+        serde_json::to_writer(&mut self.buffer, line).expect("transcript lines serialize");
+        self.buffer.push(b'\n');
+    }
+
+    /// Microseconds since the game began.
+    pub fn micros_since_start(&self, at: Instant) -> u128 {
+        at.saturating_duration_since(self.started).as_micros()
+    }
+
+    pub fn write_to(&self, path: &Path) -> std::io::Result<()> {
+        std::fs::write(path, &self.buffer)
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buffer
+    }
+}

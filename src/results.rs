@@ -1,0 +1,193 @@
+//! Results on disk: the rows of games.csv, and tallies built from them.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::games::{GameId, Seat};
+use crate::protocol::ForfeitReason;
+use crate::referee::GameReport;
+
+/// One row of games.csv: one finished game. Column order is field order;
+/// protocol.md's sibling, the README, documents each column.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRow {
+    /// 1-based position of the game in its run's schedule.
+    pub game_index: u64,
+    /// 1-based round of the schedule (a match is one pairing, one round per game).
+    pub round: u64,
+    /// The two bots, in schedule order, as `a vs b`.
+    pub pairing: String,
+    pub game: GameId,
+    /// The game's setup seed.
+    pub seed: u64,
+    pub seat1: String,
+    pub seat2: String,
+    /// The winning bot's name; empty for a draw or a double forfeit.
+    pub winner: String,
+    /// `seat1`, `seat2`, `draw` or `both_lost`.
+    pub outcome: String,
+    /// `normal`, the forfeit reason, or `double_forfeit`.
+    pub reason: String,
+    /// The bot that forfeited (both, joined by `;`, for a double forfeit).
+    pub forfeiter: String,
+    /// Each seat's forfeit reason; empty when that seat did not forfeit.
+    pub forfeit1: String,
+    pub forfeit2: String,
+    /// The forfeit in words, with the offending line if there was one.
+    pub forfeit_detail: String,
+    pub score1: i64,
+    pub score2: i64,
+    /// Moves played.
+    pub plies: u32,
+    /// Wall time of the game, handshake and result included (a timing column).
+    pub duration_ms: f64,
+    /// Slowest reply of each seat (timing columns).
+    pub slowest1_ms: f64,
+    pub slowest2_ms: f64,
+    /// The transcript, relative to the results folder; empty when none was written.
+    pub transcript: String,
+}
+
+/// Where a game sits in its run, for [`GameRow::new`].
+pub struct RowContext<'a> {
+    pub game_index: u64,
+    pub round: u64,
+    pub pairing: String,
+    pub game: GameId,
+    pub seats: [&'a str; 2],
+    pub transcript: String,
+}
+
+impl GameRow {
+    pub fn new(context: RowContext<'_>, report: &GameReport) -> GameRow {
+        let name = |seat: Seat| context.seats[seat.index()].to_owned();
+        let forfeiting: Vec<Seat> =
+            Seat::BOTH.into_iter().filter(|seat| report.forfeits[seat.index()].is_some()).collect();
+        let forfeit_detail = forfeiting
+            .iter()
+            .map(|seat| {
+                let forfeit = report.forfeits[seat.index()].as_ref().expect("filtered above");
+                let mut text = format!("{}: {}", name(*seat), forfeit.detail);
+                if let Some(line) = &forfeit.line {
+                    text.push_str(&format!(" (line: {line})"));
+                }
+                text
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let reason_of = |seat: Seat| {
+            report.forfeits[seat.index()]
+                .as_ref()
+                .map(|forfeit| forfeit.reason.to_string())
+                .unwrap_or_default()
+        };
+        let millis = |duration: std::time::Duration| (duration.as_secs_f64() * 1e6).round() / 1e3;
+        GameRow {
+            game_index: context.game_index,
+            round: context.round,
+            pairing: context.pairing,
+            game: context.game,
+            seed: report.seed,
+            seat1: name(Seat::One),
+            seat2: name(Seat::Two),
+            winner: report.winner.map(name).unwrap_or_default(),
+            outcome: report.outcome().to_owned(),
+            reason: report.reason().to_owned(),
+            forfeiter: forfeiting.iter().map(|seat| name(*seat)).collect::<Vec<_>>().join(";"),
+            forfeit1: reason_of(Seat::One),
+            forfeit2: reason_of(Seat::Two),
+            forfeit_detail,
+            score1: report.scores[0],
+            score2: report.scores[1],
+            plies: report.plies,
+            duration_ms: millis(report.duration),
+            slowest1_ms: millis(report.slowest_reply[0]),
+            slowest2_ms: millis(report.slowest_reply[1]),
+            transcript: context.transcript,
+        }
+    }
+
+    /// The forfeit reason of the bot in `seat`, if it forfeited.
+    pub fn forfeit_reason_of(&self, seat: Seat) -> Option<ForfeitReason> {
+        let reason = if seat == Seat::One { &self.forfeit1 } else { &self.forfeit2 };
+        ForfeitReason::ALL.into_iter().find(|known| known.as_str() == reason)
+    }
+}
+
+/// Appends rows to games.csv, flushing each one as it is written so a crash
+/// loses nothing that finished.
+pub struct GamesCsv {
+    writer: csv::Writer<File>,
+}
+
+impl GamesCsv {
+    /// Creates `path` with a header row.
+    pub fn create(path: &Path) -> std::io::Result<GamesCsv> {
+        let file = File::create(path)?;
+        Ok(GamesCsv { writer: csv::Writer::from_writer(file) })
+    }
+
+    pub fn append(&mut self, row: &GameRow) -> std::io::Result<()> {
+        self.writer.serialize(row).map_err(std::io::Error::other)?;
+        self.writer.flush()
+    }
+
+    pub fn into_inner(self) -> std::io::Result<File> {
+        let mut file = self.writer.into_inner().map_err(|error| error.into_error())?;
+        file.flush()?;
+        Ok(file)
+    }
+}
+
+/// Wins, draws, losses and forfeits of one bot.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub forfeits: BTreeMap<&'static str, u64>,
+}
+
+impl Tally {
+    pub fn points(&self) -> f64 {
+        self.wins as f64 + 0.5 * self.draws as f64
+    }
+
+    /// "3 timeout, 1 crash", or "none".
+    pub fn forfeits_in_words(&self) -> String {
+        if self.forfeits.is_empty() {
+            return "none".to_owned();
+        }
+        self.forfeits
+            .iter()
+            .map(|(reason, count)| format!("{count} {reason}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Tallies per bot name, from games.csv rows.
+pub fn tally(rows: &[GameRow]) -> BTreeMap<String, Tally> {
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    for row in rows {
+        for seat in Seat::BOTH {
+            let name = if seat == Seat::One { &row.seat1 } else { &row.seat2 };
+            let tally = tallies.entry(name.clone()).or_default();
+            tally.games += 1;
+            match row.outcome.as_str() {
+                "draw" => tally.draws += 1,
+                _ if row.winner == *name => tally.wins += 1,
+                _ => tally.losses += 1,
+            }
+            if let Some(reason) = row.forfeit_reason_of(seat) {
+                *tally.forfeits.entry(reason.as_str()).or_default() += 1;
+            }
+        }
+    }
+    tallies
+}
