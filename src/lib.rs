@@ -10,3 +10,5 @@ pub mod protocol;
 pub mod referee;
 pub mod results;
 pub mod seeds;
+pub mod tournament;
+pub mod units;

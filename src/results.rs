@@ -191,3 +191,10 @@ pub fn tally(rows: &[GameRow]) -> BTreeMap<String, Tally> {
     }
     tallies
 }
+
+/// A bot name made safe for a file name.
+pub fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .collect()
+}

@@ -8,14 +8,13 @@ use anyhow::Context;
 use serde_json::Value;
 
 use super::interrupt::Interrupt;
-use super::options::{
-    UsageError, check_params, default_bot_name, distinct_names, parse_duration, parse_param,
-};
+use super::options::{UsageError, default_bot_name, distinct_names, parse_param};
 use super::{EXIT_INTERRUPTED, output};
-use crate::games::{Game, GameId, parse_params};
+use crate::games::{Game, GameId, check_overrides, parse_params};
 use crate::referee::{self, Bot, BotCommand, GameFiles, GameReport, Settings, play_game};
 use crate::results::{GameRow, GamesCsv, RowContext};
 use crate::seeds::{derive_seed, fresh_seed};
+use crate::units::parse_duration;
 use crate::with_game;
 
 /// Arguments of `arena match`.
@@ -131,11 +130,13 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
 impl MatchPlan {
     fn from_args(args: MatchArgs) -> anyhow::Result<MatchPlan> {
         let params: serde_json::Map<String, Value> = args.params.into_iter().collect();
-        check_params(args.game, &params)?;
+        check_overrides(args.game, &params)
+            .map_err(|error| UsageError(format!("{} parameters: {error}", args.game)))?;
         let commands = [(&args.cmd1, 1), (&args.cmd2, 2)].map(|(line, number)| {
             let command = BotCommand::parse(line)
                 .map_err(|error| UsageError(format!("bot {number}: {error}")))?;
-            super::options::check_program(&command)
+            command
+                .check_program()
                 .map_err(|error| UsageError(format!("bot {number}: {error}")))?;
             Ok::<_, UsageError>(command)
         });
@@ -204,7 +205,7 @@ async fn play_match<G: Game>(
                 Some(plan.out.join(format!(
                     "logs/game-{game_number:05}-seat{}-{}.log",
                     seat + 1,
-                    file_safe(&names[seat])
+                    crate::results::file_safe(&names[seat])
                 )))
             }),
         };
@@ -241,11 +242,4 @@ async fn play_match<G: Game>(
         bot.stop(&plan.settings).await;
     }
     Ok((rows, interrupted))
-}
-
-/// A bot name made safe for a file name.
-pub fn file_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
-        .collect()
 }

@@ -3,14 +3,18 @@
 
 mod interrupt;
 mod matches;
+mod merge;
 mod options;
 mod output;
+mod run;
 
 use std::process::ExitCode;
 
 use clap::Subcommand;
 
 pub use matches::MatchArgs;
+pub use merge::MergeArgs;
+pub use run::RunArgs;
 
 /// The subcommands of `arena`.
 #[derive(Debug, Subcommand)]
@@ -24,6 +28,18 @@ pub enum Command {
         after_help = "Example:\n  arena match number-snatch \"python3 bots/python/random_bot.py\" target/release/random-bot --games 10 --seed 7 --out results/m1"
     )]
     Match(Box<MatchArgs>),
+    /// Run a round-robin tournament described by a TOML file.
+    ///
+    /// Writes games.csv (a row per game, flushed as it ends), standings.csv,
+    /// crosstable.csv, transcripts/ and logs/ to the results folder. Running
+    /// the same command again resumes: games already in games.csv are not
+    /// played again. Ctrl-C stops cleanly and prints how to resume.
+    #[command(
+        after_help = "Example:\n  arena run tournaments/demo.toml\n  arena run tournaments/demo.toml --shard 1/4 --out results/shard1"
+    )]
+    Run(RunArgs),
+    /// Merge the results folders of `arena run --shard` into one.
+    Merge(MergeArgs),
     /// List the games with their parameters and defaults.
     Games,
 }
@@ -38,6 +54,8 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 pub fn run(command: Command) -> ExitCode {
     let outcome = match command {
         Command::Match(args) => matches::run(*args),
+        Command::Run(args) => run::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Games => {
             print!("{}", options::describe_games());
             Ok(ExitCode::SUCCESS)

@@ -1,11 +1,10 @@
 //! Pieces of argument handling that several commands share.
 
 use std::path::Path;
-use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::games::{Game, GameId, parse_params};
+use crate::games::{Game, GameId};
 use crate::referee::BotCommand;
 use crate::with_game;
 
@@ -13,16 +12,6 @@ use crate::with_game;
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
-
-/// Parses "500ms", "5s", "1m 30s" (clap value parser).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let duration = humantime::parse_duration(text)
-        .map_err(|error| format!("`{text}` is not a duration like 500ms or 5s ({error})"))?;
-    if duration.is_zero() {
-        return Err("a time limit must be more than zero".to_owned());
-    }
-    Ok(duration)
-}
 
 /// Parses one `name=value` game parameter (clap value parser). Numbers and
 /// booleans become JSON numbers and booleans; anything else a string.
@@ -39,15 +28,6 @@ pub fn parse_param(text: &str) -> Result<(String, Value), String> {
         .filter(|value| value.is_number() || value.is_boolean())
         .unwrap_or_else(|| Value::String(value.trim().to_owned()));
     Ok((name.to_owned(), value))
-}
-
-/// Checks `overrides` against `game`'s parameters, naming what is wrong.
-pub fn check_params(game: GameId, overrides: &Map<String, Value>) -> Result<(), UsageError> {
-    with_game!(game, G => {
-        parse_params::<<G as Game>::Params>(overrides.clone())
-            .map(drop)
-            .map_err(|error| UsageError(format!("{game} parameters: {error}")))
-    })
 }
 
 /// The name a bot goes by when the user gave none: the file stem of the
@@ -68,34 +48,6 @@ pub fn default_bot_name(command: &BotCommand) -> String {
         .filter(|stem| !stem.is_empty())
         .unwrap_or(word)
         .to_owned()
-}
-
-/// Checks that a bot's program can be found and run, so a typo is reported
-/// before any game starts instead of as a forfeit.
-pub fn check_program(command: &BotCommand) -> Result<(), String> {
-    use std::os::unix::fs::PermissionsExt;
-    let program = Path::new(&command.argv[0]);
-    let base = command.dir.as_deref().unwrap_or(Path::new("."));
-    let executable = |path: &Path| {
-        path.metadata().is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-    };
-    if program.components().count() > 1 {
-        let path = base.join(program);
-        return match path.metadata() {
-            Err(_) => Err(format!("program `{}` does not exist", path.display())),
-            Ok(_) if !executable(&path) => Err(format!(
-                "program `{}` is not an executable file (a script needs `chmod +x` and a #! line, or name its interpreter first)",
-                path.display()
-            )),
-            Ok(_) => Ok(()),
-        };
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    if std::env::split_paths(&path).any(|dir| executable(&dir.join(program))) {
-        Ok(())
-    } else {
-        Err(format!("program `{}` was not found in PATH", program.display()))
-    }
 }
 
 /// Names for two bots: the given ones, else defaults, made distinct.
@@ -129,26 +81,6 @@ mod tests {
         assert_eq!(parse_param("x=abc").unwrap(), ("x".into(), Value::from("abc")));
         assert!(parse_param("count").is_err());
         assert!(parse_param("=3").is_err());
-    }
-
-    #[test]
-    fn bad_params_name_the_game_and_field() {
-        let mut overrides = Map::new();
-        overrides.insert("cnt".into(), Value::from(3));
-        let error = check_params(GameId::NumberSnatch, &overrides).unwrap_err().to_string();
-        assert!(error.contains("number-snatch") && error.contains("cnt"), "{error}");
-        let mut overrides = Map::new();
-        overrides.insert("count".into(), Value::from(7));
-        let error = check_params(GameId::NumbersWar, &overrides).unwrap_err().to_string();
-        assert!(error.contains("count"), "{error}");
-    }
-
-    #[test]
-    fn durations_take_human_units() {
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("5s").unwrap(), Duration::from_secs(5));
-        assert!(parse_duration("5").is_err());
-        assert!(parse_duration("0s").is_err());
     }
 
     #[test]

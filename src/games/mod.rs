@@ -301,6 +301,14 @@ pub fn parse_params<P: GameParams>(
     Ok(params)
 }
 
+/// Checks parameter overrides for the game `game`, naming what is wrong.
+pub fn check_overrides(
+    game: GameId,
+    overrides: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(), ParamsError> {
+    with_game!(game, G => parse_params::<<G as Game>::Params>(overrides.clone()).map(drop))
+}
+
 /// Why a set of game parameters was refused.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ParamsError {
@@ -323,6 +331,18 @@ mod tests {
         }
         let error = "chess".parse::<GameId>().unwrap_err().to_string();
         assert!(error.contains("chess") && error.contains("number-duel"), "{error}");
+    }
+
+    #[test]
+    fn bad_overrides_name_the_field() {
+        let mut overrides = serde_json::Map::new();
+        overrides.insert("cnt".into(), 3.into());
+        let error = check_overrides(GameId::NumberSnatch, &overrides).unwrap_err().to_string();
+        assert!(error.contains("cnt") && error.contains("count"), "{error}");
+        let mut overrides = serde_json::Map::new();
+        overrides.insert("count".into(), 7.into());
+        let error = check_overrides(GameId::NumbersWar, &overrides).unwrap_err().to_string();
+        assert!(error.contains("count") && error.contains("even"), "{error}");
     }
 
     #[test]

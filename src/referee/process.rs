@@ -48,6 +48,35 @@ impl BotCommand {
         Ok(BotCommand { argv, dir: None, env: Vec::new() })
     }
 
+    /// Checks that a bot's program can be found and run, so a typo is reported
+    /// before any game starts instead of as a forfeit.
+    pub fn check_program(&self) -> Result<(), String> {
+        use std::os::unix::fs::PermissionsExt;
+        let program = Path::new(&self.argv[0]);
+        let base = self.dir.as_deref().unwrap_or(Path::new("."));
+        let executable = |path: &Path| {
+            path.metadata()
+                .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        };
+        if program.components().count() > 1 {
+            let path = base.join(program);
+            return match path.metadata() {
+                Err(_) => Err(format!("program `{}` does not exist", path.display())),
+                Ok(_) if !executable(&path) => Err(format!(
+                    "program `{}` is not an executable file (a script needs `chmod +x` and a #! line, or name its interpreter first)",
+                    path.display()
+                )),
+                Ok(_) => Ok(()),
+            };
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        if std::env::split_paths(&path).any(|dir| executable(&dir.join(program))) {
+            Ok(())
+        } else {
+            Err(format!("program `{}` was not found in PATH", program.display()))
+        }
+    }
+
     /// The command as a user would type it, for messages.
     pub fn display(&self) -> String {
         shell_words::join(&self.argv)

@@ -1,0 +1,41 @@
+//! `arena merge`: shard folders into one results folder.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::options::UsageError;
+use crate::tournament::standings::standings_text;
+use crate::tournament::store::merge_folders;
+
+/// Arguments of `arena merge`.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The merged results folder (created; must not hold a games.csv).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Results folders of `arena run --shard K/N` of the same tournament.
+    #[arg(required = true, num_args = 1..)]
+    shards: Vec<PathBuf>,
+    /// Also write the standings as a Markdown table to FILE.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+}
+
+pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    if args.out.join("games.csv").exists() {
+        return Err(UsageError(format!(
+            "{} already holds a games.csv; choose another --out",
+            args.out.display()
+        ))
+        .into());
+    }
+    let (rows, standings) = merge_folders(&args.shards, &args.out, args.markdown.as_deref())?;
+    print!("{}", standings_text(&standings));
+    println!(
+        "\nmerged {} games from {} folders into {}",
+        rows,
+        args.shards.len(),
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,88 @@
+//! `arena run FILE`: a tournament from a TOML file.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use super::EXIT_INTERRUPTED;
+use super::interrupt::Interrupt;
+use super::options::UsageError;
+use crate::tournament::schedule::Shard;
+use crate::tournament::standings::standings_text;
+use crate::tournament::{self, RunEnd, RunOptions, Tournament};
+
+/// Arguments of `arena run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The tournament file (TOML); tournaments/README.md documents its keys.
+    file: PathBuf,
+    /// Results folder, instead of the file's `out` [default: results/<file name>].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Discard the results already in the folder and start over (by default
+    /// a run resumes: games already in games.csv are not played again).
+    #[arg(long)]
+    fresh: bool,
+    /// Play only share K of N of the games (e.g. 2/4), for one job of a CI
+    /// matrix; combine the folders with `arena merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Also write the standings as a Markdown table to FILE.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let tournament = Tournament::load(&args.file, args.out.as_deref())
+        .map_err(|error| UsageError(error.to_string()))?;
+    let options = RunOptions { shard: args.shard, fresh: args.fresh, markdown: args.markdown };
+    println!(
+        "{}: {} bots, {} games per pair, seed {}, {} at once; results in {}",
+        tournament.game.title(),
+        tournament.bots.len(),
+        tournament.games_per_pair,
+        tournament.seed,
+        tournament.concurrency,
+        tournament.out.display()
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let end = runtime.block_on(async {
+        let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
+        tournament::run(&tournament, &options, interrupt.wait()).await
+    });
+    let end = match end {
+        Err(error) if error.downcast_ref::<tournament::store::ResumeRefused>().is_some() => {
+            return Err(UsageError(format!("{error:#}")).into());
+        }
+        other => other?,
+    };
+    match end {
+        RunEnd::Complete { standings, .. } => {
+            println!();
+            print!("{}", standings_text(&standings));
+            println!(
+                "\nresults: {}/games.csv, standings.csv, crosstable.csv",
+                tournament.out.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        RunEnd::Interrupted { done, total } => {
+            let mut resume = format!("arena run {}", args.file.display());
+            if let Some(out) = &args.out {
+                resume.push_str(&format!(" --out {}", out.display()));
+            }
+            if let Some(shard) = args.shard {
+                resume.push_str(&format!(" --shard {}/{}", shard.number, shard.count));
+            }
+            println!(
+                "\ninterrupted: {done} of {total} games are in {}/games.csv; resume with:\n  {resume}",
+                tournament.out.display()
+            );
+            Ok(ExitCode::from(EXIT_INTERRUPTED))
+        }
+    }
+}

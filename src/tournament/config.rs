@@ -1,0 +1,360 @@
+//! The tournament file (TOML), read and checked. tournaments/README.md
+//! documents every key.
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::games::{GameId, check_overrides};
+use crate::referee::{BotCommand, Settings};
+use crate::units::parse_duration;
+
+/// A tournament, checked and ready to run.
+#[derive(Clone, Debug)]
+pub struct Tournament {
+    pub file: PathBuf,
+    pub game: GameId,
+    /// Game parameter overrides (validated); missing ones keep their defaults.
+    pub params: serde_json::Map<String, serde_json::Value>,
+    pub seed: u64,
+    /// Games each pairing plays: every setup once in each seat order.
+    pub games_per_pair: u32,
+    pub settings: Settings,
+    /// Games played at once.
+    pub concurrency: usize,
+    pub out: PathBuf,
+    pub restart: Restart,
+    pub transcripts: bool,
+    pub bots: Vec<BotEntry>,
+}
+
+/// When bot processes are replaced by fresh ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Restart {
+    /// Keep a process for game after game; restart it after a forfeit that
+    /// leaves it in doubt (timeout, crash, malformed or overlong output).
+    AfterDoubt,
+    /// A fresh process for every game.
+    EveryGame,
+}
+
+/// One `[[bot]]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BotEntry {
+    pub name: String,
+    pub argv: Vec<String>,
+    pub dir: PathBuf,
+    pub env: BTreeMap<String, String>,
+}
+
+impl BotEntry {
+    pub fn command(&self) -> BotCommand {
+        BotCommand {
+            argv: self.argv.clone(),
+            dir: Some(self.dir.clone()),
+            env: self.env.iter().map(|(key, value)| (key.clone(), value.clone())).collect(),
+        }
+    }
+}
+
+/// A tournament file that cannot be used, located as precisely as possible.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{}: {message}", file.display(), location.as_ref().map(|(line, column)| format!(":{line}:{column}")).unwrap_or_default())]
+pub struct ConfigError {
+    pub file: PathBuf,
+    /// 1-based line and column.
+    pub location: Option<(usize, usize)>,
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTournament {
+    game: Spanned<String>,
+    params: Option<Spanned<toml::Table>>,
+    seed: Option<Spanned<u64>>,
+    games_per_pair: Option<Spanned<u32>>,
+    startup_timeout: Option<Spanned<String>>,
+    move_timeout: Option<Spanned<String>>,
+    concurrency: Option<Spanned<u32>>,
+    out: Option<Spanned<String>>,
+    restart: Option<Spanned<Restart>>,
+    transcripts: Option<bool>,
+    max_line_bytes: Option<Spanned<usize>>,
+    stderr_cap: Option<Spanned<u64>>,
+    #[serde(rename = "bot", default)]
+    bots: Vec<Spanned<RawBot>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBot {
+    name: Spanned<String>,
+    command: Spanned<Vec<String>>,
+    dir: Option<Spanned<String>>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
+impl Tournament {
+    /// Reads and checks a tournament file. `out` overrides the file's `out`.
+    pub fn load(file: &Path, out: Option<&Path>) -> Result<Tournament, ConfigError> {
+        let text = std::fs::read_to_string(file).map_err(|error| ConfigError {
+            file: file.to_owned(),
+            location: None,
+            message: format!("cannot read the tournament file: {error}"),
+        })?;
+        Tournament::parse(file, &text, out)
+    }
+
+    /// Checks a tournament file's text; `file` names it in errors and anchors
+    /// relative paths.
+    pub fn parse(file: &Path, text: &str, out: Option<&Path>) -> Result<Tournament, ConfigError> {
+        let fail = |span: Option<Range<usize>>, message: String| ConfigError {
+            file: file.to_owned(),
+            location: span.map(|span| line_and_column(text, span.start)),
+            message,
+        };
+        let raw: RawTournament =
+            toml::from_str(text).map_err(|error| fail(error.span(), error.message().to_owned()))?;
+        let folder =
+            file.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+
+        let game: GameId =
+            raw.game.get_ref().parse().map_err(|error: crate::games::UnknownGame| {
+                fail(Some(raw.game.span()), format!("game: {error}"))
+            })?;
+        let params = match &raw.params {
+            None => serde_json::Map::new(),
+            Some(table) => {
+                let value = serde_json::to_value(table.get_ref())
+                    .map_err(|error| fail(Some(table.span()), format!("params: {error}")))?;
+                let serde_json::Value::Object(map) = value else {
+                    unreachable!("a table is an object")
+                };
+                check_overrides(game, &map)
+                    .map_err(|error| fail(Some(table.span()), format!("params: {error}")))?;
+                map
+            }
+        };
+        let games_per_pair = match &raw.games_per_pair {
+            None => 2,
+            Some(value) if *value.get_ref() == 0 || value.get_ref() % 2 == 1 => {
+                return Err(fail(
+                    Some(value.span()),
+                    format!(
+                        "games_per_pair must be a positive even number (every setup is played once in each seat order), got {}",
+                        value.get_ref()
+                    ),
+                ));
+            }
+            Some(value) => *value.get_ref(),
+        };
+        let duration = |value: &Option<Spanned<String>>, key: &str, default: Duration| match value {
+            None => Ok(default),
+            Some(text) => parse_duration(text.get_ref())
+                .map_err(|error| fail(Some(text.span()), format!("{key}: {error}"))),
+        };
+        let defaults = Settings::default();
+        let mut settings = Settings {
+            startup_timeout: duration(
+                &raw.startup_timeout,
+                "startup_timeout",
+                defaults.startup_timeout,
+            )?,
+            move_timeout: duration(&raw.move_timeout, "move_timeout", defaults.move_timeout)?,
+            ..defaults
+        };
+        if let Some(bytes) = &raw.max_line_bytes {
+            if *bytes.get_ref() < 64 {
+                return Err(fail(
+                    Some(bytes.span()),
+                    "max_line_bytes must be at least 64".to_owned(),
+                ));
+            }
+            settings.max_line_bytes = *bytes.get_ref();
+        }
+        if let Some(cap) = &raw.stderr_cap {
+            settings.stderr_cap = *cap.get_ref();
+        }
+        let concurrency = match &raw.concurrency {
+            None => 1,
+            Some(value) if *value.get_ref() == 0 => {
+                return Err(fail(Some(value.span()), "concurrency must be at least 1".to_owned()));
+            }
+            Some(value) => *value.get_ref() as usize,
+        };
+
+        if raw.bots.len() < 2 {
+            return Err(fail(
+                None,
+                format!(
+                    "a tournament needs at least two [[bot]] tables, this file has {}",
+                    raw.bots.len()
+                ),
+            ));
+        }
+        let mut names = HashSet::new();
+        let mut bots = Vec::new();
+        for bot in &raw.bots {
+            let bot = bot.get_ref();
+            let name = bot.name.get_ref().trim();
+            if name.is_empty() {
+                return Err(fail(Some(bot.name.span()), "bot name: must not be empty".to_owned()));
+            }
+            if name.contains(';') || name.contains(" vs ") {
+                return Err(fail(
+                    Some(bot.name.span()),
+                    format!("bot `{name}`: a name may not contain `;` or ` vs `"),
+                ));
+            }
+            if !names.insert(name.to_owned()) {
+                return Err(fail(
+                    Some(bot.name.span()),
+                    format!("bot `{name}`: the name is used twice"),
+                ));
+            }
+            let dir = match &bot.dir {
+                None => folder.to_path_buf(),
+                Some(dir) => folder.join(dir.get_ref()),
+            };
+            let dir = std::path::absolute(&dir).unwrap_or(dir);
+            if !dir.is_dir() {
+                let span = bot.dir.as_ref().map(Spanned::span).unwrap_or(bot.name.span());
+                return Err(fail(
+                    Some(span),
+                    format!("bot `{name}`: dir {} is not a folder", dir.display()),
+                ));
+            }
+            let mut argv = bot.command.get_ref().clone();
+            if argv.first().is_none_or(String::is_empty) {
+                return Err(fail(
+                    Some(bot.command.span()),
+                    format!("bot `{name}`: command is empty"),
+                ));
+            }
+            // A relative program path means relative to the bot's folder.
+            if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
+                argv[0] = dir.join(&argv[0]).to_string_lossy().into_owned();
+            }
+            let entry = BotEntry { name: name.to_owned(), argv, dir, env: bot.env.clone() };
+            entry.command().check_program().map_err(|error| {
+                fail(Some(bot.command.span()), format!("bot `{name}`: command: {error}"))
+            })?;
+            bots.push(entry);
+        }
+
+        let out = match (out, &raw.out) {
+            (Some(out), _) => out.to_path_buf(),
+            (None, Some(path)) => folder.join(path.get_ref()),
+            (None, None) => {
+                let stem = file.file_stem().and_then(|stem| stem.to_str()).unwrap_or("tournament");
+                Path::new("results").join(stem)
+            }
+        };
+        Ok(Tournament {
+            file: file.to_owned(),
+            game,
+            params,
+            seed: raw.seed.map(Spanned::into_inner).unwrap_or(1),
+            games_per_pair,
+            settings,
+            concurrency,
+            out,
+            restart: raw.restart.map(Spanned::into_inner).unwrap_or(Restart::AfterDoubt),
+            transcripts: raw.transcripts.unwrap_or(true),
+            bots,
+        })
+    }
+}
+
+/// 1-based line and column of a byte offset.
+fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |tail| tail.chars().count()) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+game = "number-snatch"
+seed = 3
+games_per_pair = 4
+move_timeout = "200ms"
+
+[params]
+count = 12
+
+[[bot]]
+name = "a"
+command = ["sh", "-c", "true"]
+
+[[bot]]
+name = "b"
+command = ["sh"]
+env = { LEVEL = "3" }
+"#;
+
+    fn parse(text: &str) -> Result<Tournament, ConfigError> {
+        Tournament::parse(Path::new("t.toml"), text, None)
+    }
+
+    #[test]
+    fn a_good_file_reads_with_defaults_filled_in() {
+        let tournament = parse(GOOD).unwrap();
+        assert_eq!(tournament.game, GameId::NumberSnatch);
+        assert_eq!(tournament.games_per_pair, 4);
+        assert_eq!(tournament.settings.move_timeout, Duration::from_millis(200));
+        assert_eq!(tournament.settings.startup_timeout, Duration::from_secs(5));
+        assert_eq!(tournament.concurrency, 1);
+        assert_eq!(tournament.out, Path::new("results/t"));
+        assert_eq!(tournament.bots[1].env["LEVEL"], "3");
+        assert_eq!(tournament.params["count"], 12);
+    }
+
+    fn error_of(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn errors_name_the_file_line_and_key() {
+        let error = error_of(&GOOD.replace("games_per_pair = 4", "games_per_pair = 3"));
+        assert!(error.starts_with("t.toml:4:") && error.contains("games_per_pair"), "{error}");
+        let error = error_of(&GOOD.replace("seed = 3", "sed = 3"));
+        assert!(error.starts_with("t.toml:3:") && error.contains("sed"), "{error}");
+        let error = error_of(&GOOD.replace("seed = 3", "seed = \"x\""));
+        assert!(error.starts_with("t.toml:3:"), "{error}");
+        let error = error_of(&GOOD.replace("number-snatch", "chess"));
+        assert!(error.starts_with("t.toml:2:") && error.contains("number-duel"), "{error}");
+        let error = error_of(&GOOD.replace("count = 12", "colour = 12"));
+        assert!(error.contains("params") && error.contains("colour"), "{error}");
+        let error = error_of(&GOOD.replace("name = \"b\"", "name = \"a\""));
+        assert!(error.starts_with("t.toml:15:") && error.contains("used twice"), "{error}");
+        let error = error_of(&GOOD.replace("name = \"b\"", "name = \" \""));
+        assert!(error.contains("empty"), "{error}");
+        let error = error_of(&GOOD.replace("[\"sh\"]", "[\"no-such-program-here\"]"));
+        assert!(
+            error.starts_with("t.toml:16:")
+                && error.contains("bot `b`")
+                && error.contains("no-such-program-here"),
+            "{error}"
+        );
+        let error = error_of(&GOOD.replace("move_timeout = \"200ms\"", "move_timeout = \"fast\""));
+        assert!(error.starts_with("t.toml:5:") && error.contains("move_timeout"), "{error}");
+    }
+
+    #[test]
+    fn fewer_than_two_bots_is_refused() {
+        let one_bot = &GOOD[..GOOD.rfind("[[bot]]").unwrap()];
+        assert!(error_of(one_bot).contains("at least two"));
+    }
+}

@@ -1,0 +1,153 @@
+//! Tournaments: a TOML file in, a results folder out.
+//!
+//! [`config`] reads the file, [`schedule`] lays out the round robin,
+//! [`runner`] plays it, [`store`] keeps games.csv resumable and writes the
+//! final files, and [`standings`] turns rows into standings and ratings.
+
+pub mod config;
+mod progress;
+pub mod runner;
+pub mod schedule;
+pub mod standings;
+pub mod store;
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::path::PathBuf;
+
+use tokio::sync::watch;
+
+pub use config::Tournament;
+use progress::Progress;
+use runner::{FileLayout, Played, start_workers};
+use schedule::{Shard, round_robin};
+pub use standings::Standing;
+use store::{RecordedSettings, ResultsFolder, key_of_row};
+
+use crate::referee::reaper;
+use crate::results::{GameRow, RowContext};
+
+/// How to run a tournament, beyond its file.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Play only this share of the schedule.
+    pub shard: Option<Shard>,
+    /// Discard earlier results in the folder instead of resuming.
+    pub fresh: bool,
+    /// Also write the standings as Markdown here.
+    pub markdown: Option<PathBuf>,
+}
+
+/// How a run ended.
+pub enum RunEnd {
+    /// Every game of the (shard's) schedule is in games.csv; the final
+    /// files are written.
+    Complete { standings: Vec<Standing>, played: u64 },
+    /// Interrupted: finished games are in games.csv, running ones were
+    /// abandoned.
+    Interrupted { done: u64, total: u64 },
+}
+
+/// Plays every game of `tournament` not yet in its results folder, until
+/// done or until `interrupt` completes.
+pub async fn run(
+    tournament: &Tournament,
+    options: &RunOptions,
+    interrupt: impl Future<Output = ()>,
+) -> anyhow::Result<RunEnd> {
+    let mut folder =
+        ResultsFolder::open(&tournament.out, RecordedSettings::of(tournament), options.fresh)?;
+    let schedule = round_robin(tournament.bots.len(), tournament.games_per_pair, tournament.seed);
+    let names: Vec<String> = tournament.bots.iter().map(|bot| bot.name.clone()).collect();
+    let mine: Vec<_> = schedule
+        .iter()
+        .filter(|game| options.shard.is_none_or(|shard| shard.contains(game)))
+        .cloned()
+        .collect();
+    let done: HashSet<_> = folder.rows.iter().map(key_of_row).collect();
+    let pending: Vec<_> = mine
+        .iter()
+        .filter(|game| {
+            !done.contains(&(names[game.seats[0]].clone(), names[game.seats[1]].clone(), game.seed))
+        })
+        .cloned()
+        .collect();
+    let total = mine.len() as u64;
+    let already = total - pending.len() as u64;
+
+    let mut played = 0;
+    let mut interrupted = false;
+    let mut failure = None;
+    if !pending.is_empty() {
+        if let Err(error) = reaper::become_subreaper() {
+            eprintln!(
+                "arena: warning: cannot become a subreaper ({error}); escaped bot processes may outlive arena"
+            );
+        }
+        let mut progress = Progress::new(pending.len() as u64, already);
+        let (cancel, cancelled) = watch::channel(false);
+        let layout =
+            FileLayout { folder: folder.path.clone(), transcripts: tournament.transcripts };
+        let (mut reports, workers) = start_workers(tournament, pending, layout, cancelled);
+        let row_layout =
+            FileLayout { folder: folder.path.clone(), transcripts: tournament.transcripts };
+        let mut interrupt = std::pin::pin!(interrupt);
+        loop {
+            let report = tokio::select! {
+                biased;
+                () = &mut interrupt, if !interrupted => {
+                    interrupted = true;
+                    let _ = cancel.send(true);
+                    continue;
+                }
+                report = reports.recv() => report,
+            };
+            match report {
+                None => break,
+                Some(Played::Game(game, report)) => {
+                    let row = GameRow::new(
+                        RowContext {
+                            game_index: game.index,
+                            round: game.round,
+                            pairing: format!(
+                                "{} vs {}",
+                                names[game.pairing[0]], names[game.pairing[1]]
+                            ),
+                            game: tournament.game,
+                            seats: [&names[game.seats[0]], &names[game.seats[1]]],
+                            transcript: row_layout.transcript(&game),
+                        },
+                        &report,
+                    );
+                    let note = (row.reason != "normal").then(|| {
+                        format!(
+                            "game {}: {} forfeited ({}): {}",
+                            row.game_index, row.forfeiter, row.reason, row.forfeit_detail
+                        )
+                    });
+                    folder.append(row)?;
+                    played += 1;
+                    progress.game_done(note.as_deref());
+                }
+                Some(Played::Failed(error)) => {
+                    let _ = cancel.send(true);
+                    failure.get_or_insert(error);
+                }
+            }
+        }
+        for worker in workers {
+            let _ = worker.join();
+        }
+        reaper::sweep_orphans();
+        progress.finish();
+    }
+    if let Some(error) = failure {
+        return Err(anyhow::Error::new(error)
+            .context("a bot could not be started; the games played so far are kept"));
+    }
+    if interrupted {
+        return Ok(RunEnd::Interrupted { done: already + played, total });
+    }
+    let standings = folder.finish(&schedule, options.markdown.as_deref())?;
+    Ok(RunEnd::Complete { standings, played })
+}

@@ -1,0 +1,486 @@
+//! Standings, ratings and the crosstable, computed from games.csv rows.
+//!
+//! Ratings are Elo from a Bradley-Terry maximum-likelihood fit over all
+//! games at once (so the order of games does not matter): bot `i` scores
+//! against bot `j` with probability `1 / (1 + 10^((r_j - r_i) / 400))`, a
+//! draw counting as half a win. The ratings are shifted to mean 0. The 95%
+//! interval is ±1.96 standard errors from the inverse Fisher information.
+//!
+//! A bot that won (or lost) every game has no finite maximum-likelihood
+//! rating. Then, and only then, every bot gets a prior of one virtual draw
+//! against a bot rated 0, which keeps all ratings finite and changes little
+//! once many games are played.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::games::Seat;
+use crate::protocol::ForfeitReason;
+use crate::results::{GameRow, Tally, tally};
+
+/// One line of standings.csv.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standing {
+    pub rank: usize,
+    pub bot: String,
+    pub tally: Tally,
+    /// Elo, mean 0 over the bots.
+    pub elo: f64,
+    /// Half the width of the 95% interval; infinite when undetermined.
+    pub elo_margin: f64,
+}
+
+impl Standing {
+    pub fn score_percent(&self) -> f64 {
+        if self.tally.games == 0 {
+            0.0
+        } else {
+            100.0 * self.tally.points() / self.tally.games as f64
+        }
+    }
+}
+
+/// Standings of `bots` (every bot of the tournament, played or not), best first.
+pub fn standings(bots: &[String], rows: &[GameRow]) -> Vec<Standing> {
+    let tallies = tally(rows);
+    let ratings = fit_ratings(bots, rows);
+    let mut table: Vec<Standing> = bots
+        .iter()
+        .zip(ratings)
+        .map(|(bot, (elo, elo_margin))| Standing {
+            rank: 0,
+            bot: bot.clone(),
+            tally: tallies.get(bot).cloned().unwrap_or_default(),
+            elo,
+            elo_margin,
+        })
+        .collect();
+    table.sort_by(|a, b| {
+        b.tally
+            .points()
+            .total_cmp(&a.tally.points())
+            .then(b.elo.total_cmp(&a.elo))
+            .then(a.bot.cmp(&b.bot))
+    });
+    for (index, standing) in table.iter_mut().enumerate() {
+        standing.rank = index + 1;
+    }
+    table
+}
+
+const ELO_PER_NATURAL_UNIT: f64 = 400.0 / std::f64::consts::LN_10;
+
+/// Games and points between each pair of bots: `games[i][j]`, `points[i][j]`
+/// (points of `i` against `j`).
+struct Results {
+    games: Vec<Vec<f64>>,
+    points: Vec<Vec<f64>>,
+}
+
+fn pairwise(bots: &[String], rows: &[GameRow]) -> Results {
+    let count = bots.len();
+    let index: BTreeMap<&str, usize> =
+        bots.iter().enumerate().map(|(i, bot)| (bot.as_str(), i)).collect();
+    let mut results =
+        Results { games: vec![vec![0.0; count]; count], points: vec![vec![0.0; count]; count] };
+    for row in rows {
+        let (Some(&one), Some(&two)) =
+            (index.get(row.seat1.as_str()), index.get(row.seat2.as_str()))
+        else {
+            continue;
+        };
+        let points_one = row_points(row, Seat::One);
+        results.games[one][two] += 1.0;
+        results.games[two][one] += 1.0;
+        results.points[one][two] += points_one;
+        results.points[two][one] += row_points(row, Seat::Two);
+    }
+    results
+}
+
+/// Points of `seat` in one row: 1, 0.5 or 0.
+pub fn row_points(row: &GameRow, seat: Seat) -> f64 {
+    let name = if seat == Seat::One { &row.seat1 } else { &row.seat2 };
+    match row.outcome.as_str() {
+        "draw" => 0.5,
+        _ if !row.winner.is_empty() && row.winner == *name => 1.0,
+        _ => 0.0,
+    }
+}
+
+/// Elo and 95% margin per bot, in `bots` order.
+pub fn fit_ratings(bots: &[String], rows: &[GameRow]) -> Vec<(f64, f64)> {
+    let count = bots.len();
+    let mut results = pairwise(bots, rows);
+    let needs_prior = (0..count).any(|i| {
+        let games: f64 = results.games[i].iter().sum();
+        let points: f64 = results.points[i].iter().sum();
+        games > 0.0 && (points == 0.0 || points == games)
+    });
+    // The prior: one virtual draw against a virtual bot rated 0, added as
+    // the last row and column and held fixed there.
+    let anchored = needs_prior;
+    if anchored {
+        for i in 0..count {
+            results.games[i].push(1.0);
+            results.points[i].push(0.5);
+        }
+        results.games.push(vec![1.0; count + 1]);
+        results.points.push(vec![0.5; count + 1]);
+        results.games[count][count] = 0.0;
+        results.points[count][count] = 0.0;
+    }
+    let size = results.games.len();
+    // Minorization-maximization (Hunter, 2004) on strengths gamma = e^theta.
+    let mut strength = vec![1.0f64; size];
+    let played = |i: usize| results.games[i].iter().sum::<f64>() > 0.0;
+    for _ in 0..10_000 {
+        let mut largest_change = 0.0f64;
+        for i in 0..size {
+            if !played(i) || (anchored && i == count) {
+                continue;
+            }
+            let wins: f64 = results.points[i].iter().sum();
+            let denominator: f64 = (0..size)
+                .filter(|&j| j != i && results.games[i][j] > 0.0)
+                .map(|j| results.games[i][j] / (strength[i] + strength[j]))
+                .sum();
+            let updated = (wins / denominator).max(1e-300);
+            largest_change = largest_change.max((updated.ln() - strength[i].ln()).abs());
+            strength[i] = updated;
+        }
+        if !anchored {
+            // Only differences matter: keep the geometric mean at 1.
+            let mean_log =
+                strength.iter().filter(|s| **s > 0.0).map(|s| s.ln()).sum::<f64>() / size as f64;
+            strength.iter_mut().for_each(|s| *s /= mean_log.exp());
+        }
+        if largest_change < 1e-10 {
+            break;
+        }
+    }
+    let theta: Vec<f64> = strength.iter().map(|s| s.ln()).collect();
+    let mean = theta[..count].iter().sum::<f64>() / count as f64;
+    let margins = standard_errors(&results, &theta, count, anchored);
+    (0..count)
+        .map(|i| {
+            ((theta[i] - mean) * ELO_PER_NATURAL_UNIT, 1.96 * margins[i] * ELO_PER_NATURAL_UNIT)
+        })
+        .collect()
+}
+
+/// Standard errors of the real bots' centred ratings, in natural units.
+fn standard_errors(results: &Results, theta: &[f64], count: usize, anchored: bool) -> Vec<f64> {
+    let size = results.games.len();
+    // Fisher information: a weighted graph Laplacian.
+    let mut information = vec![vec![0.0; size]; size];
+    for i in 0..size {
+        for j in 0..size {
+            if i != j && results.games[i][j] > 0.0 {
+                let p = 1.0 / (1.0 + (theta[j] - theta[i]).exp());
+                let weight = results.games[i][j] * p * (1.0 - p);
+                information[i][j] -= weight;
+                information[i][i] += weight;
+            }
+        }
+    }
+    let covariance = if anchored {
+        // The virtual bot is fixed: drop its row and column and invert.
+        let reduced: Vec<Vec<f64>> =
+            information[..count].iter().map(|row| row[..count].to_vec()).collect();
+        invert(reduced)
+    } else {
+        // Ratings are determined up to a shift: the pseudo-inverse of a
+        // connected Laplacian L is (L + J/n)^-1 - J/n.
+        let n = size as f64;
+        let shifted: Vec<Vec<f64>> = information
+            .iter()
+            .map(|row| row.iter().map(|value| value + 1.0 / n).collect())
+            .collect();
+        invert(shifted).map(|inverse| {
+            inverse
+                .into_iter()
+                .map(|row| row.into_iter().map(|value| value - 1.0 / n).collect())
+                .collect()
+        })
+    };
+    match covariance {
+        Some(covariance) => (0..count)
+            .map(|i| if covariance[i][i] > 0.0 { covariance[i][i].sqrt() } else { f64::INFINITY })
+            .collect(),
+        None => vec![f64::INFINITY; count],
+    }
+}
+
+/// Gauss-Jordan inversion with partial pivoting; `None` when singular.
+fn invert(mut matrix: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
+    let n = matrix.len();
+    let mut inverse: Vec<Vec<f64>> =
+        (0..n).map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect()).collect();
+    for column in 0..n {
+        let pivot = (column..n)
+            .max_by(|&a, &b| matrix[a][column].abs().total_cmp(&matrix[b][column].abs()))?;
+        if matrix[pivot][column].abs() < 1e-12 {
+            return None;
+        }
+        matrix.swap(column, pivot);
+        inverse.swap(column, pivot);
+        let scale = matrix[column][column];
+        for j in 0..n {
+            matrix[column][j] /= scale;
+            inverse[column][j] /= scale;
+        }
+        for row in 0..n {
+            if row != column {
+                let factor = matrix[row][column];
+                if factor != 0.0 {
+                    for j in 0..n {
+                        matrix[row][j] -= factor * matrix[column][j];
+                        inverse[row][j] -= factor * inverse[column][j];
+                    }
+                }
+            }
+        }
+    }
+    Some(inverse)
+}
+
+/// standings.csv.
+pub fn standings_csv(table: &[Standing]) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["rank", "bot", "games", "wins", "draws", "losses", "points", "score_pct"];
+    let forfeit_columns: Vec<String> =
+        ForfeitReason::ALL.iter().map(|reason| format!("forfeits_{reason}")).collect();
+    header.extend(forfeit_columns.iter().map(String::as_str));
+    header.extend(["elo", "elo_low", "elo_high"]);
+    writer.write_record(&header).expect("writing to memory");
+    for standing in table {
+        let tally = &standing.tally;
+        let mut record = vec![
+            standing.rank.to_string(),
+            standing.bot.clone(),
+            tally.games.to_string(),
+            tally.wins.to_string(),
+            tally.draws.to_string(),
+            tally.losses.to_string(),
+            format_number(tally.points()),
+            format!("{:.1}", standing.score_percent()),
+        ];
+        record.extend(
+            ForfeitReason::ALL.iter().map(|reason| {
+                tally.forfeits.get(reason.as_str()).copied().unwrap_or(0).to_string()
+            }),
+        );
+        record.extend([
+            format!("{:.1}", standing.elo),
+            format_bound(standing.elo - standing.elo_margin),
+            format_bound(standing.elo + standing.elo_margin),
+        ]);
+        writer.write_record(&record).expect("writing to memory");
+    }
+    String::from_utf8(writer.into_inner().expect("flushing memory")).expect("CSV of UTF-8 is UTF-8")
+}
+
+/// crosstable.csv: the points each bot (row) scored against each other bot
+/// (column), as `points/games`.
+pub fn crosstable_csv(bots: &[String], table: &[Standing], rows: &[GameRow]) -> String {
+    let results = pairwise(bots, rows);
+    let position: BTreeMap<&str, usize> =
+        bots.iter().enumerate().map(|(i, bot)| (bot.as_str(), i)).collect();
+    let order: Vec<usize> = table.iter().map(|standing| position[standing.bot.as_str()]).collect();
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["bot".to_owned()];
+    header.extend(order.iter().map(|&i| bots[i].clone()));
+    writer.write_record(&header).expect("writing to memory");
+    for &i in &order {
+        let mut record = vec![bots[i].clone()];
+        record.extend(order.iter().map(|&j| {
+            if i == j || results.games[i][j] == 0.0 {
+                String::new()
+            } else {
+                format!("{}/{}", format_number(results.points[i][j]), results.games[i][j])
+            }
+        }));
+        writer.write_record(&record).expect("writing to memory");
+    }
+    String::from_utf8(writer.into_inner().expect("flushing memory")).expect("CSV of UTF-8 is UTF-8")
+}
+
+/// The standings as a Markdown table (for a CI job summary).
+pub fn standings_markdown(title: &str, table: &[Standing]) -> String {
+    let mut text = format!(
+        "## {title}\n\n| # | bot | games | W | D | L | points | score | Elo (95%) | forfeits |\n|---:|---|---:|---:|---:|---:|---:|---:|---|---|\n"
+    );
+    for standing in table {
+        let tally = &standing.tally;
+        let _ = writeln!(
+            text,
+            "| {} | {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} |",
+            standing.rank,
+            standing.bot.replace('|', "\\|"),
+            tally.games,
+            tally.wins,
+            tally.draws,
+            tally.losses,
+            format_number(tally.points()),
+            standing.score_percent(),
+            elo_text(standing),
+            tally.forfeits_in_words()
+        );
+    }
+    text
+}
+
+/// The standings as a plain-text table for the terminal.
+pub fn standings_text(table: &[Standing]) -> String {
+    let width = table.iter().map(|standing| standing.bot.chars().count()).max().unwrap_or(3).max(3);
+    let mut text = format!(
+        "{:>4}  {:<width$}  {:>6}  {:>5}  {:>5}  {:>5}  {:>7}  {:>6}  {:<16}  forfeits\n",
+        "rank", "bot", "games", "wins", "draws", "losses", "points", "score", "Elo (95%)"
+    );
+    for standing in table {
+        let tally = &standing.tally;
+        let _ = writeln!(
+            text,
+            "{:>4}  {:<width$}  {:>6}  {:>5}  {:>5}  {:>6}  {:>7}  {:>5.1}%  {:<16}  {}",
+            standing.rank,
+            standing.bot,
+            tally.games,
+            tally.wins,
+            tally.draws,
+            tally.losses,
+            format_number(tally.points()),
+            standing.score_percent(),
+            elo_text(standing),
+            tally.forfeits_in_words()
+        );
+    }
+    text
+}
+
+fn elo_text(standing: &Standing) -> String {
+    if standing.elo_margin.is_finite() {
+        format!("{:+.0} ± {:.0}", standing.elo, standing.elo_margin)
+    } else {
+        format!("{:+.0} ± ?", standing.elo)
+    }
+}
+
+fn format_number(value: f64) -> String {
+    if value.fract() == 0.0 { format!("{value:.0}") } else { format!("{value}") }
+}
+
+fn format_bound(value: f64) -> String {
+    if value.is_finite() { format!("{value:.1}") } else { String::new() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::GameId;
+
+    fn row(seat1: &str, seat2: &str, outcome: &str) -> GameRow {
+        let winner = match outcome {
+            "seat1" => seat1,
+            "seat2" => seat2,
+            _ => "",
+        };
+        GameRow {
+            game_index: 0,
+            round: 1,
+            pairing: String::new(),
+            game: GameId::NumberSnatch,
+            seed: 0,
+            seat1: seat1.into(),
+            seat2: seat2.into(),
+            winner: winner.into(),
+            outcome: outcome.into(),
+            reason: "normal".into(),
+            forfeiter: String::new(),
+            forfeit1: String::new(),
+            forfeit2: String::new(),
+            forfeit_detail: String::new(),
+            score1: 0,
+            score2: 0,
+            plies: 0,
+            duration_ms: 0.0,
+            slowest1_ms: 0.0,
+            slowest2_ms: 0.0,
+            transcript: String::new(),
+        }
+    }
+
+    fn bots(names: &[&str]) -> Vec<String> {
+        names.iter().map(|name| name.to_string()).collect()
+    }
+
+    /// By hand: A scores 75 of 100 against B. The Elo gap is
+    /// 400·log10(0.75/0.25) = 190.85, so ±95.42 around 0. The information is
+    /// 100·0.75·0.25 = 18.75; with the mean fixed, each rating's variance is
+    /// 1/(4·18.75) in natural units: se = 0.11547, i.e. 20.06 Elo, ±39.32 at 95%.
+    #[test]
+    fn two_bots_match_the_hand_worked_case() {
+        let mut rows = Vec::new();
+        for game in 0..100 {
+            rows.push(row("A", "B", if game < 75 { "seat1" } else { "seat2" }));
+        }
+        let ratings = fit_ratings(&bots(&["A", "B"]), &rows);
+        assert!((ratings[0].0 - 95.42).abs() < 0.01, "{ratings:?}");
+        assert!((ratings[1].0 + 95.42).abs() < 0.01, "{ratings:?}");
+        assert!((ratings[0].1 - 39.32).abs() < 0.01, "{ratings:?}");
+    }
+
+    /// Draws count half: 50 wins, 50 draws, 0 losses of 100 is a 75% score,
+    /// the same rating as above.
+    #[test]
+    fn draws_count_as_half_a_win() {
+        let rows: Vec<_> = (0..100)
+            .map(|game| row("A", "B", if game % 2 == 0 { "seat1" } else { "draw" }))
+            .collect();
+        let ratings = fit_ratings(&bots(&["A", "B"]), &rows);
+        assert!((ratings[0].0 - 95.42).abs() < 0.01, "{ratings:?}");
+    }
+
+    #[test]
+    fn the_fit_does_not_depend_on_game_order_and_is_transitive() {
+        let mut rows = Vec::new();
+        for game in 0..40 {
+            rows.push(row("A", "B", if game % 4 == 0 { "seat2" } else { "seat1" }));
+            rows.push(row("B", "C", if game % 4 == 0 { "seat2" } else { "seat1" }));
+            rows.push(row("A", "C", if game % 5 == 0 { "draw" } else { "seat1" }));
+        }
+        let names = bots(&["A", "B", "C"]);
+        let forward = fit_ratings(&names, &rows);
+        rows.reverse();
+        let backward = fit_ratings(&names, &rows);
+        for (a, b) in forward.iter().zip(&backward) {
+            assert!((a.0 - b.0).abs() < 1e-6);
+        }
+        assert!(forward[0].0 > forward[1].0 && forward[1].0 > forward[2].0);
+        assert!(forward.iter().map(|rating| rating.0).sum::<f64>().abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_perfect_score_still_gets_a_finite_rating() {
+        let rows: Vec<_> = (0..10).map(|_| row("A", "B", "seat1")).collect();
+        let ratings = fit_ratings(&bots(&["A", "B"]), &rows);
+        assert!(ratings[0].0.is_finite() && ratings[0].0 > 100.0, "{ratings:?}");
+        assert!(ratings[0].1.is_finite());
+    }
+
+    #[test]
+    fn standings_rank_by_points_and_tables_agree() {
+        let rows = vec![row("A", "B", "seat1"), row("B", "A", "draw")];
+        let table = standings(&bots(&["B", "A"]), &rows);
+        assert_eq!(table[0].bot, "A");
+        assert_eq!(table[0].tally.points(), 1.5);
+        let csv = standings_csv(&table);
+        assert!(
+            csv.starts_with("rank,bot,games,wins,draws,losses,points,score_pct,forfeits_timeout"),
+            "{csv}"
+        );
+        assert!(csv.contains("\n1,A,2,1,1,0,1.5,75.0,0,0,0,0,0,"), "{csv}");
+        let crosstable = crosstable_csv(&bots(&["B", "A"]), &table, &rows);
+        assert_eq!(crosstable, "bot,A,B\nA,,1.5/2\nB,0.5/2,\n");
+    }
+}

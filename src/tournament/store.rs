@@ -1,0 +1,386 @@
+//! The results folder of a tournament: what was played, resuming, and the
+//! final files.
+//!
+//! `tournament.json` records the settings the folder's games were played
+//! under; games.csv gets one row per finished game, flushed at once. A run
+//! on a folder that holds games already plays only the games missing from
+//! it, and refuses settings that differ from those recorded.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+
+use super::config::{BotEntry, Tournament};
+use super::schedule::ScheduledGame;
+use super::standings::{crosstable_csv, standings, standings_csv, standings_markdown};
+use crate::games::GameId;
+use crate::results::GameRow;
+
+/// The settings a results folder was played under (tournament.json).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedSettings {
+    pub game: GameId,
+    pub params: serde_json::Map<String, serde_json::Value>,
+    pub seed: u64,
+    pub games_per_pair: u32,
+    pub startup_timeout_ms: u64,
+    pub move_timeout_ms: u64,
+    pub max_line_bytes: usize,
+    /// Bots in file order.
+    pub bots: Vec<RecordedBot>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedBot {
+    pub name: String,
+    pub command: Vec<String>,
+    pub env: BTreeMap<String, String>,
+}
+
+impl RecordedSettings {
+    pub fn of(tournament: &Tournament) -> RecordedSettings {
+        RecordedSettings {
+            game: tournament.game,
+            params: tournament.params.clone(),
+            seed: tournament.seed,
+            games_per_pair: tournament.games_per_pair,
+            startup_timeout_ms: tournament.settings.startup_timeout.as_millis() as u64,
+            move_timeout_ms: tournament.settings.move_timeout.as_millis() as u64,
+            max_line_bytes: tournament.settings.max_line_bytes,
+            bots: tournament.bots.iter().map(RecordedBot::of).collect(),
+        }
+    }
+
+    pub fn bot_names(&self) -> Vec<String> {
+        self.bots.iter().map(|bot| bot.name.clone()).collect()
+    }
+
+    /// What about `newer` makes it a different tournament than `self`. Bots
+    /// may be added; none may be removed or changed.
+    fn differences(&self, newer: &RecordedSettings) -> Vec<String> {
+        let mut differences = Vec::new();
+        let mut compare = |what: &str, old: String, new: String| {
+            if old != new {
+                differences.push(format!("{what} was {old}, the file now says {new}"));
+            }
+        };
+        compare("game", self.game.to_string(), newer.game.to_string());
+        compare(
+            "params",
+            serde_json::to_string(&self.params).unwrap_or_default(),
+            serde_json::to_string(&newer.params).unwrap_or_default(),
+        );
+        compare("seed", self.seed.to_string(), newer.seed.to_string());
+        compare(
+            "games_per_pair",
+            self.games_per_pair.to_string(),
+            newer.games_per_pair.to_string(),
+        );
+        compare(
+            "startup_timeout",
+            format!("{}ms", self.startup_timeout_ms),
+            format!("{}ms", newer.startup_timeout_ms),
+        );
+        compare(
+            "move_timeout",
+            format!("{}ms", self.move_timeout_ms),
+            format!("{}ms", newer.move_timeout_ms),
+        );
+        compare(
+            "max_line_bytes",
+            self.max_line_bytes.to_string(),
+            newer.max_line_bytes.to_string(),
+        );
+        for old in &self.bots {
+            match newer.bots.iter().find(|bot| bot.name == old.name) {
+                None => differences.push(format!("bot `{}` is no longer in the file", old.name)),
+                Some(new) if new != old => {
+                    differences.push(format!("bot `{}` has a different command or env", old.name))
+                }
+                Some(_) => {}
+            }
+        }
+        differences
+    }
+}
+
+impl RecordedBot {
+    fn of(bot: &BotEntry) -> RecordedBot {
+        RecordedBot { name: bot.name.clone(), command: bot.argv.clone(), env: bot.env.clone() }
+    }
+}
+
+/// The identity of a game across runs: who sits where, and the setup.
+pub type GameKey = (String, String, u64);
+
+pub fn key_of_row(row: &GameRow) -> GameKey {
+    (row.seat1.clone(), row.seat2.clone(), row.seed)
+}
+
+/// An open results folder.
+pub struct ResultsFolder {
+    pub path: PathBuf,
+    pub settings: RecordedSettings,
+    /// Rows already on disk, from earlier runs.
+    pub rows: Vec<GameRow>,
+    games_csv: csv::Writer<File>,
+}
+
+pub const GAMES_CSV: &str = "games.csv";
+const SETTINGS_JSON: &str = "tournament.json";
+const OWN_FILES: [&str; 4] = [GAMES_CSV, "standings.csv", "crosstable.csv", SETTINGS_JSON];
+
+impl ResultsFolder {
+    /// Opens (or creates) `path` for `settings`. With `fresh`, whatever
+    /// arena wrote there before is removed first.
+    pub fn open(
+        path: &Path,
+        settings: RecordedSettings,
+        fresh: bool,
+    ) -> anyhow::Result<ResultsFolder> {
+        if fresh {
+            for file in OWN_FILES {
+                remove_if_present(&path.join(file))?;
+            }
+            for folder in ["transcripts", "logs"] {
+                let folder = path.join(folder);
+                if folder.exists() {
+                    std::fs::remove_dir_all(&folder)
+                        .with_context(|| format!("cannot remove {}", folder.display()))?;
+                }
+            }
+        }
+        for folder in [path.to_path_buf(), path.join("transcripts"), path.join("logs")] {
+            std::fs::create_dir_all(&folder)
+                .with_context(|| format!("cannot create {}", folder.display()))?;
+        }
+        let settings_path = path.join(SETTINGS_JSON);
+        let csv_path = path.join(GAMES_CSV);
+        if settings_path.exists() {
+            let recorded: RecordedSettings = serde_json::from_slice(
+                &std::fs::read(&settings_path)
+                    .with_context(|| format!("cannot read {}", settings_path.display()))?,
+            )
+            .with_context(|| {
+                format!("{} is not a tournament.json arena can read", settings_path.display())
+            })?;
+            let differences = recorded.differences(&settings);
+            if !differences.is_empty() {
+                bail!(ResumeRefused(format!(
+                    "{} holds results of a different tournament: {}.\nRun with --fresh to discard them, or choose another --out.",
+                    path.display(),
+                    differences.join("; ")
+                )));
+            }
+        } else if csv_path.exists() {
+            bail!(ResumeRefused(format!(
+                "{} holds a games.csv but no tournament.json, so arena cannot tell what it belongs to; run with --fresh to discard it, or choose another --out",
+                path.display()
+            )));
+        }
+        let rows = read_games_csv(&csv_path, true)?;
+        write_atomically(&settings_path, &serde_json::to_vec_pretty(&settings)?)?;
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&csv_path)
+            .with_context(|| format!("cannot open {}", csv_path.display()))?;
+        let has_header = file.metadata()?.len() > 0;
+        let games_csv = csv::WriterBuilder::new().has_headers(!has_header).from_writer(file);
+        Ok(ResultsFolder { path: path.to_path_buf(), settings, rows, games_csv })
+    }
+
+    /// Appends a finished game to games.csv and flushes it.
+    pub fn append(&mut self, row: GameRow) -> anyhow::Result<()> {
+        self.games_csv.serialize(&row).context("cannot append to games.csv")?;
+        self.games_csv.flush().context("cannot flush games.csv")?;
+        self.rows.push(row);
+        Ok(())
+    }
+
+    /// Rewrites games.csv in schedule order (numbered by `schedule`) and
+    /// writes standings.csv and crosstable.csv (and `markdown`, if given).
+    pub fn finish(
+        &mut self,
+        schedule: &[ScheduledGame],
+        markdown: Option<&Path>,
+    ) -> anyhow::Result<Vec<super::standings::Standing>> {
+        renumber(&mut self.rows, schedule, &self.settings.bot_names());
+        write_final_files(&self.path, &self.settings, &self.rows, markdown)
+    }
+}
+
+/// A results folder that does not belong to this tournament.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ResumeRefused(pub String);
+
+/// Puts rows in schedule order and gives them the schedule's numbering (it
+/// shifts when bots are added).
+pub fn renumber(rows: &mut [GameRow], schedule: &[ScheduledGame], bots: &[String]) {
+    let positions: HashMap<GameKey, &ScheduledGame> = schedule
+        .iter()
+        .map(|game| ((bots[game.seats[0]].clone(), bots[game.seats[1]].clone(), game.seed), game))
+        .collect();
+    for row in rows.iter_mut() {
+        if let Some(game) = positions.get(&key_of_row(row)) {
+            row.game_index = game.index;
+            row.round = game.round;
+            row.pairing = format!("{} vs {}", bots[game.pairing[0]], bots[game.pairing[1]]);
+        }
+    }
+    rows.sort_by_key(|row| row.game_index);
+}
+
+/// Writes games.csv (sorted), standings.csv, crosstable.csv and optionally
+/// the Markdown standings, each replaced atomically.
+pub fn write_final_files(
+    folder: &Path,
+    settings: &RecordedSettings,
+    rows: &[GameRow],
+    markdown: Option<&Path>,
+) -> anyhow::Result<Vec<super::standings::Standing>> {
+    let mut games = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        games.serialize(row)?;
+    }
+    write_atomically(&folder.join(GAMES_CSV), &games.into_inner()?)?;
+    let bots = settings.bot_names();
+    let table = standings(&bots, rows);
+    write_atomically(&folder.join("standings.csv"), standings_csv(&table).as_bytes())?;
+    write_atomically(
+        &folder.join("crosstable.csv"),
+        crosstable_csv(&bots, &table, rows).as_bytes(),
+    )?;
+    if let Some(markdown) = markdown {
+        let title = format!("{} standings ({} games)", settings.game.title(), rows.len());
+        write_atomically(markdown, standings_markdown(&title, &table).as_bytes())?;
+    }
+    Ok(table)
+}
+
+/// Reads games.csv. A last line without its newline is what a crash leaves
+/// behind mid-write: it is dropped (and, with `repair`, cut from the file).
+pub fn read_games_csv(path: &Path, repair: bool) -> anyhow::Result<Vec<GameRow>> {
+    let mut file = match OpenOptions::new().read(true).write(repair).open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error).with_context(|| format!("cannot open {}", path.display())),
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).with_context(|| format!("cannot read {}", path.display()))?;
+    let complete = bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |last| last + 1);
+    if complete < bytes.len() {
+        eprintln!(
+            "arena: dropping an unfinished last line of {} (left by an interrupted write)",
+            path.display()
+        );
+        if repair {
+            file.set_len(complete as u64)?;
+            file.seek(SeekFrom::End(0))?;
+        }
+    }
+    let mut reader = csv::Reader::from_reader(&bytes[..complete]);
+    let mut rows = Vec::new();
+    for (number, row) in reader.deserialize::<GameRow>().enumerate() {
+        rows.push(
+            row.with_context(|| format!("{}: row {} cannot be read", path.display(), number + 2))?,
+        );
+    }
+    Ok(rows)
+}
+
+fn remove_if_present(path: &Path) -> anyhow::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            Err(error).with_context(|| format!("cannot remove {}", path.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Writes a file so that readers see the old or the new content, never half.
+pub fn write_atomically(path: &Path, content: &[u8]) -> anyhow::Result<()> {
+    let temporary = path.with_extension("tmp-arena");
+    let mut file = File::create(&temporary)
+        .with_context(|| format!("cannot create {}", temporary.display()))?;
+    file.write_all(content)?;
+    file.sync_all()?;
+    std::fs::rename(&temporary, path)
+        .with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
+}
+
+/// Combines the folders of a sharded run into `out`: games.csv holding every
+/// row once, in schedule order, and standings and crosstable over them all,
+/// the same files one machine would have written. Transcripts and logs are
+/// copied along. Returns the number of games and the standings.
+pub fn merge_folders(
+    shards: &[PathBuf],
+    out: &Path,
+    markdown: Option<&Path>,
+) -> anyhow::Result<(usize, Vec<super::standings::Standing>)> {
+    let mut settings: Option<RecordedSettings> = None;
+    let mut rows: BTreeMap<GameKey, GameRow> = BTreeMap::new();
+    for shard in shards {
+        let path = shard.join(SETTINGS_JSON);
+        let recorded: RecordedSettings =
+            serde_json::from_slice(&std::fs::read(&path).with_context(|| {
+                format!(
+                    "{} is not a results folder: cannot read {}",
+                    shard.display(),
+                    path.display()
+                )
+            })?)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        match &settings {
+            None => settings = Some(recorded),
+            Some(first) if *first != recorded => {
+                bail!(ResumeRefused(format!(
+                    "{} belongs to a different tournament than {}: {}",
+                    shard.display(),
+                    shards[0].display(),
+                    first.differences(&recorded).join("; ")
+                )));
+            }
+            Some(_) => {}
+        }
+        for row in read_games_csv(&shard.join(GAMES_CSV), false)? {
+            rows.insert(key_of_row(&row), row);
+        }
+        for folder in ["transcripts", "logs"] {
+            copy_folder(&shard.join(folder), &out.join(folder))?;
+        }
+    }
+    let settings = settings.expect("clap requires at least one folder");
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    write_atomically(&out.join(SETTINGS_JSON), &serde_json::to_vec_pretty(&settings)?)?;
+    let names = settings.bot_names();
+    let schedule =
+        super::schedule::round_robin(names.len(), settings.games_per_pair, settings.seed);
+    let mut rows: Vec<GameRow> = rows.into_values().collect();
+    renumber(&mut rows, &schedule, &names);
+    let missing = schedule.len().saturating_sub(rows.len());
+    if missing > 0 {
+        eprintln!(
+            "arena: warning: {missing} games of the schedule are in none of the folders; the standings cover the rest"
+        );
+    }
+    let table = write_final_files(out, &settings, &rows, markdown)?;
+    Ok((rows.len(), table))
+}
+
+fn copy_folder(from: &Path, to: &Path) -> anyhow::Result<()> {
+    let Ok(entries) = std::fs::read_dir(from) else { return Ok(()) };
+    std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
+    for entry in entries {
+        let entry = entry?;
+        std::fs::copy(entry.path(), to.join(entry.file_name()))
+            .with_context(|| format!("cannot copy {}", entry.path().display()))?;
+    }
+    Ok(())
+}

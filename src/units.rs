@@ -1,0 +1,26 @@
+//! Units a user types: durations such as `500ms` or `5s`.
+
+use std::time::Duration;
+
+/// Parses a time limit such as "500ms", "5s" or "1m 30s"; zero is refused.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let duration = humantime::parse_duration(text)
+        .map_err(|error| format!("`{text}` is not a duration like 500ms or 5s ({error})"))?;
+    if duration.is_zero() {
+        return Err("a time limit must be more than zero".to_owned());
+    }
+    Ok(duration)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_human_units() {
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("5s").unwrap(), Duration::from_secs(5));
+        assert!(parse_duration("5").is_err());
+        assert!(parse_duration("0s").is_err());
+    }
+}
