@@ -192,6 +192,10 @@ pub fn parse_reply<M: DeserializeOwned>(
     kind: ReplyKind,
     id: u64,
 ) -> Result<Reply<M>, BadReply> {
+    // serde would also read a struct from a JSON array; a reply is an object.
+    if line.trim_ascii_start().first() != Some(&b'{') {
+        return Err(BadReply::Malformed("a reply must be a JSON object, `{...}`".to_owned()));
+    }
     let reply: ReplyLine<'_> = serde_json::from_slice(line)
         .map_err(|error| BadReply::Malformed(format!("not a JSON reply object: {error}")))?;
     match reply.kind.as_deref() {
@@ -269,6 +273,7 @@ mod tests {
             "13",
             "hello",
             r#"{"type":"move","id":4,"move":13} trailing"#,
+            r#"["move",4,null,13]"#,
         ] {
             assert!(matches!(parse_move(line, 4), Err(BadReply::Malformed(_))), "{line}");
         }

@@ -231,28 +231,38 @@ impl<G: Game> Referee<'_, G> {
         }
     }
 
-    /// Tells both seats the choices of a simultaneous turn.
+    /// Tells both seats the choices of a simultaneous turn. A bot that
+    /// cannot take the message forfeits (a crash) there and then.
     async fn reveal(&mut self, bots: &mut [&mut Bot; 2], moves: [Option<&G::Move>; 2]) {
         let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Reveal { moves };
         let line = message_line(&message);
         for seat in Seat::BOTH {
-            self.notify(bots, seat, &line).await;
+            if let Err(failure) = self.notify(bots, seat, &line).await {
+                self.record_forfeit(seat, forfeit_from(failure, None));
+            }
         }
     }
 
     /// Sends a message that needs no answer, unless the bot is in doubt. A
-    /// bot that cannot take it is marked in doubt so it gets restarted.
-    async fn notify(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, line: &[u8]) {
+    /// bot that cannot take it is stopped, so its next game starts afresh.
+    async fn notify(
+        &mut self,
+        bots: &mut [&mut Bot; 2],
+        seat: Seat,
+        line: &[u8],
+    ) -> Result<(), Failure> {
         if self.in_doubt(seat) {
-            return;
+            return Ok(());
         }
         let bot = &mut *bots[seat.index()];
-        let Some(process) = bot.process.as_mut() else { return };
+        let Some(process) = bot.process.as_mut() else { return Ok(()) };
         let sent_at = Instant::now();
         self.transcript.sent(seat, sent_at.into_std(), trim_newline(line));
-        if process.send(line, sent_at + self.settings.move_timeout).await.is_err() {
+        let sent = process.send(line, sent_at + self.settings.move_timeout).await;
+        if sent.is_err() {
             bot.stop(self.settings).await;
         }
+        sent
     }
 
     /// Runs the exchanges of one step: every request is written before any
@@ -348,7 +358,8 @@ impl<G: Game> Referee<'_, G> {
                 scores: report.scores,
                 state: game.view(seat),
             };
-            self.notify(bots, seat, &message_line(&message)).await;
+            // The result stands; a bot that cannot take `over` is restarted.
+            let _ = self.notify(bots, seat, &message_line(&message)).await;
         }
         self.transcript.push(&ResultLine {
             kind: "result",

@@ -248,6 +248,7 @@ impl BotProcess {
         match tokio::time::timeout_at(deadline, stdin.write_all(line)).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => {
+                wait_for_exit(&mut self.exit, deadline).await;
                 Err(Failure::new(ForfeitReason::Crash, gone_detail(&self.exit, "closed its input")))
             }
             Err(_) => Err(Failure::new(
@@ -285,6 +286,7 @@ impl BotProcess {
         Err(match outcome.reason {
             // "Closed its output" is more useful with the exit status.
             ForfeitReason::Crash => {
+                wait_for_exit(&mut self.exit, deadline).await;
                 Failure::new(ForfeitReason::Crash, gone_detail(&self.exit, &outcome.detail))
             }
             _ => outcome,
@@ -326,6 +328,14 @@ impl Drop for BotProcess {
             self.stderr_task.abort();
         }
     }
+}
+
+/// Gives the exit status of a bot whose pipe just closed a moment (at most
+/// until `deadline`) to arrive: a pipe closes as its process exits, usually
+/// before the status is collected, and the status says what happened.
+async fn wait_for_exit(exit: &mut watch::Receiver<Option<ExitStatus>>, deadline: Instant) {
+    let moment = deadline.min(Instant::now() + Duration::from_millis(100));
+    let _ = tokio::time::timeout_at(moment, exit.wait_for(Option::is_some)).await;
 }
 
 /// `what`, completed with the exit status if the bot has exited already.

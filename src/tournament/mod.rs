@@ -125,9 +125,10 @@ pub async fn run(
                             row.game_index, row.forfeiter, row.reason, row.forfeit_detail
                         )
                     });
+                    let plies = row.plies;
                     folder.append(row)?;
                     played += 1;
-                    progress.game_done(note.as_deref());
+                    progress.game_done(plies, note.as_deref());
                 }
                 Some(Played::Failed(error)) => {
                     let _ = cancel.send(true);

@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 pub struct Progress {
     total: u64,
     done: u64,
+    moves: u64,
     started: Instant,
     display: Display,
 }
@@ -40,11 +41,13 @@ impl Progress {
         if already > 0 {
             println!("resuming: {already} games already in games.csv, {total} to play");
         }
-        Progress { total, done: 0, started: Instant::now(), display }
+        Progress { total, done: 0, moves: 0, started: Instant::now(), display }
     }
 
-    pub fn game_done(&mut self, note: Option<&str>) {
+    /// One more game, of `plies` moves; `note` is printed above the progress.
+    pub fn game_done(&mut self, plies: u32, note: Option<&str>) {
         self.done += 1;
+        self.moves += u64::from(plies);
         match &mut self.display {
             Display::Bar(bar) => {
                 bar.inc(1);
@@ -81,7 +84,36 @@ impl Progress {
         if let Display::Bar(bar) = &self.display {
             bar.finish_and_clear();
         }
-        let elapsed = self.started.elapsed();
-        println!("played {} games in {:.1}s", self.done, elapsed.as_secs_f64());
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let usage = own_usage();
+        println!(
+            "played {} games ({} moves) in {elapsed:.2}s: {:.0} games/s; arena's own CPU {:.2}s = {:.1} us per move; peak memory {} MiB",
+            self.done,
+            self.moves,
+            self.done as f64 / elapsed.max(1e-9),
+            usage.cpu_seconds,
+            1e6 * usage.cpu_seconds / self.moves.max(1) as f64,
+            usage.peak_rss_kib / 1024,
+        );
+    }
+}
+
+/// CPU time and peak memory of this process (all threads, no children).
+pub struct Usage {
+    pub cpu_seconds: f64,
+    pub peak_rss_kib: u64,
+}
+
+pub fn own_usage() -> Usage {
+    // SAFETY: getrusage fills the struct it is given and nothing else.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let seconds = |time: libc::timeval| time.tv_sec as f64 + time.tv_usec as f64 / 1e6;
+    Usage {
+        cpu_seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        peak_rss_kib: usage.ru_maxrss.max(0) as u64,
     }
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Referee throughput benchmark: tournaments between two instant Rust bots.
+# Prints arena's own summary line (games/s, arena CPU per move, peak memory)
+# for each setting. Not a test: figures depend on the machine and its load.
+#
+#   tests/bench.sh            # the settings quoted in the README
+#   GAMES=200000 tests/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --locked -q
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bot="$PWD/target/release/random-bot"
+
+run() { # label games_per_pair concurrency restart transcripts
+  cat > "$work/t.toml" <<TOML
+game = "number-snatch"
+seed = 1
+games_per_pair = $2
+move_timeout = "5s"
+concurrency = $3
+restart = "$4"
+transcripts = $5
+[[bot]]
+name = "a"
+command = ["$bot"]
+[[bot]]
+name = "b"
+command = ["$bot"]
+TOML
+  printf '%-48s ' "$1:"
+  ./target/release/arena run "$work/t.toml" --fresh --out "$work/out" | grep '^played'
+}
+
+run "kept alive, 1 at a time, 2000 games" 2000 1 after-doubt false
+run "kept alive, 2 at a time, 2000 games" 2000 2 after-doubt false
+run "kept alive, 1 at a time, 20000 games" 20000 1 after-doubt false
+run "kept alive, 1 at a time, transcripts, 2000" 2000 1 after-doubt true
+run "process per game, 1 at a time, 500 games" 500 1 every-game false
+run "process per game, 2 at a time, 500 games" 500 2 every-game false
