@@ -11,7 +11,6 @@ pub mod schedule;
 pub mod standings;
 pub mod store;
 
-use std::collections::HashSet;
 use std::future::Future;
 use std::path::PathBuf;
 
@@ -22,7 +21,7 @@ use progress::Progress;
 use runner::{FileLayout, Played, start_workers};
 use schedule::{Shard, round_robin};
 pub use standings::Standing;
-use store::{RecordedSettings, ResultsFolder, key_of_row};
+use store::{RecordedSettings, ResultsFolder};
 
 use crate::referee::reaper;
 use crate::results::{GameRow, RowContext};
@@ -64,11 +63,14 @@ pub async fn run(
         .filter(|game| options.shard.is_none_or(|shard| shard.contains(game)))
         .cloned()
         .collect();
-    let done: HashSet<_> = folder.rows.iter().map(key_of_row).collect();
     let pending: Vec<_> = mine
         .iter()
         .filter(|game| {
-            !done.contains(&(names[game.seats[0]].clone(), names[game.seats[1]].clone(), game.seed))
+            !folder.done.contains(&(
+                names[game.seats[0]].clone(),
+                names[game.seats[1]].clone(),
+                game.seed,
+            ))
         })
         .cloned()
         .collect();
@@ -125,10 +127,9 @@ pub async fn run(
                             row.game_index, row.forfeiter, row.reason, row.forfeit_detail
                         )
                     });
-                    let plies = row.plies;
-                    folder.append(row)?;
+                    folder.append(&row)?;
                     played += 1;
-                    progress.game_done(plies, note.as_deref());
+                    progress.game_done(row.plies, note.as_deref());
                 }
                 Some(Played::Failed(error)) => {
                     let _ = cancel.send(true);

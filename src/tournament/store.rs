@@ -125,8 +125,9 @@ pub fn key_of_row(row: &GameRow) -> GameKey {
 pub struct ResultsFolder {
     pub path: PathBuf,
     pub settings: RecordedSettings,
-    /// Rows already on disk, from earlier runs.
-    pub rows: Vec<GameRow>,
+    /// The games already on disk, from earlier runs. Rows themselves stay
+    /// on disk, so memory does not grow with the number of games.
+    pub done: std::collections::HashSet<GameKey>,
     games_csv: csv::Writer<File>,
 }
 
@@ -182,7 +183,7 @@ impl ResultsFolder {
                 path.display()
             )));
         }
-        let rows = read_games_csv(&csv_path, true)?;
+        let done = read_games_csv(&csv_path, true)?.iter().map(key_of_row).collect();
         write_atomically(&settings_path, &serde_json::to_vec_pretty(&settings)?)?;
         let file = OpenOptions::new()
             .create(true)
@@ -191,14 +192,13 @@ impl ResultsFolder {
             .with_context(|| format!("cannot open {}", csv_path.display()))?;
         let has_header = file.metadata()?.len() > 0;
         let games_csv = csv::WriterBuilder::new().has_headers(!has_header).from_writer(file);
-        Ok(ResultsFolder { path: path.to_path_buf(), settings, rows, games_csv })
+        Ok(ResultsFolder { path: path.to_path_buf(), settings, done, games_csv })
     }
 
     /// Appends a finished game to games.csv and flushes it.
-    pub fn append(&mut self, row: GameRow) -> anyhow::Result<()> {
-        self.games_csv.serialize(&row).context("cannot append to games.csv")?;
+    pub fn append(&mut self, row: &GameRow) -> anyhow::Result<()> {
+        self.games_csv.serialize(row).context("cannot append to games.csv")?;
         self.games_csv.flush().context("cannot flush games.csv")?;
-        self.rows.push(row);
         Ok(())
     }
 
@@ -209,8 +209,9 @@ impl ResultsFolder {
         schedule: &[ScheduledGame],
         markdown: Option<&Path>,
     ) -> anyhow::Result<Vec<super::standings::Standing>> {
-        renumber(&mut self.rows, schedule, &self.settings.bot_names());
-        write_final_files(&self.path, &self.settings, &self.rows, markdown)
+        let mut rows = read_games_csv(&self.path.join(GAMES_CSV), false)?;
+        renumber(&mut rows, schedule, &self.settings.bot_names());
+        write_final_files(&self.path, &self.settings, &rows, markdown)
     }
 }
 
