@@ -1,0 +1,285 @@
+//! Helpers shared by the process-level tests: running the arena binary,
+//! reading what a match leaves on disk, building the Rust random bot, and
+//! checking that no bot process outlived its match.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::fs::File;
+use std::ops::Index;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The Python random bot, as a command line run from the repository root.
+pub const PYTHON_RANDOM_BOT: &str = "python3 bots/python/random_bot.py";
+
+/// The five games, by id.
+pub const GAMES: [&str; 5] =
+    ["number-snatch", "numbers-war", "number-warriors", "number-claim", "number-duel"];
+
+/// Longest a run of the arena may take before the test kills it and fails;
+/// far above what any test needs, it only keeps a hung arena from hanging
+/// the test run.
+const HARD_LIMIT: Duration = Duration::from_secs(120);
+
+/// How long processes get to disappear after the arena exits.
+const GONE_WITHIN: Duration = Duration::from_secs(5);
+
+/// The repository root; the arena and its bots run from there.
+pub fn repo_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The command line of the fixture bot `name_and_args` (tests/fixtures/).
+pub fn fixture(name_and_args: &str) -> String {
+    format!("tests/fixtures/{name_and_args}")
+}
+
+/// A temporary folder for one arena run: its results folder, the file the
+/// fixtures record their pids in, and the arena's own output.
+pub struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch { dir: tempfile::tempdir().expect("a temporary folder") }
+    }
+
+    /// The `--out` folder.
+    pub fn out(&self) -> PathBuf {
+        self.dir.path().join("out")
+    }
+
+    /// The file named by ARENA_TEST_PIDS.
+    pub fn pids_file(&self) -> PathBuf {
+        self.dir.path().join("pids")
+    }
+
+    /// Runs the arena binary with `args` from the repository root, with
+    /// ARENA_TEST_PIDS set. Its output goes to files rather than pipes, so a
+    /// leaked process holding a pipe could not keep the test waiting.
+    pub fn arena<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let stdout_path = self.dir.path().join("arena.stdout");
+        let stderr_path = self.dir.path().join("arena.stderr");
+        let create = |path: &Path| File::create(path).expect("an output file");
+        let started = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(args)
+            .current_dir(repo_dir())
+            .env("ARENA_TEST_PIDS", self.pids_file())
+            .stdin(Stdio::null())
+            .stdout(create(&stdout_path))
+            .stderr(create(&stderr_path))
+            .spawn()
+            .expect("the arena binary starts");
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("waiting for the arena") {
+                break status;
+            }
+            if started.elapsed() > HARD_LIMIT {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "the arena ran for more than {HARD_LIMIT:?} and was killed; stderr:\n{}",
+                    std::fs::read_to_string(&stderr_path).unwrap_or_default()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let elapsed = started.elapsed();
+        let read = |path: &Path| std::fs::read_to_string(path).expect("the arena's output");
+        Run { status, stdout: read(&stdout_path), stderr: read(&stderr_path), elapsed }
+    }
+
+    /// Fails unless every process the fixtures recorded is gone.
+    pub fn assert_fixture_processes_gone(&self) {
+        let pids = recorded_pids(&self.pids_file());
+        assert!(!pids.is_empty(), "the fixture recorded no pid in {}", self.pids_file().display());
+        assert_processes_gone(&pids);
+    }
+}
+
+/// One finished run of the arena binary.
+#[derive(Debug)]
+pub struct Run {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl Run {
+    /// Fails, showing the arena's output, unless it exited with status 0.
+    pub fn assert_success(&self) {
+        assert!(
+            self.status.success(),
+            "arena failed with {}\nstdout:\n{}\nstderr:\n{}",
+            self.status,
+            self.stdout,
+            self.stderr
+        );
+    }
+
+    /// Fails unless the run took less than `limit`.
+    pub fn assert_faster_than(&self, limit: Duration) {
+        assert!(
+            self.elapsed < limit,
+            "the arena took {:?}, more than {limit:?}\nstdout:\n{}",
+            self.elapsed,
+            self.stdout
+        );
+    }
+}
+
+/// One row of games.csv; indexing by a column name that the file lacks fails.
+#[derive(Debug)]
+pub struct Row(HashMap<String, String>);
+
+impl Index<&str> for Row {
+    type Output = str;
+
+    fn index(&self, column: &str) -> &str {
+        self.0.get(column).unwrap_or_else(|| panic!("games.csv has no column `{column}`"))
+    }
+}
+
+impl Row {
+    /// A numeric column.
+    pub fn number(&self, column: &str) -> u64 {
+        self[column].parse().unwrap_or_else(|_| panic!("`{column}` is `{}`", &self[column]))
+    }
+}
+
+/// The rows of `out`/games.csv.
+pub fn read_games_csv(out: &Path) -> Vec<Row> {
+    let path = out.join("games.csv");
+    let mut reader = csv::Reader::from_path(&path)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
+    let header = reader.headers().expect("games.csv has a header").clone();
+    reader
+        .records()
+        .map(|record| {
+            let record = record.expect("a well-formed games.csv row");
+            Row(header.iter().zip(record.iter()).map(|(k, v)| (k.into(), v.into())).collect())
+        })
+        .collect()
+}
+
+/// The lines of a transcript (a JSONL file), parsed.
+pub fn read_transcript(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
+    text.lines()
+        .enumerate()
+        .map(|(number, line)| {
+            serde_json::from_str(line).unwrap_or_else(|error| {
+                panic!("{} line {} is not JSON ({error}): {line}", path.display(), number + 1)
+            })
+        })
+        .collect()
+}
+
+/// The transcript of a games.csv row.
+pub fn transcript_of(out: &Path, row: &Row) -> Vec<Value> {
+    assert!(!row["transcript"].is_empty(), "game {} has no transcript", &row["game_index"]);
+    read_transcript(&out.join(&row["transcript"]))
+}
+
+/// The pids listed in `path`, one per line; none if it does not exist.
+pub fn recorded_pids(path: &Path) -> Vec<u32> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .map(|line| line.trim().parse().unwrap_or_else(|_| panic!("a pid, not `{line}`")))
+        .collect()
+}
+
+/// The state letter and command name of `pid` from /proc/PID/stat, or
+/// `None` once it has been reaped.
+fn proc_state(pid: u32) -> Option<(char, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name is in parentheses and may hold anything: the state is the
+    // first field after the last `)`.
+    let open = stat.find('(')?;
+    let close = stat.rfind(')')?;
+    let state = stat[close + 1..].trim_start().chars().next()?;
+    Some((state, stat[open + 1..close].to_owned()))
+}
+
+/// The state and name of `pid` while it is a live process. A zombie (`Z`)
+/// or dead (`X`) process has ended and only waits to be reaped, by its
+/// parent or by an init that may never do it.
+fn live_state(pid: u32) -> Option<(char, String)> {
+    proc_state(pid).filter(|(state, _)| !matches!(state, 'Z' | 'X'))
+}
+
+/// Fails unless every process in `pids` has ended, giving them a few
+/// seconds: signals and reaping take effect asynchronously.
+pub fn assert_processes_gone(pids: &[u32]) {
+    let deadline = Instant::now() + GONE_WITHIN;
+    loop {
+        let alive: Vec<(u32, char, String)> = pids
+            .iter()
+            .filter_map(|&pid| live_state(pid).map(|(state, name)| (pid, state, name)))
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+        if Instant::now() > deadline {
+            // Fail, but leave nothing running behind the failure.
+            for pid in alive.iter().filter_map(|&(pid, _, _)| libc::pid_t::try_from(pid).ok()) {
+                // SAFETY: plain signal delivery to a process seen alive just now.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            panic!(
+                "processes still alive {GONE_WITHIN:?} after the arena exited (pid, state, name): {alive:?}"
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The Rust random bot (`random-bot` of the workspace package
+/// `arena-bots`), built once per test run by the cargo running the tests,
+/// in the same profile, next to the arena binary.
+pub fn rust_random_bot() -> &'static Path {
+    static BOT: OnceLock<PathBuf> = OnceLock::new();
+    BOT.get_or_init(build_rust_random_bot)
+}
+
+fn build_rust_random_bot() -> PathBuf {
+    let arena = Path::new(env!("CARGO_BIN_EXE_arena"));
+    let profile_dir = arena.parent().expect("the arena binary is in a folder");
+    let release = std::env::current_exe()
+        .expect("the test binary's path")
+        .components()
+        .any(|part| part.as_os_str() == "release");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command.current_dir(repo_dir()).args(["build", "--quiet", "-p", "arena-bots"]);
+    command.args(["--bin", "random-bot"]);
+    if release {
+        command.arg("--release");
+    }
+    // Build into the target folder that holds the arena binary, even when
+    // the tests were started with another --target-dir.
+    if let Some(target_dir) = profile_dir.parent() {
+        command.arg("--target-dir").arg(target_dir);
+    }
+    let output = command.output().expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building random-bot failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let bot = profile_dir.join("random-bot");
+    assert!(bot.is_file(), "no random-bot at {}", bot.display());
+    bot
+}
