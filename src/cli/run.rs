@@ -71,12 +71,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         RunEnd::Interrupted { done, total } => {
-            let mut resume = format!("arena run {}", args.file.display());
+            // Quoted, so that it can be pasted into a shell as it is.
+            let quoted = |path: &PathBuf| shell_words::quote(&path.to_string_lossy()).into_owned();
+            let mut resume = format!("arena run {}", quoted(&args.file));
             if let Some(out) = &args.out {
-                resume.push_str(&format!(" --out {}", out.display()));
+                resume.push_str(&format!(" --out {}", quoted(out)));
             }
             if let Some(shard) = args.shard {
                 resume.push_str(&format!(" --shard {}/{}", shard.number, shard.count));
+            }
+            if let Some(markdown) = &options.markdown {
+                resume.push_str(&format!(" --markdown {}", quoted(markdown)));
             }
             println!(
                 "\ninterrupted: {done} of {total} games are in {}/games.csv; resume with:\n  {resume}",

@@ -191,8 +191,9 @@ impl Tournament {
         };
 
         if raw.bots.len() < 2 {
+            // Point to the lone bot, if there is one.
             return Err(fail(
-                None,
+                raw.bots.last().map(Spanned::span),
                 format!(
                     "a tournament needs at least two [[bot]] tables, this file has {}",
                     raw.bots.len()

@@ -21,12 +21,15 @@ pub struct ScheduledGame {
 /// Every unordered pair of `bot_count` bots plays `games_per_pair` games
 /// (an even number): setup `k` (seed derived from `seed` and `k` alone, so
 /// all pairings play the same setups and adding a bot changes no existing
-/// game) once with each bot in seat 1. Pairings follow file order.
+/// game) once with each bot in seat 1. Pairings follow file order, grouped
+/// by their later bot: (0,1), (0,2), (1,2), (0,3)... so a bot added at the
+/// end only adds games at the end, and every existing game keeps its number
+/// (and with it its transcript and log file names).
 pub fn round_robin(bot_count: usize, games_per_pair: u32, seed: u64) -> Vec<ScheduledGame> {
     let setups = u64::from(games_per_pair / 2);
     let mut games = Vec::new();
-    for first in 0..bot_count {
-        for second in first + 1..bot_count {
+    for second in 1..bot_count {
+        for first in 0..second {
             for setup in 0..setups {
                 let setup_seed = derive_seed(seed, setup);
                 for seats in [[first, second], [second, first]] {
@@ -100,6 +103,9 @@ mod tests {
         let after = round_robin(3, 2, 5);
         let same = |game: &ScheduledGame| (game.seats, game.seed);
         assert!(before.iter().all(|old| after.iter().any(|new| same(new) == same(old))));
+        // Numbers too: the new bot's games come last.
+        let before = round_robin(3, 4, 5);
+        assert_eq!(before[..], round_robin(4, 4, 5)[..before.len()]);
     }
 
     #[test]

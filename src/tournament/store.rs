@@ -104,6 +104,15 @@ impl RecordedSettings {
                 Some(_) => {}
             }
         }
+        // Game numbers (and the transcript and log files named after them)
+        // stay put only if new bots come after the old ones.
+        let kept = newer.bots.iter().take(self.bots.len()).map(|bot| &bot.name);
+        if differences.is_empty() && !kept.eq(self.bots.iter().map(|bot| &bot.name)) {
+            differences.push(format!(
+                "the bots already played must come first, in their order ({}); add new bots at the end of the file",
+                self.bot_names().join(", ")
+            ));
+        }
         differences
     }
 }
@@ -220,8 +229,7 @@ impl ResultsFolder {
 #[error("{0}")]
 pub struct ResumeRefused(pub String);
 
-/// Puts rows in schedule order and gives them the schedule's numbering (it
-/// shifts when bots are added).
+/// Puts rows in schedule order and gives them the schedule's numbering.
 pub fn renumber(rows: &mut [GameRow], schedule: &[ScheduledGame], bots: &[String]) {
     let positions: HashMap<GameKey, &ScheduledGame> = schedule
         .iter()
