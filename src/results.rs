@@ -3,13 +3,13 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::games::{GameId, Seat};
 use crate::protocol::ForfeitReason;
-use crate::referee::GameReport;
+use crate::referee::{GameFiles, GameReport};
 
 /// One row of games.csv: one finished game. Column order is field order;
 /// protocol.md's sibling, the README, documents each column.
@@ -118,6 +118,39 @@ impl GameRow {
     }
 }
 
+/// Where a game's files go inside a results folder, named by game number.
+pub struct FileLayout {
+    pub folder: PathBuf,
+    /// Whether transcripts are kept.
+    pub transcripts: bool,
+}
+
+impl FileLayout {
+    /// The transcript's path relative to the folder (empty when none is kept).
+    pub fn transcript(&self, game_index: u64) -> String {
+        if self.transcripts {
+            format!("transcripts/game-{game_index:06}.jsonl")
+        } else {
+            String::new()
+        }
+    }
+
+    /// The transcript and both seats' stderr logs of one game.
+    pub fn files(&self, game_index: u64, names: [&str; 2]) -> GameFiles {
+        let transcript = self.transcript(game_index);
+        GameFiles {
+            transcript: (!transcript.is_empty()).then(|| self.folder.join(transcript)),
+            stderr_logs: [0, 1].map(|seat| {
+                Some(self.folder.join(format!(
+                    "logs/game-{game_index:06}-seat{}-{}.log",
+                    seat + 1,
+                    file_safe(names[seat])
+                )))
+            }),
+        }
+    }
+}
+
 /// Appends rows to games.csv, flushing each one as it is written so a crash
 /// loses nothing that finished.
 pub struct GamesCsv {
@@ -129,6 +162,13 @@ impl GamesCsv {
     pub fn create(path: &Path) -> std::io::Result<GamesCsv> {
         let file = File::create(path)?;
         Ok(GamesCsv { writer: csv::Writer::from_writer(file) })
+    }
+
+    /// Opens `path` to append rows, writing the header only if it is empty.
+    pub fn append_to(path: &Path) -> std::io::Result<GamesCsv> {
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        let empty = file.metadata()?.len() == 0;
+        Ok(GamesCsv { writer: csv::WriterBuilder::new().has_headers(empty).from_writer(file) })
     }
 
     pub fn append(&mut self, row: &GameRow) -> std::io::Result<()> {

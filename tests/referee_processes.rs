@@ -345,7 +345,7 @@ fn a_bot_that_floods_stderr_plays_on_and_its_log_is_capped() {
         // The fixture wrote 4 MB to stderr in this game; the log keeps the
         // cap and a note saying so.
         let log = scratch.out().join(format!(
-            "logs/game-{:05}-seat{fixture_seat}-stderr_flood.log",
+            "logs/game-{:06}-seat{fixture_seat}-stderr_flood.log",
             row.number("game_index")
         ));
         let text = std::fs::read_to_string(&log)

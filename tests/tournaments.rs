@@ -9,10 +9,10 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Row, read_games_csv, rust_random_bot};
+use common::{Row, Run, read_games_csv, rust_random_bot};
 
 /// Longest any single arena run may take before the test kills it and
 /// fails: far above what the runs here need, it only turns a hang into a
@@ -140,12 +140,12 @@ impl Scratch {
     }
 
     /// Runs the arena binary to its end.
-    fn run(&self, args: &[&str]) -> Finished {
+    fn run(&self, args: &[&str]) -> Run {
         self.start(args).wait()
     }
 
     /// Runs the arena and fails unless it succeeded.
-    fn run_ok(&self, args: &[&str]) -> Finished {
+    fn run_ok(&self, args: &[&str]) -> Run {
         let finished = self.run(args);
         finished.assert_success();
         finished
@@ -170,7 +170,7 @@ impl Running {
         self.child.try_wait().expect("polling the arena").is_some()
     }
 
-    fn wait(mut self) -> Finished {
+    fn wait(mut self) -> Run {
         let status = loop {
             if let Some(status) = self.child.try_wait().expect("waiting for the arena") {
                 break status;
@@ -186,7 +186,12 @@ impl Running {
             }
             std::thread::sleep(Duration::from_millis(5));
         };
-        Finished { status, stdout: text(&self.stdout), stderr: text(&self.stderr) }
+        Run {
+            status,
+            stdout: text(&self.stdout),
+            stderr: text(&self.stderr),
+            elapsed: self.started.elapsed(),
+        }
     }
 
     /// Sends `signal` to the arena (and to it alone, as a terminal's Ctrl-C
@@ -196,25 +201,6 @@ impl Running {
         // SAFETY: sending a signal to our own child, which we have not reaped.
         let result = unsafe { libc::kill(pid, signal) };
         assert_eq!(result, 0, "cannot signal the arena");
-    }
-}
-
-#[derive(Debug)]
-struct Finished {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-impl Finished {
-    fn assert_success(&self) {
-        assert!(
-            self.status.success(),
-            "arena failed with {}\nstdout:\n{}\nstderr:\n{}",
-            self.status,
-            self.stdout,
-            self.stderr
-        );
     }
 }
 

@@ -11,8 +11,8 @@ use super::interrupt::Interrupt;
 use super::options::{UsageError, default_bot_name, distinct_names, parse_param};
 use super::{EXIT_INTERRUPTED, output};
 use crate::games::{Game, GameId, check_overrides, parse_params};
-use crate::referee::{self, Bot, BotCommand, GameFiles, GameReport, Settings, play_game};
-use crate::results::{GameRow, GamesCsv, RowContext};
+use crate::referee::{self, Bot, BotCommand, GameReport, Settings, play_game};
+use crate::results::{FileLayout, GameRow, GamesCsv, RowContext};
 use crate::seeds::{derive_seed, fresh_seed};
 use crate::units::parse_duration;
 use crate::with_game;
@@ -189,6 +189,7 @@ async fn play_match<G: Game>(
     let mut bots =
         [0, 1].map(|index| Bot::new(plan.names[index].clone(), plan.commands[index].clone()));
     let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
+    let layout = FileLayout { folder: plan.out.clone(), transcripts: true };
     let mut rows = Vec::new();
     let mut interrupted = false;
     for index in 0..plan.games {
@@ -198,17 +199,7 @@ async fn play_match<G: Game>(
         // Seats alternate: CMD1 is seat 1 in odd-numbered games.
         let seated = if index % 2 == 0 { [first, second] } else { [second, first] };
         let names = [seated[0].name.clone(), seated[1].name.clone()];
-        let transcript = format!("transcripts/game-{game_number:05}.jsonl");
-        let files = GameFiles {
-            transcript: Some(plan.out.join(&transcript)),
-            stderr_logs: [0, 1].map(|seat| {
-                Some(plan.out.join(format!(
-                    "logs/game-{game_number:05}-seat{}-{}.log",
-                    seat + 1,
-                    crate::results::file_safe(&names[seat])
-                )))
-            }),
-        };
+        let files = layout.files(game_number, [&names[0], &names[1]]);
         let game = play_game::<G>(seated, &params, seed, &plan.settings, &files);
         let report: GameReport = tokio::select! {
             biased;
@@ -225,7 +216,7 @@ async fn play_match<G: Game>(
                 pairing: format!("{} vs {}", plan.names[0], plan.names[1]),
                 game: plan.game,
                 seats: [&names[0], &names[1]],
-                transcript,
+                transcript: layout.transcript(game_number),
             },
             &report,
         );

@@ -18,13 +18,13 @@ use tokio::sync::watch;
 
 pub use config::Tournament;
 use progress::Progress;
-use runner::{FileLayout, Played, start_workers};
+use runner::{Played, start_workers};
 use schedule::{Shard, round_robin};
 pub use standings::Standing;
 use store::{RecordedSettings, ResultsFolder};
 
 use crate::referee::reaper;
-use crate::results::{GameRow, RowContext};
+use crate::results::{FileLayout, GameRow, RowContext};
 
 /// How to run a tournament, beyond its file.
 #[derive(Clone, Debug, Default)]
@@ -117,7 +117,7 @@ pub async fn run(
                             ),
                             game: tournament.game,
                             seats: [&names[game.seats[0]], &names[game.seats[1]]],
-                            transcript: row_layout.transcript(&game),
+                            transcript: row_layout.transcript(game.index),
                         },
                         &report,
                     );

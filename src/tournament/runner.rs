@@ -8,7 +8,6 @@
 //! thread, which writes games.csv and shows progress.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, watch};
@@ -16,7 +15,8 @@ use tokio::sync::{mpsc, watch};
 use super::config::{Restart, Tournament};
 use super::schedule::ScheduledGame;
 use crate::games::{Game, parse_params};
-use crate::referee::{Bot, CommandError, GameFiles, GameReport, Settings, play_game};
+use crate::referee::{Bot, CommandError, GameReport, Settings, play_game};
+use crate::results::FileLayout;
 use crate::with_game;
 
 /// A run of consecutive games of one pairing, played by one worker.
@@ -50,38 +50,6 @@ pub fn jobs(pending: Vec<ScheduledGame>, concurrency: usize) -> VecDeque<Job> {
         jobs.insert(largest + 1, tail);
     }
     jobs
-}
-
-/// Where a game's files go inside the results folder.
-pub struct FileLayout {
-    pub folder: PathBuf,
-    pub transcripts: bool,
-}
-
-impl FileLayout {
-    /// The transcript's path relative to the folder (empty when none is kept).
-    pub fn transcript(&self, game: &ScheduledGame) -> String {
-        if self.transcripts {
-            format!("transcripts/game-{:06}.jsonl", game.index)
-        } else {
-            String::new()
-        }
-    }
-
-    fn files(&self, game: &ScheduledGame, names: [&str; 2]) -> GameFiles {
-        let transcript = self.transcript(game);
-        GameFiles {
-            transcript: (!transcript.is_empty()).then(|| self.folder.join(transcript)),
-            stderr_logs: [0, 1].map(|seat| {
-                Some(self.folder.join(format!(
-                    "logs/game-{:06}-seat{}-{}.log",
-                    game.index,
-                    seat + 1,
-                    crate::results::file_safe(names[seat])
-                )))
-            }),
-        }
-    }
 }
 
 /// Starts the workers. Reports arrive on the returned receiver; sending
@@ -166,7 +134,7 @@ async fn work<G: Game>(
                 [&mut second.1, &mut first.1]
             };
             let names = [seated[0].name.clone(), seated[1].name.clone()];
-            let files = shared.layout.files(&game, [&names[0], &names[1]]);
+            let files = shared.layout.files(game.index, [&names[0], &names[1]]);
             let outcome = tokio::select! {
                 biased;
                 _ = cancel.wait_for(|cancelled| *cancelled) => break 'jobs,

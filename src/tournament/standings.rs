@@ -12,7 +12,6 @@
 //! once many games are played.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use crate::games::Seat;
 use crate::protocol::ForfeitReason;
@@ -306,54 +305,85 @@ pub fn crosstable_csv(bots: &[String], table: &[Standing], rows: &[GameRow]) -> 
     String::from_utf8(writer.into_inner().expect("flushing memory")).expect("CSV of UTF-8 is UTF-8")
 }
 
+/// Column titles of the human-readable tables, and whether each is numeric
+/// (right-aligned).
+const DISPLAY_COLUMNS: [(&str, bool); 10] = [
+    ("rank", true),
+    ("bot", false),
+    ("games", true),
+    ("wins", true),
+    ("draws", true),
+    ("losses", true),
+    ("points", true),
+    ("score", true),
+    ("Elo (95%)", false),
+    ("forfeits", false),
+];
+
+/// One standing as the human-readable tables show it.
+fn display_cells(standing: &Standing) -> [String; 10] {
+    let tally = &standing.tally;
+    [
+        standing.rank.to_string(),
+        standing.bot.clone(),
+        tally.games.to_string(),
+        tally.wins.to_string(),
+        tally.draws.to_string(),
+        tally.losses.to_string(),
+        format_number(tally.points()),
+        format!("{:.1}%", standing.score_percent()),
+        elo_text(standing),
+        tally.forfeits_in_words(),
+    ]
+}
+
 /// The standings as a Markdown table (for a CI job summary).
 pub fn standings_markdown(title: &str, table: &[Standing]) -> String {
-    let mut text = format!(
-        "## {title}\n\n| # | bot | games | W | D | L | points | score | Elo (95%) | forfeits |\n|---:|---|---:|---:|---:|---:|---:|---:|---|---|\n"
-    );
+    let row = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+    let mut text = format!("## {title}\n\n");
+    text.push_str(&row(DISPLAY_COLUMNS.iter().map(|(name, _)| name.to_string()).collect()));
+    text.push_str(&row(DISPLAY_COLUMNS
+        .iter()
+        .map(|(_, numeric)| if *numeric { "---:" } else { "---" }.to_owned())
+        .collect()));
     for standing in table {
-        let tally = &standing.tally;
-        let _ = writeln!(
-            text,
-            "| {} | {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} |",
-            standing.rank,
-            standing.bot.replace('|', "\\|"),
-            tally.games,
-            tally.wins,
-            tally.draws,
-            tally.losses,
-            format_number(tally.points()),
-            standing.score_percent(),
-            elo_text(standing),
-            tally.forfeits_in_words()
-        );
+        text.push_str(&row(display_cells(standing)
+            .into_iter()
+            .map(|cell| cell.replace('|', "\\|"))
+            .collect()));
     }
     text
 }
 
 /// The standings as a plain-text table for the terminal.
 pub fn standings_text(table: &[Standing]) -> String {
-    let width = table.iter().map(|standing| standing.bot.chars().count()).max().unwrap_or(3).max(3);
-    let mut text = format!(
-        "{:>4}  {:<width$}  {:>6}  {:>5}  {:>5}  {:>5}  {:>7}  {:>6}  {:<16}  forfeits\n",
-        "rank", "bot", "games", "wins", "draws", "losses", "points", "score", "Elo (95%)"
-    );
-    for standing in table {
-        let tally = &standing.tally;
-        let _ = writeln!(
-            text,
-            "{:>4}  {:<width$}  {:>6}  {:>5}  {:>5}  {:>6}  {:>7}  {:>5.1}%  {:<16}  {}",
-            standing.rank,
-            standing.bot,
-            tally.games,
-            tally.wins,
-            tally.draws,
-            tally.losses,
-            format_number(tally.points()),
-            standing.score_percent(),
-            elo_text(standing),
-            tally.forfeits_in_words()
-        );
+    let rows: Vec<[String; 10]> = table.iter().map(display_cells).collect();
+    let widths: Vec<usize> = DISPLAY_COLUMNS
+        .iter()
+        .enumerate()
+        .map(|(column, (name, _))| {
+            rows.iter()
+                .map(|cells| cells[column].chars().count())
+                .chain([name.len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(DISPLAY_COLUMNS.iter().zip(&widths))
+            .map(
+                |(cell, ((_, numeric), width))| {
+                    if *numeric { format!("{cell:>width$}") } else { format!("{cell:<width$}") }
+                },
+            )
+            .collect();
+        format!("{}\n", padded.join("  ").trim_end())
+    };
+    let mut text = line(DISPLAY_COLUMNS.iter().map(|(name, _)| *name).collect());
+    for cells in &rows {
+        text.push_str(&line(cells.iter().map(String::as_str).collect()));
     }
     text
 }

@@ -18,7 +18,7 @@ use super::config::{BotEntry, Tournament};
 use super::schedule::ScheduledGame;
 use super::standings::{crosstable_csv, standings, standings_csv, standings_markdown};
 use crate::games::GameId;
-use crate::results::GameRow;
+use crate::results::{GameRow, GamesCsv};
 
 /// The settings a results folder was played under (tournament.json).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -137,7 +137,7 @@ pub struct ResultsFolder {
     /// The games already on disk, from earlier runs. Rows themselves stay
     /// on disk, so memory does not grow with the number of games.
     pub done: std::collections::HashSet<GameKey>,
-    games_csv: csv::Writer<File>,
+    games_csv: GamesCsv,
 }
 
 pub const GAMES_CSV: &str = "games.csv";
@@ -194,20 +194,14 @@ impl ResultsFolder {
         }
         let done = read_games_csv(&csv_path, true)?.iter().map(key_of_row).collect();
         write_atomically(&settings_path, &serde_json::to_vec_pretty(&settings)?)?;
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&csv_path)
+        let games_csv = GamesCsv::append_to(&csv_path)
             .with_context(|| format!("cannot open {}", csv_path.display()))?;
-        let has_header = file.metadata()?.len() > 0;
-        let games_csv = csv::WriterBuilder::new().has_headers(!has_header).from_writer(file);
         Ok(ResultsFolder { path: path.to_path_buf(), settings, done, games_csv })
     }
 
     /// Appends a finished game to games.csv and flushes it.
     pub fn append(&mut self, row: &GameRow) -> anyhow::Result<()> {
-        self.games_csv.serialize(row).context("cannot append to games.csv")?;
-        self.games_csv.flush().context("cannot flush games.csv")?;
+        self.games_csv.append(row).context("cannot append to games.csv")?;
         Ok(())
     }
 
