@@ -49,7 +49,10 @@ pub async fn play_game<G: Game>(
     let mut game = G::new(params, seed);
     let started = Instant::now();
     let mut referee = Referee::<G> {
-        transcript: Transcript::new(started.into_std()),
+        transcript: match files.transcript {
+            Some(_) => Transcript::new(started.into_std()),
+            None => Transcript::disabled(started.into_std()),
+        },
         history: Vec::new(),
         forfeits: [None, None],
         slowest_reply: [Duration::ZERO; 2],
@@ -398,7 +401,9 @@ impl<M> Exchange<M> {
 
 /// A message as one line, newline included.
 fn message_line<T: Serialize>(message: &T) -> Vec<u8> {
-    let mut line = serde_json::to_vec(message).expect("protocol messages serialize");
+    // Most requests fit: no regrowing (and copying) while serializing.
+    let mut line = Vec::with_capacity(1024);
+    serde_json::to_writer(&mut line, message).expect("protocol messages serialize");
     line.push(b'\n');
     line
 }

@@ -182,15 +182,15 @@ impl BotProcess {
         if let Some(dir) = &command.dir {
             builder.current_dir(dir);
         }
-        // Registering under the lock keeps an orphan sweep from mistaking
-        // the new bot for an escaped process.
-        let mut registry = reaper::live_bots();
+        // Spawning and registering behind the gate keeps an orphan sweep
+        // from mistaking the new bot for an escaped process.
+        let gate = reaper::spawning();
         let mut child = builder
             .spawn()
             .map_err(|source| CommandError::Spawn { command: command.display(), source })?;
         let pid = child.id().expect("a just-spawned child has a pid");
-        registry.get_or_insert_with(Default::default).insert(pid);
-        drop(registry);
+        reaper::register(pid);
+        drop(gate);
 
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");

@@ -10,12 +10,25 @@
 //! exit statuses of the bots tokio is waiting for.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
 /// Pids of the bot processes this arena spawned and has not reaped yet.
-/// Holding the lock also keeps a sweep from racing a spawn.
 static LIVE_BOTS: Mutex<Option<HashSet<u32>>> = Mutex::new(None);
+
+/// Held for reading while a bot is spawned and registered, for writing by a
+/// sweep: a sweep never sees a new bot that is not registered yet, and
+/// spawns on several threads do not wait for each other.
+static SPAWN_GATE: RwLock<()> = RwLock::new(());
+
+/// Keeps sweeps out while the caller spawns and registers a bot.
+pub(crate) fn spawning() -> RwLockReadGuard<'static, ()> {
+    SPAWN_GATE.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+pub(crate) fn register(pid: u32) {
+    live_bots().get_or_insert_with(HashSet::new).insert(pid);
+}
 
 /// When the last sweep ran, to keep sweeps cheap under fast game rates.
 static LAST_SWEEP: Mutex<Option<Instant>> = Mutex::new(None);
@@ -57,6 +70,7 @@ pub fn sweep_orphans_now_and_then(interval: Duration) {
 /// program started by the host application is left alone). Returns how many
 /// it killed.
 pub fn sweep_orphans() -> usize {
+    let _no_spawns = SPAWN_GATE.write().unwrap_or_else(|poisoned| poisoned.into_inner());
     let registry = live_bots();
     let me = std::process::id();
     let Some(own) = read_stat(me) else { return 0 };

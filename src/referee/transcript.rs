@@ -16,10 +16,12 @@ use serde_json::value::RawValue;
 use crate::games::{GameId, Seat};
 
 /// Builds a transcript in memory; written to disk once, when the game ends.
+/// A disabled transcript records nothing and costs nothing.
 #[derive(Debug)]
 pub struct Transcript {
     started: Instant,
-    buffer: Vec<u8>,
+    /// `None` when disabled.
+    buffer: Option<Vec<u8>>,
 }
 
 #[derive(Serialize)]
@@ -45,7 +47,12 @@ pub struct TranscriptBot<'a> {
 
 impl Transcript {
     pub fn new(started: Instant) -> Transcript {
-        Transcript { started, buffer: Vec::with_capacity(4096) }
+        Transcript { started, buffer: Some(Vec::with_capacity(4096)) }
+    }
+
+    /// A transcript that records nothing (no transcript file is wanted).
+    pub fn disabled(started: Instant) -> Transcript {
+        Transcript { started, buffer: None }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -57,6 +64,9 @@ impl Transcript {
         bots: [TranscriptBot<'_>; 2],
         state: &S,
     ) {
+        if self.buffer.is_none() {
+            return;
+        }
         self.push(&Header {
             kind: "header",
             arena: env!("CARGO_PKG_VERSION"),
@@ -81,36 +91,33 @@ impl Transcript {
     }
 
     fn exchange(&mut self, kind: &str, seat: Seat, at: Instant, line: &[u8]) {
+        let Some(buffer) = &mut self.buffer else { return };
         let micros = at.saturating_duration_since(self.started).as_micros();
         let prefix = format!(r#"{{"type":"{kind}","t_us":{micros},"seat":{seat},"#);
-        self.buffer.extend_from_slice(prefix.as_bytes());
+        buffer.extend_from_slice(prefix.as_bytes());
         if serde_json::from_slice::<&RawValue>(line).is_ok() {
-            self.buffer.extend_from_slice(b"\"msg\":");
-            self.buffer.extend_from_slice(line);
+            buffer.extend_from_slice(b"\"msg\":");
+            buffer.extend_from_slice(line);
         } else {
-            self.buffer.extend_from_slice(b"\"raw\":");
+            buffer.extend_from_slice(b"\"raw\":");
             let text = String::from_utf8_lossy(line);
-            serde_json::to_writer(&mut self.buffer, &text).expect("writing to a Vec cannot fail");
+            serde_json::to_writer(&mut *buffer, &text).expect("writing to a Vec cannot fail");
         }
-        self.buffer.extend_from_slice(b"}\n");
+        buffer.extend_from_slice(b"}\n");
     }
 
     /// Any other line (`move`, `forfeit`, `result`): a serializable object.
     pub fn push<T: Serialize>(&mut self, line: &T) {
-        serde_json::to_writer(&mut self.buffer, line).expect("transcript lines serialize");
-        self.buffer.push(b'\n');
+        let Some(buffer) = &mut self.buffer else { return };
+        serde_json::to_writer(&mut *buffer, line).expect("transcript lines serialize");
+        buffer.push(b'\n');
     }
 
-    /// Microseconds since the game began.
-    pub fn micros_since_start(&self, at: Instant) -> u128 {
-        at.saturating_duration_since(self.started).as_micros()
-    }
-
+    /// Writes the transcript to `path` (nothing when disabled).
     pub fn write_to(&self, path: &Path) -> std::io::Result<()> {
-        std::fs::write(path, &self.buffer)
-    }
-
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.buffer
+        match &self.buffer {
+            Some(buffer) => std::fs::write(path, buffer),
+            None => Ok(()),
+        }
     }
 }

@@ -29,6 +29,8 @@ pub struct Tournament {
     pub out: PathBuf,
     pub restart: Restart,
     pub transcripts: bool,
+    /// Run each worker thread and the bots it starts on one CPU of its own.
+    pub pin: bool,
     pub bots: Vec<BotEntry>,
 }
 
@@ -85,6 +87,7 @@ struct RawTournament {
     out: Option<Spanned<String>>,
     restart: Option<Spanned<Restart>>,
     transcripts: Option<bool>,
+    pin: Option<bool>,
     max_line_bytes: Option<Spanned<usize>>,
     stderr_cap: Option<Spanned<u64>>,
     #[serde(rename = "bot", default)]
@@ -269,6 +272,7 @@ impl Tournament {
             out,
             restart: raw.restart.map(Spanned::into_inner).unwrap_or(Restart::AfterDoubt),
             transcripts: raw.transcripts.unwrap_or(true),
+            pin: raw.pin.unwrap_or(true),
             bots,
         })
     }

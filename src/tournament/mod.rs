@@ -13,17 +13,19 @@ pub mod store;
 
 use std::future::Future;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
 pub use config::Tournament;
 use progress::Progress;
-use runner::{Played, start_workers};
-use schedule::{Shard, round_robin};
+use runner::start_workers;
+use schedule::{ScheduledGame, Shard, round_robin};
 pub use standings::Standing;
 use store::{RecordedSettings, ResultsFolder};
 
-use crate::referee::reaper;
+use crate::games::GameId;
+use crate::referee::{GameReport, reaper};
 use crate::results::{FileLayout, GameRow, RowContext};
 
 /// How to run a tournament, beyond its file.
@@ -45,6 +47,54 @@ pub enum RunEnd {
     /// Interrupted: finished games are in games.csv, running ones were
     /// abandoned.
     Interrupted { done: u64, total: u64 },
+}
+
+/// Records finished games: shared by the workers, so a finished game is
+/// written by the thread that played it, with no hand-over per game.
+pub(crate) struct Recorder {
+    folder: ResultsFolder,
+    progress: Progress,
+    layout: FileLayout,
+    names: Vec<String>,
+    game: GameId,
+    played: u64,
+}
+
+impl Recorder {
+    /// Appends the game's row to games.csv (flushed) and counts it.
+    pub(crate) fn record(
+        &mut self,
+        game: &ScheduledGame,
+        report: &GameReport,
+    ) -> anyhow::Result<()> {
+        let names = &self.names;
+        let row = GameRow::new(
+            RowContext {
+                game_index: game.index,
+                round: game.round,
+                pairing: format!("{} vs {}", names[game.pairing[0]], names[game.pairing[1]]),
+                game: self.game,
+                seats: [&names[game.seats[0]], &names[game.seats[1]]],
+                transcript: self.layout.transcript(game.index),
+            },
+            report,
+        );
+        self.folder.append(&row)?;
+        self.played += 1;
+        let note = (row.reason != "normal").then(|| {
+            format!(
+                "game {}: {} forfeited ({}): {}",
+                row.game_index, row.forfeiter, row.reason, row.forfeit_detail
+            )
+        });
+        self.progress.game_done(row.plies, note.as_deref());
+        Ok(())
+    }
+
+    /// Where the game's files go.
+    pub(crate) fn layout(&self) -> &FileLayout {
+        &self.layout
+    }
 }
 
 /// Plays every game of `tournament` not yet in its results folder, until
@@ -86,66 +136,50 @@ pub async fn run(
                 "arena: warning: cannot become a subreaper ({error}); escaped bot processes may outlive arena"
             );
         }
-        let mut progress = Progress::new(pending.len() as u64, already);
-        let (cancel, cancelled) = watch::channel(false);
+        let progress = Progress::new(pending.len() as u64, already);
         let layout =
             FileLayout { folder: folder.path.clone(), transcripts: tournament.transcripts };
-        let (mut reports, workers) = start_workers(tournament, pending, layout, cancelled);
-        let row_layout =
-            FileLayout { folder: folder.path.clone(), transcripts: tournament.transcripts };
+        let recorder = Arc::new(Mutex::new(Recorder {
+            folder,
+            progress,
+            layout,
+            names: names.clone(),
+            game: tournament.game,
+            played: 0,
+        }));
+        let (cancel, cancelled) = watch::channel(false);
+        let (mut failures, workers) =
+            start_workers(tournament, pending, Arc::clone(&recorder), cancelled);
         let mut interrupt = std::pin::pin!(interrupt);
         loop {
-            let report = tokio::select! {
+            tokio::select! {
                 biased;
                 () = &mut interrupt, if !interrupted => {
                     interrupted = true;
                     let _ = cancel.send(true);
-                    continue;
                 }
-                report = reports.recv() => report,
-            };
-            match report {
-                None => break,
-                Some(Played::Game(game, report)) => {
-                    let row = GameRow::new(
-                        RowContext {
-                            game_index: game.index,
-                            round: game.round,
-                            pairing: format!(
-                                "{} vs {}",
-                                names[game.pairing[0]], names[game.pairing[1]]
-                            ),
-                            game: tournament.game,
-                            seats: [&names[game.seats[0]], &names[game.seats[1]]],
-                            transcript: row_layout.transcript(game.index),
-                        },
-                        &report,
-                    );
-                    let note = (row.reason != "normal").then(|| {
-                        format!(
-                            "game {}: {} forfeited ({}): {}",
-                            row.game_index, row.forfeiter, row.reason, row.forfeit_detail
-                        )
-                    });
-                    folder.append(&row)?;
-                    played += 1;
-                    progress.game_done(row.plies, note.as_deref());
-                }
-                Some(Played::Failed(error)) => {
-                    let _ = cancel.send(true);
-                    failure.get_or_insert(error);
-                }
+                failed = failures.recv() => match failed {
+                    // Every worker has finished.
+                    None => break,
+                    Some(error) => {
+                        let _ = cancel.send(true);
+                        failure.get_or_insert(error);
+                    }
+                },
             }
         }
         for worker in workers {
             let _ = worker.join();
         }
         reaper::sweep_orphans();
-        progress.finish();
+        let recorder = Arc::into_inner(recorder).expect("the workers are gone");
+        let recorder = recorder.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+        recorder.progress.finish();
+        played = recorder.played;
+        folder = recorder.folder;
     }
     if let Some(error) = failure {
-        return Err(anyhow::Error::new(error)
-            .context("a bot could not be started; the games played so far are kept"));
+        return Err(error.context("the run stopped; the games played so far are kept"));
     }
     if interrupted {
         return Ok(RunEnd::Interrupted { done: already + played, total });

@@ -10,39 +10,54 @@ use std::io::{self, BufRead, Write};
 
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// The fields of a referee message this bot reads; the rest (the state,
+/// the history) is skipped. Borrowed from the line, so nothing is copied.
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    id: Option<u64>,
+    seed: Option<u64>,
+    seat: Option<u64>,
+    #[serde(borrow, default)]
+    legal_moves: Vec<&'a RawValue>,
+}
 
 fn main() -> io::Result<()> {
-    let stdin = io::stdin();
-    let mut stdout = io::stdout().lock();
+    let mut input = io::stdin().lock();
+    let mut output = io::stdout().lock();
     let mut rng = ChaCha8Rng::seed_from_u64(0);
-    for line in stdin.lock().lines() {
-        let line = line?;
-        let Ok(message) = serde_json::from_str::<Value>(&line) else {
-            eprintln!("random-bot: ignoring a line that is not JSON: {line}");
-            continue;
-        };
-        let reply = match message["type"].as_str() {
-            Some("start") => {
-                let seed = message["seed"].as_u64().unwrap_or(0);
-                let seat = message["seat"].as_u64().unwrap_or(1);
-                rng = ChaCha8Rng::seed_from_u64(seed ^ seat.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-                json!({"type": "ready", "id": message["id"], "name": "random-bot"})
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(()); // input closed: the session is over
+        }
+        let message: Message = match serde_json::from_str(&line) {
+            Ok(message) => message,
+            Err(error) => {
+                eprintln!("random-bot: ignoring a line I cannot read ({error}): {line}");
+                continue;
             }
-            Some("move") => {
-                let legal = message["legal_moves"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-                if legal.is_empty() {
-                    eprintln!("random-bot: a move request without legal moves");
-                    continue;
-                }
-                let choice = &legal[rng.random_range(0..legal.len())];
-                json!({"type": "move", "id": message["id"], "move": choice})
+        };
+        let id = message.id.unwrap_or(0);
+        match message.kind {
+            "start" => {
+                let seat = message.seat.unwrap_or(1);
+                let seed = message.seed.unwrap_or(0) ^ seat.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                rng = ChaCha8Rng::seed_from_u64(seed);
+                writeln!(output, r#"{{"type":"ready","id":{id},"name":"random-bot"}}"#)?;
+            }
+            "move" if !message.legal_moves.is_empty() => {
+                let choice = message.legal_moves[rng.random_range(0..message.legal_moves.len())];
+                writeln!(output, r#"{{"type":"move","id":{id},"move":{}}}"#, choice.get())?;
             }
             // `reveal`, `over` and anything newer need no answer.
             _ => continue,
-        };
-        writeln!(stdout, "{reply}")?;
-        stdout.flush()?;
+        }
+        output.flush()?;
     }
-    Ok(())
 }
