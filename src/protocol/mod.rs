@@ -138,6 +138,8 @@ pub enum ToBot<'a, P, V, M> {
         forfeits: &'a [ForfeitNotice],
         scores: [i64; 2],
         state: V,
+        /// Every move of the game, as in `move` requests.
+        history: &'a [Played<M>],
     },
 }
 

@@ -360,6 +360,7 @@ impl<G: Game> Referee<'_, G> {
                 forfeits: &notices,
                 scores: report.scores,
                 state: game.view(seat),
+                history: &self.history,
             };
             // The result stands; a bot that cannot take `over` is restarted.
             let _ = self.notify(bots, seat, &message_line(&message)).await;

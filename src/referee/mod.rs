@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub use game::play_game;
-pub use process::{BotCommand, BotProcess, CommandError};
+pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, Stopped};
 
 use crate::games::Seat;
 use crate::protocol::{ForfeitReason, Limits};
@@ -61,6 +61,8 @@ impl Settings {
 pub struct Bot {
     pub name: String,
     pub command: BotCommand,
+    /// Set for a player that runs inside arena instead of a program.
+    local: Option<LocalPlayer>,
     process: Option<BotProcess>,
     /// The id of the next request; ids restart at 1 with every process.
     next_id: u64,
@@ -70,17 +72,31 @@ pub struct Bot {
 
 impl Bot {
     pub fn new(name: impl Into<String>, command: BotCommand) -> Bot {
-        Bot { name: name.into(), command, process: None, next_id: 1, reported_name: None }
+        Bot {
+            name: name.into(),
+            command,
+            local: None,
+            process: None,
+            next_id: 1,
+            reported_name: None,
+        }
+    }
+
+    /// A bot played by a local player (its label stands in for a command).
+    pub fn local(name: impl Into<String>, player: LocalPlayer) -> Bot {
+        let command = BotCommand { argv: vec![player.label.clone()], dir: None, env: Vec::new() };
+        Bot { local: Some(player), ..Bot::new(name, command) }
     }
 
     /// Starts the process unless it runs already.
     pub fn ensure_running(&mut self, settings: &Settings) -> Result<&mut BotProcess, CommandError> {
         if self.process.is_none() {
-            self.process = Some(BotProcess::spawn(
-                &self.command,
-                settings.max_line_bytes,
-                settings.stderr_cap,
-            )?);
+            self.process = Some(match &self.local {
+                Some(player) => BotProcess::local(player, settings.max_line_bytes),
+                None => {
+                    BotProcess::spawn(&self.command, settings.max_line_bytes, settings.stderr_cap)?
+                }
+            });
             self.next_id = 1;
         }
         Ok(self.process.as_mut().expect("started above"))
@@ -90,16 +106,18 @@ impl Bot {
         self.process.is_some()
     }
 
-    /// The pid of the running process.
+    /// The pid of the running process (none for a local player).
     pub fn pid(&self) -> Option<u32> {
-        self.process.as_ref().map(BotProcess::pid)
+        self.process.as_ref().and_then(BotProcess::pid)
     }
 
     /// Ends the process (input closed, a grace period, then the whole group
-    /// killed and reaped). The next game starts a new one.
-    pub async fn stop(&mut self, settings: &Settings) {
-        if let Some(process) = self.process.take() {
-            process.stop(settings.exit_grace).await;
+    /// killed and reaped). The next game starts a new one. `None` when it
+    /// was not running.
+    pub async fn stop(&mut self, settings: &Settings) -> Option<Stopped> {
+        match self.process.take() {
+            Some(process) => Some(process.stop(settings.exit_grace).await),
+            None => None,
         }
     }
 

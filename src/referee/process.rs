@@ -9,8 +9,11 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{ChildStdin, ChildStdout, Command};
+use std::future::Future;
+use std::pin::Pin;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::process::Command;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -152,14 +155,60 @@ impl Failure {
     }
 }
 
-/// A running bot process.
+/// The referee's end of a bot's input.
+type BotInput = Box<dyn AsyncWrite + Send + Unpin>;
+/// The referee's end of a bot's output.
+type BotOutput = Box<dyn AsyncRead + Send + Unpin>;
+
+/// A player that runs inside arena (a person at the terminal, the built-in
+/// random player) and speaks the protocol over an in-memory pipe, so the
+/// referee treats it exactly as it treats a bot program.
+#[derive(Clone)]
+pub struct LocalPlayer {
+    /// Shown where a command would be, e.g. `arena:human`.
+    pub label: String,
+    start: Arc<dyn Fn(LocalIo) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>,
+}
+
+/// A local player's ends of the pipe: it reads requests from `requests` and
+/// writes replies to `replies`. Its session ends when `requests` closes.
+pub struct LocalIo {
+    pub requests: Box<dyn AsyncRead + Send + Unpin>,
+    pub replies: Box<dyn AsyncWrite + Send + Unpin>,
+}
+
+impl LocalPlayer {
+    /// `start` is called for each session with the player's ends of the
+    /// pipe; the session lasts as long as the future it returns.
+    pub fn new<F, Fut>(label: impl Into<String>, start: F) -> LocalPlayer
+    where
+        F: Fn(LocalIo) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        LocalPlayer { label: label.into(), start: Arc::new(move |io| Box::pin(start(io))) }
+    }
+}
+
+impl std::fmt::Debug for LocalPlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalPlayer").field("label", &self.label).finish_non_exhaustive()
+    }
+}
+
+/// What runs behind a bot's pipes.
+enum Runner {
+    /// A program: its pid (also its process group) and its stderr drain.
+    Program { pid: u32, stderr_log: Arc<Mutex<StderrLog>>, stderr_task: JoinHandle<()> },
+    /// A local player's task.
+    Local { task: JoinHandle<()> },
+}
+
+/// A running bot: a program in its own process group, or a local player.
 pub struct BotProcess {
-    pid: u32,
-    stdin: Option<ChildStdin>,
-    stdout: LineReader<ChildStdout>,
+    runner: Runner,
+    stdin: Option<BotInput>,
+    stdout: LineReader<BotOutput>,
     exit: watch::Receiver<Option<ExitStatus>>,
-    stderr_log: Arc<Mutex<StderrLog>>,
-    stderr_task: JoinHandle<()>,
     stopped: bool,
 }
 
@@ -218,26 +267,52 @@ impl BotProcess {
         });
 
         Ok(BotProcess {
-            pid,
-            stdin: Some(stdin),
-            stdout: LineReader::new(stdout, max_line_bytes),
+            runner: Runner::Program { pid, stderr_log, stderr_task },
+            stdin: Some(Box::new(stdin)),
+            stdout: LineReader::new(Box::new(stdout), max_line_bytes),
             exit,
-            stderr_log,
-            stderr_task,
             stopped: false,
         })
     }
 
-    pub fn pid(&self) -> u32 {
-        self.pid
+    /// Starts a session of a local player.
+    pub fn local(player: &LocalPlayer, max_line_bytes: usize) -> BotProcess {
+        let (referee_end, player_end) = tokio::io::duplex(64 * 1024);
+        let (from_player, to_player) = tokio::io::split(referee_end);
+        let (requests, replies) = tokio::io::split(player_end);
+        let session =
+            (player.start)(LocalIo { requests: Box::new(requests), replies: Box::new(replies) });
+        let (exit_sender, exit) = watch::channel(None);
+        let task = tokio::spawn(async move {
+            session.await;
+            let _ = exit_sender.send(Some(ExitStatus::from_raw(0)));
+        });
+        BotProcess {
+            runner: Runner::Local { task },
+            stdin: Some(Box::new(to_player)),
+            stdout: LineReader::new(Box::new(from_player), max_line_bytes),
+            exit,
+            stopped: false,
+        }
     }
 
-    /// Sends the bot's stderr to `path` from now on (`None`: discard).
+    /// The program's pid; `None` for a local player.
+    pub fn pid(&self) -> Option<u32> {
+        match &self.runner {
+            Runner::Program { pid, .. } => Some(*pid),
+            Runner::Local { .. } => None,
+        }
+    }
+
+    /// Sends the bot's stderr to `path` from now on (`None`: discard). A
+    /// local player has no stderr.
     pub fn log_stderr_to(&self, path: Option<&Path>) {
-        self.stderr_log
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .switch_to(path.map(Path::to_path_buf));
+        if let Runner::Program { stderr_log, .. } = &self.runner {
+            stderr_log
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .switch_to(path.map(Path::to_path_buf));
+        }
     }
 
     /// Writes one line (which must end in `\n`) before `deadline`.
@@ -298,34 +373,60 @@ impl BotProcess {
         self.stdout.partial_line()
     }
 
-    /// Ends the process: closes its input, gives it `grace` to exit, then
-    /// kills its whole process group and reaps it.
-    pub async fn stop(mut self, grace: Duration) -> Option<ExitStatus> {
+    /// Ends the bot: closes its input and gives it `grace` to exit. Then a
+    /// program's whole process group is killed and reaped; a local player's
+    /// task is cancelled. Returns how the bot ended, and whether it exited
+    /// by itself within the grace.
+    pub async fn stop(mut self, grace: Duration) -> Stopped {
         self.stopped = true;
         drop(self.stdin.take());
-        let _ = tokio::time::timeout(grace, self.exit.wait_for(Option::is_some)).await;
-        // Also when the leader exited by itself: its children may live on
-        // and hold the pipes open.
-        kill_group(self.pid);
-        let status = self.exit.wait_for(Option::is_some).await.ok().and_then(|status| *status);
-        // stderr ends once every writer is gone; one that escaped the group
-        // is killed by the sweep, so do not wait for it here.
-        let stderr_task = &mut self.stderr_task;
-        if tokio::time::timeout(Duration::from_millis(50), stderr_task).await.is_err() {
-            self.stderr_task.abort();
+        let exited_in_grace =
+            tokio::time::timeout(grace, self.exit.wait_for(Option::is_some)).await.is_ok();
+        match &mut self.runner {
+            Runner::Program { pid, stderr_task, .. } => {
+                // Also when the leader exited by itself: its children may
+                // live on and hold the pipes open.
+                kill_group(*pid);
+                let status =
+                    self.exit.wait_for(Option::is_some).await.ok().and_then(|status| *status);
+                // stderr ends once every writer is gone; one that escaped the
+                // group is killed by the sweep, so do not wait for it here.
+                if tokio::time::timeout(Duration::from_millis(50), &mut *stderr_task).await.is_err()
+                {
+                    stderr_task.abort();
+                }
+                reaper::sweep_orphans_now_and_then(Duration::from_millis(200));
+                Stopped { status, exited_in_grace }
+            }
+            Runner::Local { task } => {
+                task.abort();
+                Stopped { status: None, exited_in_grace }
+            }
         }
-        reaper::sweep_orphans_now_and_then(Duration::from_millis(200));
-        status
     }
+}
+
+/// How a bot ended when its session was stopped.
+#[derive(Clone, Copy, Debug)]
+pub struct Stopped {
+    /// A program's exit status (`None` for a local player).
+    pub status: Option<ExitStatus>,
+    /// Whether it exited on its own once its input closed, within the grace.
+    pub exited_in_grace: bool,
 }
 
 impl Drop for BotProcess {
     fn drop(&mut self) {
         // Dropped without `stop` (a cancelled game, a panic): still kill the
-        // group; the wait task reaps the leader.
+        // group, and the wait task reaps the leader; or end the local task.
         if !self.stopped {
-            kill_group(self.pid);
-            self.stderr_task.abort();
+            match &self.runner {
+                Runner::Program { pid, stderr_task, .. } => {
+                    kill_group(*pid);
+                    stderr_task.abort();
+                }
+                Runner::Local { task } => task.abort(),
+            }
         }
     }
 }
