@@ -6,6 +6,8 @@
 
 pub mod cli;
 pub mod games;
+pub mod narrate;
+pub mod players;
 pub mod protocol;
 pub mod referee;
 pub mod results;

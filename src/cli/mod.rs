@@ -1,19 +1,25 @@
 //! The command line: each subcommand's arguments (clap derive) and the code
 //! that runs it. `src/main.rs` only parses and calls [`run`].
 
+mod check;
 mod interrupt;
 mod matches;
 mod merge;
 mod options;
 mod output;
+mod play;
+mod replay;
 mod run;
 
 use std::process::ExitCode;
 
 use clap::Subcommand;
 
+pub use check::CheckArgs;
 pub use matches::MatchArgs;
 pub use merge::MergeArgs;
+pub use play::PlayArgs;
+pub use replay::ReplayArgs;
 pub use run::RunArgs;
 
 /// The subcommands of `arena`.
@@ -40,6 +46,23 @@ pub enum Command {
     Run(RunArgs),
     /// Merge the results folders of `arena run --shard` into one.
     Merge(MergeArgs),
+    /// Check that a bot follows the protocol: a checklist with evidence.
+    ///
+    /// Plays the bot against the built-in random player in both seats, a few
+    /// games of every game (or of --game), in one process. Exit status 1 when
+    /// anything fails.
+    #[command(after_help = "Example:\n  arena check --game number-claim \"python3 my_bot.py\"")]
+    Check(CheckArgs),
+    /// Play a game yourself at the terminal, against a bot, the built-in
+    /// random player, or a second person.
+    #[command(
+        after_help = "Examples:\n  arena play number-snatch\n  arena play number-duel --vs target/release/strong-bot --seat 2\n  arena play number-warriors --vs human"
+    )]
+    Play(PlayArgs),
+    /// Print a game from its transcript, turn by turn, as the rule books
+    /// tell a game.
+    #[command(after_help = "Example:\n  arena replay results/demo/transcripts/game-000001.jsonl")]
+    Replay(ReplayArgs),
     /// List the games with their parameters and defaults.
     Games,
 }
@@ -56,6 +79,9 @@ pub fn run(command: Command) -> ExitCode {
         Command::Match(args) => matches::run(*args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Play(args) => play::run(args),
+        Command::Check(args) => check::run(args),
         Command::Games => {
             print!("{}", options::describe_games());
             Ok(ExitCode::SUCCESS)

@@ -57,6 +57,7 @@ pub async fn play_game<G: Game>(
         forfeits: [None, None],
         slowest_reply: [Duration::ZERO; 2],
         reported_names: [None, None],
+        answered_start: [false, false],
         settings,
     };
     referee.transcript.header(
@@ -105,6 +106,7 @@ struct Referee<'s, G: Game> {
     forfeits: [Option<Forfeit>; 2],
     slowest_reply: [Duration; 2],
     reported_names: [Option<String>; 2],
+    answered_start: [bool; 2],
     settings: &'s Settings,
 }
 
@@ -141,8 +143,28 @@ struct ResultLine<'a, S> {
 }
 
 impl<G: Game> Referee<'_, G> {
+    /// A message as one line, with the probe field when probing.
+    fn line<T: Serialize>(&self, message: &T) -> Vec<u8> {
+        let line = message_line(message);
+        if !self.settings.probe_unknown {
+            return line;
+        }
+        let mut probed = br#"{"x_arena_probe":"a field bots do not know; ignore it","#.to_vec();
+        probed.extend_from_slice(&line[1..]);
+        probed
+    }
+
     /// Sends `start` to both seats and waits for both `ready` replies.
     async fn handshake(&mut self, bots: &mut [&mut Bot; 2], params: &G::Params, seed: u64) {
+        if self.settings.probe_unknown {
+            let notice =
+                br#"{"type":"x_arena_probe","note":"a message type bots do not know; ignore it"}
+"#;
+            for seat in Seat::BOTH {
+                // A bot that cannot take it fails at `start` just after.
+                let _ = self.notify(bots, seat, notice).await;
+            }
+        }
         let limits = self.settings.limits();
         let exchanges = Seat::BOTH.map(|seat| {
             let id = bots[seat.index()].take_id();
@@ -155,13 +177,14 @@ impl<G: Game> Referee<'_, G> {
                 seed,
                 limits,
             };
-            Some(Exchange::new(seat, id, &message))
+            Some(Exchange::new(seat, id, self.line(&message)))
         });
         let [first, second] =
             self.exchange(bots, exchanges, ReplyKind::Ready, self.settings.startup_timeout).await;
         for exchange in [first, second].into_iter().flatten() {
             if let Some(Ok(Reply::Ready { name })) = exchange.answer {
                 self.reported_names[exchange.seat.index()] = name;
+                self.answered_start[exchange.seat.index()] = true;
             }
         }
     }
@@ -186,7 +209,7 @@ impl<G: Game> Referee<'_, G> {
                 legal_moves: &legal[seat.index()],
                 time_ms,
             };
-            Some(Exchange::new(seat, id, &message))
+            Some(Exchange::new(seat, id, self.line(&message)))
         });
         let answers =
             self.exchange(bots, exchanges, ReplyKind::Move, self.settings.move_timeout).await;
@@ -238,7 +261,7 @@ impl<G: Game> Referee<'_, G> {
     /// cannot take the message forfeits (a crash) there and then.
     async fn reveal(&mut self, bots: &mut [&mut Bot; 2], moves: [Option<&G::Move>; 2]) {
         let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Reveal { moves };
-        let line = message_line(&message);
+        let line = self.line(&message);
         for seat in Seat::BOTH {
             if let Err(failure) = self.notify(bots, seat, &line).await {
                 self.record_forfeit(seat, forfeit_from(failure, None));
@@ -345,6 +368,7 @@ impl<G: Game> Referee<'_, G> {
             duration: started.elapsed(),
             slowest_reply: self.slowest_reply,
             reported_names: self.reported_names.clone(),
+            answered_start: self.answered_start,
         };
         let notices: Vec<ForfeitNotice> = Seat::BOTH
             .into_iter()
@@ -363,7 +387,8 @@ impl<G: Game> Referee<'_, G> {
                 history: &self.history,
             };
             // The result stands; a bot that cannot take `over` is restarted.
-            let _ = self.notify(bots, seat, &message_line(&message)).await;
+            let line = self.line(&message);
+            let _ = self.notify(bots, seat, &line).await;
         }
         self.transcript.push(&ResultLine {
             kind: "result",
@@ -380,15 +405,8 @@ impl<G: Game> Referee<'_, G> {
 }
 
 impl<M> Exchange<M> {
-    fn new<T: Serialize>(seat: Seat, id: u64, message: &T) -> Exchange<M> {
-        Exchange {
-            seat,
-            id,
-            request: message_line(message),
-            sent_at: None,
-            received: None,
-            answer: None,
-        }
+    fn new(seat: Seat, id: u64, request: Vec<u8>) -> Exchange<M> {
+        Exchange { seat, id, request, sent_at: None, received: None, answer: None }
     }
 
     /// From the request going out to the reply coming in.

@@ -32,6 +32,9 @@ pub struct Settings {
     pub stderr_cap: u64,
     /// How long a bot may take to exit once its input is closed.
     pub exit_grace: Duration,
+    /// Add a field and a message type that bots do not know to what they
+    /// are sent (`arena check` uses it to see that a bot ignores them).
+    pub probe_unknown: bool,
 }
 
 impl Default for Settings {
@@ -42,6 +45,7 @@ impl Default for Settings {
             max_line_bytes: 64 * 1024,
             stderr_cap: 1024 * 1024,
             exit_grace: Duration::from_millis(200),
+            probe_unknown: false,
         }
     }
 }
@@ -155,6 +159,8 @@ pub struct GameReport {
     pub slowest_reply: [Duration; 2],
     /// Names the bots gave in `ready`.
     pub reported_names: [Option<String>; 2],
+    /// Whether each seat answered `start` with a valid `ready` in time.
+    pub answered_start: [bool; 2],
 }
 
 impl GameReport {

@@ -167,8 +167,11 @@ type BotOutput = Box<dyn AsyncRead + Send + Unpin>;
 pub struct LocalPlayer {
     /// Shown where a command would be, e.g. `arena:human`.
     pub label: String,
-    start: Arc<dyn Fn(LocalIo) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>,
+    start: Arc<dyn Fn(LocalIo) -> LocalSession + Send + Sync>,
 }
+
+/// A local player's session: runs until the player is done.
+type LocalSession = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// A local player's ends of the pipe: it reads requests from `requests` and
 /// writes replies to `replies`. Its session ends when `requests` closes.

@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::ops::Index;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -67,6 +67,18 @@ impl Scratch {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.arena_with_input(args, "")
+    }
+
+    /// Like [`Scratch::arena`], with `input` as the arena's standard input
+    /// (what a person at the terminal would type).
+    pub fn arena_with_input<I, S>(&self, args: I, input: &str) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let stdin_path = self.dir.path().join("arena.stdin");
+        std::fs::write(&stdin_path, input).expect("an input file");
         let stdout_path = self.dir.path().join("arena.stdout");
         let stderr_path = self.dir.path().join("arena.stderr");
         let create = |path: &Path| File::create(path).expect("an output file");
@@ -75,7 +87,7 @@ impl Scratch {
             .args(args)
             .current_dir(repo_dir())
             .env("ARENA_TEST_PIDS", self.pids_file())
-            .stdin(Stdio::null())
+            .stdin(File::open(&stdin_path).expect("the input file"))
             .stdout(create(&stdout_path))
             .stderr(create(&stderr_path))
             .spawn()

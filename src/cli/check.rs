@@ -1,0 +1,410 @@
+//! `arena check CMD`: a conformance checklist for a bot author's program.
+//!
+//! The bot plays a few games of each game against the built-in random
+//! player, in both seats, in one process; the second half of the games also
+//! carry a field and a message type the bot cannot know. Each item of the
+//! checklist passes or fails with its evidence, and a failure shows the line
+//! the bot sent and a hint a beginner can act on.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::options::{UsageError, default_bot_name};
+use crate::games::{Game, GameId, Seat, parse_params};
+use crate::players::random_player;
+use crate::protocol::ForfeitReason;
+use crate::referee::{self, Bot, BotCommand, Forfeit, GameReport, Settings, Stopped, play_game};
+use crate::results::FileLayout;
+use crate::seeds::derive_seed;
+use crate::units::parse_duration;
+use crate::with_game;
+
+/// Arguments of `arena check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Your bot's command line, e.g. "python3 my_bot.py".
+    command: String,
+    /// Check one game only (every game by default).
+    #[arg(long)]
+    game: Option<GameId>,
+    /// Games per game id (half in each seat; the second half also carries
+    /// unknown fields and messages).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(2..))]
+    games: u64,
+    /// Time for each move reply.
+    #[arg(long, value_parser = parse_duration, default_value = "1s")]
+    move_timeout: Duration,
+    /// Time to answer each `start`.
+    #[arg(long, value_parser = parse_duration, default_value = "5s")]
+    startup_timeout: Duration,
+    /// Seed of the games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Where transcripts and your bot's stderr logs go [default: a new
+    /// folder under the system's temporary folder].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+/// One line of the checklist.
+struct Item {
+    title: &'static str,
+    status: Status,
+    evidence: String,
+    /// The line the bot sent, when a line is the evidence.
+    line: Option<String>,
+    hint: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Pass,
+    Fail,
+    /// Could not be checked because of an earlier failure.
+    Skip,
+}
+
+/// What one game id's games showed.
+struct Evidence {
+    /// Per game: the report, the bot's seat, and its pid when the game began.
+    games: Vec<(GameReport, Seat, Option<u32>)>,
+    /// Per game: where the bot's stderr went.
+    logs: Vec<PathBuf>,
+    stopped: Option<Stopped>,
+    probed_from: usize,
+}
+
+pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let command =
+        BotCommand::parse(&args.command).map_err(|error| UsageError(error.to_string()))?;
+    command.check_program().map_err(UsageError)?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("arena-check-{}-{}", std::process::id(), args.seed))
+    });
+    let games: Vec<GameId> = args.game.map_or_else(|| GameId::ALL.to_vec(), |game| vec![game]);
+    if let Err(error) = referee::reaper::become_subreaper() {
+        eprintln!("arena: warning: cannot become a subreaper ({error})");
+    }
+    let settings = Settings {
+        move_timeout: args.move_timeout,
+        startup_timeout: args.startup_timeout,
+        // Generous: this measures whether the bot exits, not how fast.
+        exit_grace: Duration::from_secs(1),
+        ..Settings::default()
+    };
+    let name = default_bot_name(&command);
+    println!(
+        "Checking `{}` against the built-in random player: {} game{} of each of {} (logs and transcripts in {})",
+        args.command,
+        args.games,
+        if args.games == 1 { "" } else { "s" },
+        games.iter().map(|game| game.as_str()).collect::<Vec<_>>().join(", "),
+        out.display()
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let mut failed = 0;
+    for game in games {
+        let folder = out.join(game.as_str());
+        for sub in ["transcripts", "logs"] {
+            std::fs::create_dir_all(folder.join(sub))
+                .with_context(|| format!("cannot create {}", folder.display()))?;
+        }
+        let evidence = with_game!(game, G => {
+            runtime.block_on(gather::<G>(&name, &command, &settings, &args, &folder))?
+        });
+        let items = checklist(&evidence, &settings);
+        println!("\n{}:", game.title());
+        for item in &items {
+            print_item(item);
+        }
+        failed += items.iter().filter(|item| item.status == Status::Fail).count();
+    }
+    referee::reaper::sweep_orphans();
+    println!();
+    if failed == 0 {
+        println!("All checks passed.");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("{failed} check{} failed.", if failed == 1 { "" } else { "s" });
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// Plays the games of one game id and collects what happened.
+async fn gather<G: Game>(
+    name: &str,
+    command: &BotCommand,
+    base: &Settings,
+    args: &CheckArgs,
+    folder: &Path,
+) -> anyhow::Result<Evidence> {
+    let params: G::Params = parse_params(serde_json::Map::new()).expect("defaults are valid");
+    let mut bot = Bot::new(name, command.clone());
+    let mut random = Bot::local("random", random_player());
+    let layout = FileLayout { folder: folder.to_path_buf(), transcripts: true };
+    let probed_from = (args.games / 2) as usize;
+    let mut games = Vec::new();
+    let mut logs = Vec::new();
+    for index in 0..args.games {
+        let settings = Settings { probe_unknown: index as usize >= probed_from, ..base.clone() };
+        let pid = bot.ensure_running(&settings).context("cannot start the bot")?.pid();
+        let seat = if index % 2 == 0 { Seat::One } else { Seat::Two };
+        let seated =
+            if seat == Seat::One { [&mut bot, &mut random] } else { [&mut random, &mut bot] };
+        let names = [seated[0].name.clone(), seated[1].name.clone()];
+        let files = layout.files(index + 1, [&names[0], &names[1]]);
+        logs.extend(files.stderr_logs[seat.index()].clone());
+        let report =
+            play_game::<G>(seated, &params, derive_seed(args.seed, index), &settings, &files)
+                .await
+                .context("cannot start the bot")?;
+        games.push((report, seat, pid));
+    }
+    let stopped = bot.stop(base).await;
+    random.stop(base).await;
+    Ok(Evidence { games, logs, stopped, probed_from })
+}
+
+/// The checklist for one game id.
+///
+/// The games without probes decide every item but the one about unknown
+/// fields, which the probed games decide, so one mistake shows under the
+/// item it belongs to.
+fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
+    let plain = evidence.probed_from;
+    let total = evidence.games.len();
+    let forfeit_in = |index: usize| {
+        let (report, seat, _) = &evidence.games[index];
+        report.forfeits[seat.index()].clone()
+    };
+    let forfeits: Vec<(usize, Forfeit)> =
+        (0..total).filter_map(|index| Some((index, forfeit_in(index)?))).collect();
+    let plain_forfeits: Vec<&(usize, Forfeit)> = forfeits.iter().filter(|(index, _)| *index < plain).collect();
+    // A process that ended after a game shows as a crash at the next start.
+    let died_between_games = plain_forfeits.iter().find(|(index, forfeit)| {
+        *index > 0
+            && forfeit.reason == ForfeitReason::Crash
+            && !evidence.games[*index].0.answered_start[evidence.games[*index].1.index()]
+            && forfeit_in(index - 1).is_none_or(|previous| !previous.reason.leaves_bot_in_doubt())
+    });
+    let first = |matches: &dyn Fn(&Forfeit) -> bool| {
+        plain_forfeits
+            .iter()
+            .copied()
+            .filter(|offence| Some(*offence) != died_between_games.copied())
+            .find(|(_, forfeit)| matches(forfeit))
+    };
+    let mut items = Vec::new();
+
+    let (first_report, first_seat, _) = &evidence.games[0];
+    items.push(if first_report.answered_start[first_seat.index()] {
+        pass("starts and answers the handshake in time", format!("`ready` came back to `start` within {} ms", settings.startup_timeout.as_millis()))
+    } else {
+        failure("starts and answers the handshake in time", 0, forfeit_in(0).as_ref(), evidence, settings)
+    });
+    items.push(check(
+        "echoes ids",
+        first(&|forfeit| forfeit.reason == ForfeitReason::Malformed && forfeit.detail.contains(" id")),
+        format!("every reply carried its request's id in {total} games"),
+        evidence,
+        settings,
+    ));
+    items.push(check(
+        "answers only legal moves",
+        first(&|forfeit| forfeit.reason == ForfeitReason::IllegalMove),
+        "every move was one of `legal_moves`".to_owned(),
+        evidence,
+        settings,
+    ));
+    let several = "plays several games in one process";
+    let pids: Vec<Option<u32>> = evidence.games[..plain].iter().map(|(_, _, pid)| *pid).collect();
+    let new_process = pids.windows(2).position(|pair| pair[0] != pair[1]).map(|index| index + 1);
+    items.push(match (died_between_games, new_process) {
+        (Some((index, forfeit)), _) => {
+            let mut item = failure(several, *index, Some(forfeit), evidence, settings);
+            item.hint = Some("keep reading stdin after `over`: the next game's `start` follows".to_owned());
+            item
+        }
+        (None, None) => pass(several, format!("one process played the first {plain} games")),
+        (None, Some(game)) => skip(several, format!("game {game} forfeited, so its process was replaced")),
+    });
+    let probed_failure = forfeits.iter().find(|(index, _)| *index >= plain);
+    items.push(match (plain_forfeits.is_empty(), probed_failure) {
+        (true, None) => pass(
+            "ignores unknown fields and message types",
+            format!("games {}-{} carried both and were played normally", plain + 1, total),
+        ),
+        (true, Some((index, forfeit))) => {
+            let mut item =
+                failure("ignores unknown fields and message types", *index, Some(forfeit), evidence, settings);
+            item.hint = Some(
+                "ignore fields you do not use and message types you do not know; later versions add some".to_owned(),
+            );
+            item
+        }
+        (false, _) => skip(
+            "ignores unknown fields and message types",
+            "not checked: the games without them already failed".to_owned(),
+        ),
+    });
+    let slowest = evidence
+        .games
+        .iter()
+        .map(|(report, seat, _)| report.slowest_reply[seat.index()])
+        .max()
+        .unwrap_or_default();
+    let limit = settings.move_timeout;
+    items.push(match first(&|forfeit| forfeit.reason == ForfeitReason::Timeout) {
+        None => pass(
+            "takes its time",
+            format!(
+                "slowest reply {:.1} ms of the {} ms allowed{}",
+                slowest.as_secs_f64() * 1e3,
+                limit.as_millis(),
+                if slowest * 2 > limit { " (more than half: a slower machine may time out)" } else { "" }
+            ),
+        ),
+        Some((index, forfeit)) => failure("takes its time", *index, Some(forfeit), evidence, settings),
+    });
+    items.push(match evidence.stopped {
+        Some(Stopped { exited_in_grace: true, .. }) => {
+            pass("exits when its input closes", format!("exited within {} ms", settings.exit_grace.as_millis()))
+        }
+        Some(Stopped { exited_in_grace: false, .. }) => Item {
+            title: "exits when its input closes",
+            status: Status::Fail,
+            evidence: format!(
+                "still running {} ms after its stdin closed; it was killed",
+                settings.exit_grace.as_millis()
+            ),
+            line: None,
+            hint: Some("end your read loop and exit when reading stdin returns end of file".to_owned()),
+        },
+        None => skip(
+            "exits when its input closes",
+            "not checked: a forfeit had already ended the last process".to_owned(),
+        ),
+    });
+    items.push(check(
+        "writes nothing but protocol lines to stdout",
+        first(&|forfeit| {
+            forfeit.reason == ForfeitReason::LineTooLong
+                || (forfeit.reason == ForfeitReason::Malformed && !forfeit.detail.contains(" id"))
+        }),
+        "every line was a protocol reply".to_owned(),
+        evidence,
+        settings,
+    ));
+    items.push(check(
+        "keeps running during games",
+        first(&|forfeit| forfeit.reason == ForfeitReason::Crash),
+        "no crash or exit in the middle of a game".to_owned(),
+        evidence,
+        settings,
+    ));
+    items
+}
+
+fn pass(title: &'static str, evidence: String) -> Item {
+    Item { title, status: Status::Pass, evidence, line: None, hint: None }
+}
+
+fn skip(title: &'static str, evidence: String) -> Item {
+    Item { title, status: Status::Skip, evidence, line: None, hint: None }
+}
+
+/// Passes when nothing went wrong, else fails with the first offence.
+fn check(
+    title: &'static str,
+    offence: Option<&(usize, Forfeit)>,
+    fine: String,
+    evidence: &Evidence,
+    settings: &Settings,
+) -> Item {
+    match offence {
+        None => pass(title, fine),
+        Some((index, forfeit)) => failure(title, *index, Some(forfeit), evidence, settings),
+    }
+}
+
+fn failure(
+    title: &'static str,
+    index: usize,
+    forfeit: Option<&Forfeit>,
+    evidence: &Evidence,
+    settings: &Settings,
+) -> Item {
+    let (_, seat, _) = &evidence.games[index];
+    let log = &evidence.logs[index];
+    let Some(forfeit) = forfeit else {
+        return Item {
+            title,
+            status: Status::Fail,
+            evidence: format!("game {} (seat {seat}): no `ready`", index + 1),
+            line: None,
+            hint: None,
+        };
+    };
+    Item {
+        title,
+        status: Status::Fail,
+        evidence: format!(
+            "game {} (seat {seat}): {}: {}",
+            index + 1,
+            forfeit.reason,
+            forfeit.detail
+        ),
+        line: forfeit.line.clone(),
+        hint: Some(hint(forfeit, log, settings)),
+    }
+}
+
+/// What a beginner can do about a forfeit.
+fn hint(forfeit: &Forfeit, log: &Path, settings: &Settings) -> String {
+    match forfeit.reason {
+        ForfeitReason::Timeout if forfeit.line.is_some() => {
+            "your reply has no newline at its end: write \"\\n\" after each reply".to_owned()
+        }
+        ForfeitReason::Timeout if forfeit.detail.contains("input") => {
+            "read your stdin: the referee could not write its request".to_owned()
+        }
+        ForfeitReason::Timeout => format!(
+            "no reply arrived within {} ms: answer every `move` request, end the reply with a newline and flush stdout (print(..., flush=True) in Python, console.log in Node, stdout().flush() in Rust)",
+            settings.move_timeout.as_millis()
+        ),
+        ForfeitReason::Malformed if forfeit.detail.contains(" id") => {
+            "copy the `id` of each request into your reply".to_owned()
+        }
+        ForfeitReason::Malformed if forfeit.detail.contains("expected a") || forfeit.detail.contains("no `type`") => {
+            "answer `start` with {\"type\":\"ready\",\"id\":ID} and `move` with {\"type\":\"move\",\"id\":ID,\"move\":M}".to_owned()
+        }
+        ForfeitReason::Malformed | ForfeitReason::LineTooLong => {
+            "only protocol replies go to stdout, one JSON object per line: debug prints go to stderr".to_owned()
+        }
+        ForfeitReason::IllegalMove => {
+            "reply with one element of the request's `legal_moves`, copied as it is".to_owned()
+        }
+        ForfeitReason::Crash => format!(
+            "your bot stopped in the middle of a game; what it wrote to stderr, if anything, is in {}",
+            log.display()
+        ),
+    }
+}
+
+fn print_item(item: &Item) {
+    let status = match item.status {
+        Status::Pass => "PASS",
+        Status::Fail => "FAIL",
+        Status::Skip => "SKIP",
+    };
+    println!("  {status}  {}: {}", item.title, item.evidence);
+    if let Some(line) = &item.line {
+        println!("        it sent: {line}");
+    }
+    if let Some(hint) = &item.hint {
+        println!("        hint: {hint}");
+    }
+}

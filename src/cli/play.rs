@@ -1,0 +1,133 @@
+//! `arena play GAME`: a person plays at the terminal, against a bot, the
+//! built-in random player, or another person at the same keyboard.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::Value;
+
+use super::options::{UsageError, default_bot_name, parse_param};
+use crate::games::{GameId, Seat, check_overrides, parse_params};
+use crate::narrate::{Narrate, player};
+use crate::protocol::ForfeitReason;
+use crate::players::{SharedConsole, Terminal, human, random_player};
+use crate::referee::{self, Bot, BotCommand, GameFiles, GameReport, Settings, play_game};
+use crate::seeds::fresh_seed;
+use crate::units::parse_duration;
+use crate::with_game;
+
+/// Arguments of `arena play`.
+#[derive(Debug, clap::Args)]
+pub struct PlayArgs {
+    /// The game (`arena games` lists them).
+    game: GameId,
+    /// The opponent: `random` (the built-in random player), `human` (a
+    /// second person at this keyboard), or a bot's command line.
+    #[arg(long, default_value = "random", value_name = "CMD|random|human")]
+    vs: String,
+    /// Your seat: 1 moves first.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    seat: u8,
+    /// The game's seed (the list or grid it deals) [default: a fresh one].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// A game parameter, e.g. --param n=4 (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<(String, Value)>,
+    /// Time for each move, yours and the opponent's.
+    #[arg(long, value_parser = parse_duration, default_value = "30m")]
+    move_timeout: Duration,
+    /// Also write the game's transcript here.
+    #[arg(long, value_name = "FILE")]
+    transcript: Option<PathBuf>,
+}
+
+pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    let overrides: serde_json::Map<String, Value> = args.params.iter().cloned().collect();
+    check_overrides(args.game, &overrides)
+        .map_err(|error| UsageError(format!("{} parameters: {error}", args.game)))?;
+    let opponent_command = match args.vs.as_str() {
+        "random" | "human" => None,
+        line => {
+            let command = BotCommand::parse(line).map_err(|error| UsageError(format!("--vs: {error}")))?;
+            command.check_program().map_err(|error| UsageError(format!("--vs: {error}")))?;
+            Some(command)
+        }
+    };
+    if let Err(error) = referee::reaper::become_subreaper() {
+        eprintln!("arena: warning: cannot become a subreaper ({error})");
+    }
+    let seat = Seat::from_number(args.seat).expect("clap keeps the seat to 1 or 2");
+    let seed = args.seed.unwrap_or_else(fresh_seed);
+    let settings = Settings { move_timeout: args.move_timeout, ..Settings::default() };
+    let console: SharedConsole = Arc::new(Mutex::new(Terminal));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let report = with_game!(args.game, G => {
+        let params = parse_params(overrides).expect("checked above");
+        let you = Bot::local("you", human::<G>(Arc::clone(&console), true));
+        let opponent = match (&opponent_command, args.vs.as_str()) {
+            (Some(command), _) => Bot::new(default_bot_name(command), command.clone()),
+            (None, "human") => Bot::local(player(seat.other()), human::<G>(Arc::clone(&console), false)),
+            (None, _) => Bot::local("random", random_player()),
+        };
+        runtime.block_on(play_one::<G>(you, opponent, seat, &params, seed, &settings, args.transcript.clone()))?
+    });
+    let mut console = console.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    console.say("");
+    for line in result_lines(&report.0, &report.1) {
+        console.say(&line);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Plays the game; returns its report and the names by seat.
+async fn play_one<G: Narrate>(
+    mut you: Bot,
+    mut opponent: Bot,
+    seat: Seat,
+    params: &G::Params,
+    seed: u64,
+    settings: &Settings,
+    transcript: Option<PathBuf>,
+) -> anyhow::Result<(GameReport, [String; 2])> {
+    let seated = if seat == Seat::One { [&mut you, &mut opponent] } else { [&mut opponent, &mut you] };
+    let names = [seated[0].name.clone(), seated[1].name.clone()];
+    // The opponent's stderr is left out: it would mix with the game.
+    let files = GameFiles { transcript, stderr_logs: [None, None] };
+    let report = play_game::<G>(seated, params, seed, settings, &files)
+        .await
+        .context("the opponent could not be started")?;
+    you.stop(settings).await;
+    opponent.stop(settings).await;
+    Ok((report, names))
+}
+
+/// The closing lines: final scores, the winner, and any forfeit.
+fn result_lines(report: &GameReport, names: &[String; 2]) -> Vec<String> {
+    let label = |seat: Seat| format!("{} ({})", player(seat), names[seat.index()]);
+    let mut lines = vec!["Game Over!".to_owned(), "Final Scores:".to_owned()];
+    for seat in Seat::BOTH {
+        lines.push(format!("{}: {}", label(seat), report.scores[seat.index()]));
+    }
+    for seat in Seat::BOTH {
+        match &report.forfeits[seat.index()] {
+            // A person's side ends its session only when input runs out.
+            Some(forfeit) if names[seat.index()] == "you" && forfeit.reason == ForfeitReason::Crash => {
+                lines.push(format!("{} left the game: the input ended.", label(seat)));
+            }
+            Some(forfeit) => {
+                lines.push(format!("{} forfeits ({}): {}", label(seat), forfeit.reason, forfeit.detail));
+            }
+            None => {}
+        }
+    }
+    lines.push(match report.winner {
+        Some(seat) => format!("Winner: {}", label(seat)),
+        None if report.reason() == "double_forfeit" => "Both players lose.".to_owned(),
+        None => "It's a draw.".to_owned(),
+    });
+    lines
+}

@@ -1,0 +1,166 @@
+//! Games told in words, in the style of the rule books' command-line
+//! examples: the board, what each turn did, and the dialogue that asks a
+//! person for a move. Used by `arena replay` and `arena play`.
+//!
+//! Like the games, narration is pure: it turns states and moves into lines
+//! of text and reads answers through a [`Console`], never from a terminal
+//! directly.
+
+mod claim;
+mod duel;
+mod numbers_war;
+mod snatch;
+mod warriors;
+
+use crate::games::{Game, Seat};
+use crate::protocol::Played;
+
+/// Where a person's dialogue goes: lines out, answers in.
+pub trait Console {
+    /// Shows one line.
+    fn say(&mut self, line: &str);
+    /// Shows `prompt` (no newline) and reads one answer, without its line
+    /// end; `None` once input has ended.
+    fn ask(&mut self, prompt: &str) -> Option<String>;
+}
+
+/// A game that can be told in words.
+pub trait Narrate: Game {
+    /// The position, as the rule book's examples show it (the list, the
+    /// grid, the pool, and the scores).
+    fn board(&self) -> Vec<String>;
+
+    /// What one turn did, from `before` to `after`: `moves` holds the one
+    /// move of a turn-based game, or both choices of a simultaneous turn.
+    fn narrate_turn(before: &Self, moves: &[Played<Self::Move>], after: &Self) -> Vec<String>;
+
+    /// Asks the person in `seat` for one of `legal`, explaining and asking
+    /// again after bad input. `None` once input has ended.
+    fn ask_move(
+        &self,
+        seat: Seat,
+        legal: &[Self::Move],
+        console: &mut dyn Console,
+    ) -> Option<Self::Move>;
+}
+
+/// "Player 1".
+pub fn player(seat: Seat) -> String {
+    format!("Player {}", seat.number())
+}
+
+/// "1, 2, 3".
+pub fn comma_list(numbers: &[u32]) -> String {
+    numbers.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// "[1, 2, 3]".
+pub fn bracket_list(numbers: &[u32]) -> String {
+    format!("[{}]", comma_list(numbers))
+}
+
+/// Asks until the answer is a whole number that `accept` takes; `accept`
+/// explains a refusal. `None` once input has ended.
+pub fn ask_number(
+    console: &mut dyn Console,
+    prompt: &str,
+    mut accept: impl FnMut(u32) -> Result<(), String>,
+) -> Option<u32> {
+    loop {
+        let answer = console.ask(prompt)?;
+        match answer.trim().parse::<u32>() {
+            Ok(number) => match accept(number) {
+                Ok(()) => return Some(number),
+                Err(why) => console.say(&why),
+            },
+            Err(_) if answer.trim().is_empty() => console.say("Please type a number."),
+            Err(_) => console
+                .say(&format!("`{}` is not a whole number. Please type a number.", answer.trim())),
+        }
+    }
+}
+
+/// Plays `moves` onto `game` turn by turn, calling `told` with each turn's
+/// lines. A turn is one move of each seat to move at its start, in seat
+/// order. Returns how many moves were applied; a trailing incomplete turn is left
+/// unapplied.
+pub fn tell_turns<G: Narrate>(
+    game: &mut G,
+    moves: &[Played<G::Move>],
+    mut told: impl FnMut(Vec<String>),
+) -> usize {
+    let mut applied = 0;
+    while applied < moves.len() {
+        let size = game.to_move().len();
+        if size == 0 || applied + size > moves.len() {
+            break;
+        }
+        let turn = &moves[applied..applied + size];
+        let seats_in_turn = turn.iter().map(|played| played.seat).eq(game.to_move().iter().copied());
+        if !seats_in_turn || turn.iter().any(|played| !game.is_legal(played.seat, &played.mv)) {
+            break;
+        }
+        let before = game.clone();
+        for played in turn {
+            game.apply(played.seat, &played.mv);
+        }
+        told(G::narrate_turn(&before, turn, game));
+        applied += size;
+    }
+    applied
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A console that answers from a script and records everything.
+    pub struct ScriptedConsole {
+        pub answers: std::collections::VecDeque<String>,
+        pub transcript: Vec<String>,
+    }
+
+    impl ScriptedConsole {
+        pub fn new(answers: &[&str]) -> ScriptedConsole {
+            ScriptedConsole {
+                answers: answers.iter().map(|a| a.to_string()).collect(),
+                transcript: Vec::new(),
+            }
+        }
+    }
+
+    impl Console for ScriptedConsole {
+        fn say(&mut self, line: &str) {
+            self.transcript.push(line.to_owned());
+        }
+
+        fn ask(&mut self, prompt: &str) -> Option<String> {
+            let answer = self.answers.pop_front()?;
+            self.transcript.push(format!("{prompt}{answer}"));
+            Some(answer)
+        }
+    }
+
+    #[test]
+    fn numbers_are_asked_again_until_accepted() {
+        let mut console = ScriptedConsole::new(&["", "abc", "7", "3"]);
+        let number = ask_number(&mut console, "Pick: ", |n| {
+            if n == 3 { Ok(()) } else { Err(format!("{n} is not allowed.")) }
+        });
+        assert_eq!(number, Some(3));
+        assert_eq!(
+            console.transcript,
+            [
+                "Pick: ",
+                "Please type a number.",
+                "Pick: abc",
+                "`abc` is not a whole number. Please type a number.",
+                "Pick: 7",
+                "7 is not allowed.",
+                "Pick: 3"
+            ]
+        );
+        let mut empty = ScriptedConsole::new(&[]);
+        assert_eq!(ask_number(&mut empty, "Pick: ", |_| Ok(())), None);
+    }
+}

@@ -1,0 +1,145 @@
+//! A person playing at the terminal, through the rule books' dialogue.
+//!
+//! The person's side keeps its own copy of the game (from the `start`
+//! message's parameters and seed) and replays each move of the history onto
+//! it, so every turn, the opponent's included, is told with the exact
+//! position before and after.
+
+use std::io::{BufRead, Write};
+use std::sync::{Arc, Mutex};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::Session;
+use crate::games::Seat;
+use crate::narrate::{Console, Narrate, tell_turns};
+use crate::protocol::Played;
+use crate::referee::LocalPlayer;
+
+/// The console people play on, shared by both seats when two people play.
+pub type SharedConsole = Arc<Mutex<dyn Console + Send>>;
+
+/// Standard input and output.
+#[derive(Default)]
+pub struct Terminal;
+
+impl Console for Terminal {
+    fn say(&mut self, line: &str) {
+        println!("{line}");
+    }
+
+    fn ask(&mut self, prompt: &str) -> Option<String> {
+        let mut stdout = std::io::stdout().lock();
+        let _ = write!(stdout, "{prompt}");
+        let _ = stdout.flush();
+        let mut answer = String::new();
+        match std::io::stdin().lock().read_line(&mut answer) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(answer.trim_end_matches(['\r', '\n']).to_owned()),
+        }
+    }
+}
+
+/// A person playing `G` on `console`. The `narrator` tells the game as it
+/// goes; with two people at one keyboard only one of them does.
+pub fn human<G: Narrate>(console: SharedConsole, narrator: bool) -> LocalPlayer {
+    LocalPlayer::new("arena:human", move |io| {
+        let console = Arc::clone(&console);
+        async move { play::<G>(Session::new(io), console, narrator).await }
+    })
+}
+
+/// One game in progress, as the person's side sees it.
+struct Table<G> {
+    game: G,
+    seat: Seat,
+    /// Moves of the history already applied to `game`.
+    applied: usize,
+}
+
+async fn play<G: Narrate>(mut session: Session, console: SharedConsole, narrator: bool) {
+    let mut table: Option<Table<G>> = None;
+    while let Some(message) = session.next().await {
+        match message["type"].as_str() {
+            Some("start") => {
+                let Some(new_table) = start::<G>(&message) else { return };
+                if narrator {
+                    let mut console = lock(&console);
+                    console.say(&format!("Welcome to {}!", G::ID.title()));
+                    console.say("");
+                    for line in new_table.game.board() {
+                        console.say(&line);
+                    }
+                }
+                table = Some(new_table);
+                let ready = json!({"type": "ready", "id": message["id"], "name": "human"});
+                if session.reply(ready).await.is_err() {
+                    return;
+                }
+            }
+            Some("move") => {
+                let Some(table) = table.as_mut() else { return };
+                catch_up(table, &message, &console, narrator);
+                let Some(legal) = field::<Vec<G::Move>>(&message, "legal_moves") else { return };
+                let (game, seat) = (table.game.clone(), table.seat);
+                let asking = Arc::clone(&console);
+                let answer = tokio::task::spawn_blocking(move || {
+                    let mut console = lock(&asking);
+                    console.say("");
+                    game.ask_move(seat, &legal, &mut *console)
+                })
+                .await;
+                let Ok(Some(mv)) = answer else {
+                    lock(&console).say(&format!("\nInput ended: Player {seat} leaves the game."));
+                    return;
+                };
+                let reply = json!({"type": "move", "id": message["id"], "move": mv});
+                if session.reply(reply).await.is_err() {
+                    return;
+                }
+            }
+            Some("over") => {
+                if let Some(table) = table.as_mut() {
+                    catch_up(table, &message, &console, narrator);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn start<G: Narrate>(message: &Value) -> Option<Table<G>> {
+    let params: G::Params = field(message, "params")?;
+    let seed = message["seed"].as_u64()?;
+    let seat = Seat::from_number(u8::try_from(message["seat"].as_u64()?).ok()?)?;
+    Some(Table { game: G::new(&params, seed), seat, applied: 0 })
+}
+
+/// Applies (and, for the narrator, tells) the history's moves not seen yet.
+fn catch_up<G: Narrate>(
+    table: &mut Table<G>,
+    message: &Value,
+    console: &SharedConsole,
+    narrator: bool,
+) {
+    let Some(history) = field::<Vec<Played<G::Move>>>(message, "history") else { return };
+    let new = history.get(table.applied..).unwrap_or_default();
+    table.applied += tell_turns(&mut table.game, new, |lines| {
+        if narrator {
+            let mut console = lock(console);
+            console.say("");
+            for line in &lines {
+                console.say(line);
+            }
+        }
+    });
+}
+
+fn field<T: DeserializeOwned>(message: &Value, name: &str) -> Option<T> {
+    serde_json::from_value(message.get(name)?.clone()).ok()
+}
+
+fn lock(console: &SharedConsole) -> std::sync::MutexGuard<'_, dyn Console + Send + 'static> {
+    console.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -1,0 +1,198 @@
+//! `arena check` against well-behaved and misbehaving bots, and `arena play`
+//! driven through its standard input as a person would type.
+
+#[allow(dead_code)]
+mod common;
+
+use common::{PYTHON_RANDOM_BOT, Run, Scratch, fixture, rust_random_bot};
+
+fn check(scratch: &Scratch, args: &[&str]) -> Run {
+    let out = scratch.out();
+    let mut all = vec!["check", "--out", out.to_str().expect("a UTF-8 path")];
+    all.extend_from_slice(args);
+    scratch.arena(all)
+}
+
+/// The checklist line of `title`, e.g. "FAIL  echoes ids: ...".
+fn item<'a>(run: &'a Run, title: &str) -> &'a str {
+    run.stdout
+        .lines()
+        .map(str::trim_start)
+        .find(|line| line.get(6..).is_some_and(|rest| rest.starts_with(title)))
+        .unwrap_or_else(|| panic!("no `{title}` in:\n{}", run.stdout))
+}
+
+/// The lines after the checklist line of `title`, up to the next item.
+fn details<'a>(run: &'a Run, title: &str) -> Vec<&'a str> {
+    let line = item(run, title);
+    run.stdout
+        .lines()
+        .skip_while(|candidate| candidate.trim_start() != line)
+        .skip(1)
+        .take_while(|candidate| candidate.starts_with("        "))
+        .map(str::trim)
+        .collect()
+}
+
+#[test]
+fn a_good_bot_passes_every_check_of_every_game() {
+    let scratch = Scratch::new();
+    let bot = rust_random_bot().to_str().expect("a UTF-8 path").to_owned();
+    let run = check(&scratch, &[&bot]);
+    run.assert_success();
+    for game in ["Number Snatch", "Numbers War", "Number Warriors", "Number Claim", "Number Duel"] {
+        assert!(run.stdout.contains(&format!("{game}:")), "{}", run.stdout);
+    }
+    let passes = run.stdout.lines().filter(|line| line.trim_start().starts_with("PASS")).count();
+    assert_eq!(passes, 5 * 9, "{}", run.stdout);
+    assert!(run.stdout.contains("All checks passed."));
+}
+
+#[test]
+fn the_python_starter_bot_passes() {
+    let scratch = Scratch::new();
+    let run = check(&scratch, &["--game", "number-warriors", PYTHON_RANDOM_BOT]);
+    run.assert_success();
+    assert!(!run.stdout.contains("FAIL"), "{}", run.stdout);
+}
+
+/// Runs the checklist on one fixture; it must fail (exit status 1).
+fn check_fixture(fixture_bot: &str) -> Run {
+    let scratch = Scratch::new();
+    let run = check(&scratch, &["--game", "number-claim", "--move-timeout", "500ms", &fixture(fixture_bot)]);
+    assert_eq!(run.status.code(), Some(1), "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("failed."), "{}", run.stdout);
+    run
+}
+
+#[test]
+fn a_wrong_id_fails_the_id_check_with_the_line_and_a_hint() {
+    let run = check_fixture("wrong_id.py");
+    assert!(item(&run, "echoes ids").starts_with("FAIL"));
+    let details = details(&run, "echoes ids");
+    assert!(details[0].starts_with("it sent: {") && details[0].contains("1002"), "{details:?}");
+    assert!(details[1].contains("copy the `id`"), "{details:?}");
+    assert!(item(&run, "answers only legal moves").starts_with("PASS"));
+}
+
+#[test]
+fn debug_prints_on_stdout_fail_with_a_hint_about_stderr() {
+    let run = check_fixture("garbage.py");
+    let title = "writes nothing but protocol lines to stdout";
+    assert!(item(&run, title).starts_with("FAIL"));
+    let details = details(&run, title);
+    assert_eq!(details[0], "it sent: this is not JSON {");
+    assert!(details[1].contains("stderr"), "{details:?}");
+}
+
+#[test]
+fn a_silent_bot_fails_the_time_check() {
+    let run = check_fixture("silent.py");
+    assert!(item(&run, "takes its time").starts_with("FAIL"));
+    assert!(details(&run, "takes its time").iter().any(|line| line.contains("flush")));
+}
+
+#[test]
+fn an_illegal_move_fails_the_legality_check() {
+    let run = check_fixture("illegal_move.py");
+    assert!(item(&run, "answers only legal moves").starts_with("FAIL"));
+    assert!(details(&run, "answers only legal moves")[0].contains("424242"));
+}
+
+#[test]
+fn a_bot_that_quits_after_one_game_fails_the_several_games_check() {
+    let run = check_fixture("one_game.py");
+    assert!(item(&run, "plays several games in one process").starts_with("FAIL"));
+    assert!(details(&run, "plays several games in one process").iter().any(|line| line.contains("after `over`")));
+    assert!(item(&run, "starts and answers the handshake in time").starts_with("PASS"));
+}
+
+#[test]
+fn a_bot_that_chokes_on_unknown_fields_fails_that_check_only() {
+    let run = check_fixture("strict_fields.py");
+    assert!(item(&run, "ignores unknown fields and message types").starts_with("FAIL"));
+    let failures = run.stdout.lines().filter(|line| line.trim_start().starts_with("FAIL")).count();
+    assert_eq!(failures, 1, "{}", run.stdout);
+}
+
+#[test]
+fn a_bot_that_ignores_the_end_of_its_input_fails_the_exit_check() {
+    let run = check_fixture("ignores_eof.py");
+    assert!(item(&run, "exits when its input closes").starts_with("FAIL"));
+    assert!(details(&run, "exits when its input closes").iter().any(|line| line.contains("end of file")));
+}
+
+#[test]
+fn a_missing_bot_is_a_usage_error() {
+    let scratch = Scratch::new();
+    let run = check(&scratch, &["no-such-bot-anywhere"]);
+    assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("no-such-bot-anywhere"), "{}", run.stderr);
+}
+
+fn play(args: &[&str], input: &str) -> Run {
+    let scratch = Scratch::new();
+    let mut all = vec!["play"];
+    all.extend_from_slice(args);
+    let run = scratch.arena_with_input(all, input);
+    run.assert_success();
+    run
+}
+
+#[test]
+fn a_person_plays_number_claim_and_bad_input_is_asked_again() {
+    // The built-in random player; the answers cover every number, so
+    // whatever it claims, each turn finds one that is still free.
+    let mut input = String::from("abc\n\n100\n");
+    for number in (1..=9).rev() {
+        input.push_str(&format!("{number}\n"));
+    }
+    let run = play(&["number-claim", "--seed", "3"], &input);
+    let out = &run.stdout;
+    assert!(out.contains("Welcome to Number Claim!"), "{out}");
+    assert!(out.contains("`abc` is not a whole number"), "{out}");
+    assert!(out.contains("Please type a number."), "{out}");
+    assert!(out.contains("100"), "{out}");
+    assert!(out.contains("Player 1 claims 9."), "{out}");
+    assert!(out.contains("Updated Grid:") && out.contains("[P1]") && out.contains("[P2]"), "{out}");
+    assert!(out.contains("Final Scores:") && out.contains("Winner: "), "{out}");
+    assert!(!out.contains("forfeits"), "{out}");
+}
+
+#[test]
+fn a_person_plays_number_duel_against_a_bot_from_seat_2() {
+    let bot = rust_random_bot().to_str().expect("a UTF-8 path").to_owned();
+    // Whatever the bot does, some of these answers are legal; bad ones are
+    // asked again, and running out of input ends the game cleanly.
+    let mut input = String::from("x\n");
+    for number in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].repeat(2) {
+        input.push_str(&format!("{number}\nsubtract\nadd\n"));
+    }
+    let run = play(&["number-duel", "--vs", &bot, "--seat", "2", "--seed", "5"], &input);
+    let out = &run.stdout;
+    assert!(out.contains("Welcome to Number Duel!"), "{out}");
+    assert!(out.contains("Choose an operation (add/multiply): "), "{out}");
+    assert!(out.contains("subtract"), "{out}");
+    assert!(out.contains("Player 1 (random-bot)") && out.contains("Player 2 (you)"), "{out}");
+    assert!(out.contains("Final Scores:"), "{out}");
+}
+
+#[test]
+fn two_people_play_number_warriors_at_one_keyboard() {
+    // Both type the same numbers in turn: every turn is a tie, no damage.
+    let input: String = (1..=9).rev().flat_map(|n| [n, n]).map(|n| format!("{n}\n")).collect();
+    let run = play(&["number-warriors", "--vs", "human"], &input);
+    let out = &run.stdout;
+    assert!(out.contains("Player 1, enter your number: "), "{out}");
+    assert!(out.contains("Player 2, enter your number: "), "{out}");
+    assert!(out.contains("Revealing selections..."), "{out}");
+    assert_eq!(out.matches("Revealing selections...").count(), 9, "{out}");
+    assert!(out.contains("It's a draw."), "{out}");
+}
+
+#[test]
+fn running_out_of_input_ends_the_game_without_a_crash() {
+    let run = play(&["number-snatch", "--seed", "2"], "");
+    assert!(run.stdout.contains("left the game"), "{}", run.stdout);
+    assert!(run.stdout.contains("Winner: Player 2 (random)"), "{}", run.stdout);
+}
