@@ -182,7 +182,8 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
     };
     let forfeits: Vec<(usize, Forfeit)> =
         (0..total).filter_map(|index| Some((index, forfeit_in(index)?))).collect();
-    let plain_forfeits: Vec<&(usize, Forfeit)> = forfeits.iter().filter(|(index, _)| *index < plain).collect();
+    let plain_forfeits: Vec<&(usize, Forfeit)> =
+        forfeits.iter().filter(|(index, _)| *index < plain).collect();
     // A process that ended after a game shows as a crash at the next start.
     let died_between_games = plain_forfeits.iter().find(|(index, forfeit)| {
         *index > 0
@@ -201,13 +202,27 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
 
     let (first_report, first_seat, _) = &evidence.games[0];
     items.push(if first_report.answered_start[first_seat.index()] {
-        pass("starts and answers the handshake in time", format!("`ready` came back to `start` within {} ms", settings.startup_timeout.as_millis()))
+        pass(
+            "starts and answers the handshake in time",
+            format!(
+                "`ready` came back to `start` within {} ms",
+                settings.startup_timeout.as_millis()
+            ),
+        )
     } else {
-        failure("starts and answers the handshake in time", 0, forfeit_in(0).as_ref(), evidence, settings)
+        failure(
+            "starts and answers the handshake in time",
+            0,
+            forfeit_in(0).as_ref(),
+            evidence,
+            settings,
+        )
     });
     items.push(check(
         "echoes ids",
-        first(&|forfeit| forfeit.reason == ForfeitReason::Malformed && forfeit.detail.contains(" id")),
+        first(&|forfeit| {
+            forfeit.reason == ForfeitReason::Malformed && forfeit.detail.contains(" id")
+        }),
         format!("every reply carried its request's id in {total} games"),
         evidence,
         settings,
@@ -225,11 +240,14 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
     items.push(match (died_between_games, new_process) {
         (Some((index, forfeit)), _) => {
             let mut item = failure(several, *index, Some(forfeit), evidence, settings);
-            item.hint = Some("keep reading stdin after `over`: the next game's `start` follows".to_owned());
+            item.hint =
+                Some("keep reading stdin after `over`: the next game's `start` follows".to_owned());
             item
         }
         (None, None) => pass(several, format!("one process played the first {plain} games")),
-        (None, Some(game)) => skip(several, format!("game {game} forfeited, so its process was replaced")),
+        (None, Some(game)) => {
+            skip(several, format!("game {game} forfeited, so its process was replaced"))
+        }
     });
     let probed_failure = forfeits.iter().find(|(index, _)| *index >= plain);
     items.push(match (plain_forfeits.is_empty(), probed_failure) {
@@ -264,15 +282,22 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
                 "slowest reply {:.1} ms of the {} ms allowed{}",
                 slowest.as_secs_f64() * 1e3,
                 limit.as_millis(),
-                if slowest * 2 > limit { " (more than half: a slower machine may time out)" } else { "" }
+                if slowest * 2 > limit {
+                    " (more than half: a slower machine may time out)"
+                } else {
+                    ""
+                }
             ),
         ),
-        Some((index, forfeit)) => failure("takes its time", *index, Some(forfeit), evidence, settings),
+        Some((index, forfeit)) => {
+            failure("takes its time", *index, Some(forfeit), evidence, settings)
+        }
     });
     items.push(match evidence.stopped {
-        Some(Stopped { exited_in_grace: true, .. }) => {
-            pass("exits when its input closes", format!("exited within {} ms", settings.exit_grace.as_millis()))
-        }
+        Some(Stopped { exited_in_grace: true, .. }) => pass(
+            "exits when its input closes",
+            format!("exited within {} ms", settings.exit_grace.as_millis()),
+        ),
         Some(Stopped { exited_in_grace: false, .. }) => Item {
             title: "exits when its input closes",
             status: Status::Fail,
@@ -281,7 +306,9 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
                 settings.exit_grace.as_millis()
             ),
             line: None,
-            hint: Some("end your read loop and exit when reading stdin returns end of file".to_owned()),
+            hint: Some(
+                "end your read loop and exit when reading stdin returns end of file".to_owned(),
+            ),
         },
         None => skip(
             "exits when its input closes",

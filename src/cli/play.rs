@@ -12,8 +12,8 @@ use serde_json::Value;
 use super::options::{UsageError, default_bot_name, parse_param};
 use crate::games::{GameId, Seat, check_overrides, parse_params};
 use crate::narrate::{Narrate, player};
-use crate::protocol::ForfeitReason;
 use crate::players::{SharedConsole, Terminal, human, random_player};
+use crate::protocol::ForfeitReason;
 use crate::referee::{self, Bot, BotCommand, GameFiles, GameReport, Settings, play_game};
 use crate::seeds::fresh_seed;
 use crate::units::parse_duration;
@@ -52,7 +52,8 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let opponent_command = match args.vs.as_str() {
         "random" | "human" => None,
         line => {
-            let command = BotCommand::parse(line).map_err(|error| UsageError(format!("--vs: {error}")))?;
+            let command =
+                BotCommand::parse(line).map_err(|error| UsageError(format!("--vs: {error}")))?;
             command.check_program().map_err(|error| UsageError(format!("--vs: {error}")))?;
             Some(command)
         }
@@ -93,7 +94,8 @@ async fn play_one<G: Narrate>(
     settings: &Settings,
     transcript: Option<PathBuf>,
 ) -> anyhow::Result<(GameReport, [String; 2])> {
-    let seated = if seat == Seat::One { [&mut you, &mut opponent] } else { [&mut opponent, &mut you] };
+    let seated =
+        if seat == Seat::One { [&mut you, &mut opponent] } else { [&mut opponent, &mut you] };
     let names = [seated[0].name.clone(), seated[1].name.clone()];
     // The opponent's stderr is left out: it would mix with the game.
     let files = GameFiles { transcript, stderr_logs: [None, None] };
@@ -115,11 +117,18 @@ fn result_lines(report: &GameReport, names: &[String; 2]) -> Vec<String> {
     for seat in Seat::BOTH {
         match &report.forfeits[seat.index()] {
             // A person's side ends its session only when input runs out.
-            Some(forfeit) if names[seat.index()] == "you" && forfeit.reason == ForfeitReason::Crash => {
+            Some(forfeit)
+                if names[seat.index()] == "you" && forfeit.reason == ForfeitReason::Crash =>
+            {
                 lines.push(format!("{} left the game: the input ended.", label(seat)));
             }
             Some(forfeit) => {
-                lines.push(format!("{} forfeits ({}): {}", label(seat), forfeit.reason, forfeit.detail));
+                lines.push(format!(
+                    "{} forfeits ({}): {}",
+                    label(seat),
+                    forfeit.reason,
+                    forfeit.detail
+                ));
             }
             None => {}
         }

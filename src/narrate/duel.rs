@@ -2,7 +2,7 @@
 //! player's number and operation with its calculation, a score that
 //! overshoots the target resetting to 0, and the win on the target itself.
 
-use super::{ask_number, bracket_list, player, Console, Narrate};
+use super::{Console, Narrate, ask_number, bracket_list, player};
 use crate::games::duel::{DuelMove, DuelView, NumberDuel, Op};
 use crate::games::{Game, Seat};
 use crate::protocol::Played;

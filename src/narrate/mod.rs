@@ -96,7 +96,8 @@ pub fn tell_turns<G: Narrate>(
             break;
         }
         let turn = &moves[applied..applied + size];
-        let seats_in_turn = turn.iter().map(|played| played.seat).eq(game.to_move().iter().copied());
+        let seats_in_turn =
+            turn.iter().map(|played| played.seat).eq(game.to_move().iter().copied());
         if !seats_in_turn || turn.iter().any(|played| !game.is_legal(played.seat, &played.mv)) {
             break;
         }

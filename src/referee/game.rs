@@ -54,6 +54,7 @@ pub async fn play_game<G: Game>(
             None => Transcript::disabled(started.into_std()),
         },
         history: Vec::new(),
+        history_json: Vec::new(),
         forfeits: [None, None],
         slowest_reply: [Duration::ZERO; 2],
         reported_names: [None, None],
@@ -103,6 +104,9 @@ pub async fn play_game<G: Game>(
 struct Referee<'s, G: Game> {
     transcript: Transcript,
     history: Vec<Played<G::Move>>,
+    /// `history` as JSON, without its brackets: it only grows, so each
+    /// request copies it instead of serializing every move again.
+    history_json: Vec<u8>,
     forfeits: [Option<Forfeit>; 2],
     slowest_reply: [Duration; 2],
     reported_names: [Option<String>; 2],
@@ -145,7 +149,11 @@ struct ResultLine<'a, S> {
 impl<G: Game> Referee<'_, G> {
     /// A message as one line, with the probe field when probing.
     fn line<T: Serialize>(&self, message: &T) -> Vec<u8> {
-        let line = message_line(message);
+        self.probed(message_line(message))
+    }
+
+    /// `line` with a field bots do not know, when probing.
+    fn probed(&self, line: Vec<u8>) -> Vec<u8> {
         if !self.settings.probe_unknown {
             return line;
         }
@@ -161,8 +169,7 @@ impl<G: Game> Referee<'_, G> {
                 br#"{"type":"x_arena_probe","note":"a message type bots do not know; ignore it"}
 "#;
             for seat in Seat::BOTH {
-                // A bot that cannot take it fails at `start` just after.
-                let _ = self.notify(bots, seat, notice).await;
+                self.notify(bots, seat, notice);
             }
         }
         let limits = self.settings.limits();
@@ -202,14 +209,14 @@ impl<G: Game> Referee<'_, G> {
                 return None;
             }
             let id = bots[seat.index()].take_id();
-            let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Move {
+            let request = move_request(
                 id,
-                state: game.view(seat),
-                history: &self.history,
-                legal_moves: &legal[seat.index()],
+                &game.view(seat),
+                &self.history_json,
+                &legal[seat.index()],
                 time_ms,
-            };
-            Some(Exchange::new(seat, id, self.line(&message)))
+            );
+            Some(Exchange::new(seat, id, self.probed(request)))
         });
         let answers =
             self.exchange(bots, exchanges, ReplyKind::Move, self.settings.move_timeout).await;
@@ -245,7 +252,7 @@ impl<G: Game> Referee<'_, G> {
             }
         }
         if seats.len() > 1 {
-            self.reveal(bots, [chosen[0].as_ref(), chosen[1].as_ref()]).await;
+            self.reveal(bots, [chosen[0].as_ref(), chosen[1].as_ref()]);
         }
         if self.forfeits != [None, None] {
             return;
@@ -253,42 +260,34 @@ impl<G: Game> Referee<'_, G> {
         for seat in seats {
             let mv = chosen[seat.index()].take().expect("every seat to move chose");
             game.apply(*seat, &mv);
+            if !self.history.is_empty() {
+                self.history_json.push(b',');
+            }
+            serde_json::to_writer(&mut self.history_json, &Played { seat: *seat, mv: &mv })
+                .expect("moves serialize");
             self.history.push(Played { seat: *seat, mv });
         }
     }
 
-    /// Tells both seats the choices of a simultaneous turn. A bot that
-    /// cannot take the message forfeits (a crash) there and then.
-    async fn reveal(&mut self, bots: &mut [&mut Bot; 2], moves: [Option<&G::Move>; 2]) {
+    /// Tells both seats the choices of a simultaneous turn.
+    fn reveal(&mut self, bots: &mut [&mut Bot; 2], moves: [Option<&G::Move>; 2]) {
         let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Reveal { moves };
         let line = self.line(&message);
         for seat in Seat::BOTH {
-            if let Err(failure) = self.notify(bots, seat, &line).await {
-                self.record_forfeit(seat, forfeit_from(failure, None));
-            }
+            self.notify(bots, seat, &line);
         }
     }
 
-    /// Sends a message that needs no answer, unless the bot is in doubt. A
-    /// bot that cannot take it is stopped, so its next game starts afresh.
-    async fn notify(
-        &mut self,
-        bots: &mut [&mut Bot; 2],
-        seat: Seat,
-        line: &[u8],
-    ) -> Result<(), Failure> {
+    /// Queues a message that needs no answer for `seat`, unless its bot is
+    /// in doubt. It goes out with the bot's next request or when its session
+    /// ends; a bot that cannot take it fails there.
+    fn notify(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, line: &[u8]) {
         if self.in_doubt(seat) {
-            return Ok(());
+            return;
         }
-        let bot = &mut *bots[seat.index()];
-        let Some(process) = bot.process.as_mut() else { return Ok(()) };
-        let sent_at = Instant::now();
-        self.transcript.sent(seat, sent_at.into_std(), trim_newline(line));
-        let sent = process.send(line, sent_at + self.settings.move_timeout).await;
-        if sent.is_err() {
-            bot.stop(self.settings).await;
-        }
-        sent
+        let Some(process) = bots[seat.index()].process.as_mut() else { return };
+        self.transcript.sent(seat, Instant::now().into_std(), trim_newline(line));
+        process.queue(line);
     }
 
     /// Runs the exchanges of one step: every request is written before any
@@ -386,9 +385,8 @@ impl<G: Game> Referee<'_, G> {
                 state: game.view(seat),
                 history: &self.history,
             };
-            // The result stands; a bot that cannot take `over` is restarted.
             let line = self.line(&message);
-            let _ = self.notify(bots, seat, &line).await;
+            self.notify(bots, seat, &line);
         }
         self.transcript.push(&ResultLine {
             kind: "result",
@@ -416,6 +414,31 @@ impl<M> Exchange<M> {
             _ => Duration::ZERO,
         }
     }
+}
+
+/// A `move` request as one line, newline included: the same bytes as
+/// serializing [`ToBot::Move`], written directly because it is the message
+/// sent most, and with the history already serialized.
+fn move_request<V: Serialize, M: Serialize>(
+    id: u64,
+    state: &V,
+    history_json: &[u8],
+    legal_moves: &[M],
+    time_ms: u64,
+) -> Vec<u8> {
+    let mut line = Vec::with_capacity(256 + history_json.len());
+    line.extend_from_slice(br#"{"type":"move","id":"#);
+    line.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
+    line.extend_from_slice(br#","state":"#);
+    serde_json::to_writer(&mut line, state).expect("views serialize");
+    line.extend_from_slice(br#","history":["#);
+    line.extend_from_slice(history_json);
+    line.extend_from_slice(br#"],"legal_moves":"#);
+    serde_json::to_writer(&mut line, legal_moves).expect("moves serialize");
+    line.extend_from_slice(br#","time_ms":"#);
+    line.extend_from_slice(itoa::Buffer::new().format(time_ms).as_bytes());
+    line.extend_from_slice(b"}\n");
+    line
 }
 
 /// A message as one line, newline included.
@@ -496,4 +519,41 @@ fn bad_reply_forfeit(bad: BadReply, line: &[u8]) -> Forfeit {
         BadReply::NotAMove(detail) => (ForfeitReason::IllegalMove, detail),
     };
     Forfeit { reason, detail, line: Some(cut(line)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::duel::{DuelParams, NumberDuel};
+
+    /// The hand-written request is byte for byte the documented message.
+    #[test]
+    fn move_requests_match_the_protocol_type() {
+        let mut game = NumberDuel::with(&DuelParams::default());
+        let mut history = Vec::new();
+        let mut history_json = Vec::new();
+        for id in 1..6 {
+            let seat = game.to_move()[0];
+            let legal = game.legal_moves(seat);
+            let expected: ToBot<'_, DuelParams, _, _> = ToBot::Move {
+                id,
+                state: game.view(seat),
+                history: &history,
+                legal_moves: &legal,
+                time_ms: 1000,
+            };
+            let fast = move_request(id, &game.view(seat), &history_json, &legal, 1000);
+            assert_eq!(
+                String::from_utf8(fast).unwrap(),
+                String::from_utf8(message_line(&expected)).unwrap()
+            );
+            let mv = legal[legal.len() / 2];
+            game.apply(seat, &mv);
+            if !history.is_empty() {
+                history_json.push(b',');
+            }
+            serde_json::to_writer(&mut history_json, &Played { seat, mv: &mv }).unwrap();
+            history.push(Played { seat, mv });
+        }
+    }
 }

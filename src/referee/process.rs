@@ -210,6 +210,9 @@ enum Runner {
 pub struct BotProcess {
     runner: Runner,
     stdin: Option<BotInput>,
+    /// Lines that need no answer, written together with the next request
+    /// (or when the session ends): one write and one wake-up of the bot.
+    pending: Vec<u8>,
     stdout: LineReader<BotOutput>,
     exit: watch::Receiver<Option<ExitStatus>>,
     stopped: bool,
@@ -272,6 +275,7 @@ impl BotProcess {
         Ok(BotProcess {
             runner: Runner::Program { pid, stderr_log, stderr_task },
             stdin: Some(Box::new(stdin)),
+            pending: Vec::new(),
             stdout: LineReader::new(Box::new(stdout), max_line_bytes),
             exit,
             stopped: false,
@@ -293,6 +297,7 @@ impl BotProcess {
         BotProcess {
             runner: Runner::Local { task },
             stdin: Some(Box::new(to_player)),
+            pending: Vec::new(),
             stdout: LineReader::new(Box::new(from_player), max_line_bytes),
             exit,
             stopped: false,
@@ -318,12 +323,27 @@ impl BotProcess {
         }
     }
 
-    /// Writes one line (which must end in `\n`) before `deadline`.
+    /// Queues a line that needs no answer (it must end in `\n`); it goes out
+    /// with the next [`BotProcess::send`], or when the session ends.
+    pub fn queue(&mut self, line: &[u8]) {
+        self.pending.extend_from_slice(line);
+    }
+
+    /// Writes the queued lines and then `line` (which must end in `\n`)
+    /// before `deadline`.
     pub async fn send(&mut self, line: &[u8], deadline: Instant) -> Result<(), Failure> {
         let Some(stdin) = &mut self.stdin else {
             return Err(Failure::new(ForfeitReason::Crash, "its input is already closed"));
         };
-        match tokio::time::timeout_at(deadline, stdin.write_all(line)).await {
+        let bytes = if self.pending.is_empty() {
+            line
+        } else {
+            self.pending.extend_from_slice(line);
+            &self.pending
+        };
+        let written = tokio::time::timeout_at(deadline, stdin.write_all(bytes)).await;
+        self.pending.clear();
+        match written {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => {
                 wait_for_exit(&mut self.exit, deadline).await;
@@ -382,6 +402,12 @@ impl BotProcess {
     /// by itself within the grace.
     pub async fn stop(mut self, grace: Duration) -> Stopped {
         self.stopped = true;
+        if let Some(stdin) = &mut self.stdin
+            && !self.pending.is_empty()
+        {
+            // The last `over`; a bot that does not read it gets no more.
+            let _ = tokio::time::timeout(grace, stdin.write_all(&self.pending)).await;
+        }
         drop(self.stdin.take());
         let exited_in_grace =
             tokio::time::timeout(grace, self.exit.wait_for(Option::is_some)).await.is_ok();
