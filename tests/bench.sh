@@ -23,10 +23,10 @@ restart = "$4"
 transcripts = $5
 [[bot]]
 name = "a"
-command = ["$bot"]
+command = ["$bot", "--quiet"]
 [[bot]]
 name = "b"
-command = ["$bot"]
+command = ["$bot", "--quiet"]
 TOML
   printf '%-48s ' "$1:"
   ./target/release/arena run "$work/t.toml" --fresh --out "$work/out" | grep '^played'

@@ -17,7 +17,7 @@ use std::iter;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Game, GameId, GameParams, Outcome, ParamError, Seat, check_range};
+use super::{Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, check_range};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -38,9 +38,19 @@ impl Default for DuelParams {
 
 impl GameParams for DuelParams {
     fn validate(&self) -> Result<(), ParamError> {
-        check_range("max", self.max, 1..=1000)?;
+        check_range("max", self.max, 1..=MAX_NUMBERS)?;
         check_range("copies", self.copies, 1..=100)?;
-        check_range("target", self.target, 1..=1_000_000_000)
+        check_range("target", self.target, 1..=1_000_000_000)?;
+        if self.max * self.copies > MAX_NUMBERS {
+            return Err(ParamError::new(
+                "copies",
+                format!(
+                    "max × copies is the pool's size and may be at most {MAX_NUMBERS}, got {} × {}",
+                    self.max, self.copies
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -329,5 +339,8 @@ mod tests {
         assert_eq!(invalid(10, 101, 50).param, "copies");
         assert_eq!(invalid(10, 2, 0).param, "target");
         assert_eq!(invalid(10, 2, 1_000_000_001).param, "target");
+        // The pool (max × copies numbers) stays within the position limit.
+        assert_eq!(invalid(100, 11, 50).param, "copies");
+        assert!(DuelParams { max: 100, copies: 10, target: 50 }.validate().is_ok());
     }
 }

@@ -126,6 +126,11 @@ impl ParamError {
 
 /// Checks that parameter `param` lies in `range`, with a message that names
 /// the allowed bounds and the value given.
+/// The most numbers a list, pool or grid may hold. Every request carries
+/// the whole position and a transcript is kept in memory until its game
+/// ends, so positions stay small.
+pub const MAX_NUMBERS: u32 = 1000;
+
 pub fn check_range(
     param: &'static str,
     value: u32,

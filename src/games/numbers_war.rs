@@ -15,7 +15,9 @@ use std::collections::VecDeque;
 use rand::seq::index;
 use serde::{Deserialize, Serialize};
 
-use super::{Game, GameId, GameParams, Outcome, ParamError, Seat, check_range, setup_rng};
+use super::{
+    Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, check_range, setup_rng,
+};
 
 /// Bound on `count` and `max`, which keeps every sum far inside `i64`.
 const LIMIT: u32 = 1_000_000;
@@ -37,7 +39,7 @@ impl Default for NumbersWarParams {
 
 impl GameParams for NumbersWarParams {
     fn validate(&self) -> Result<(), ParamError> {
-        check_range("count", self.count, 2..=LIMIT)?;
+        check_range("count", self.count, 2..=MAX_NUMBERS)?;
         if self.count % 2 != 0 {
             return Err(ParamError::new(
                 "count",

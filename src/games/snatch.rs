@@ -22,7 +22,9 @@ use std::cmp::Ordering;
 use rand::seq::index;
 use serde::{Deserialize, Serialize};
 
-use super::{Game, GameId, GameParams, Outcome, ParamError, Seat, check_range, setup_rng};
+use super::{
+    Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, check_range, setup_rng,
+};
 
 /// Bound on `count` and `max`, which keeps every score sum far inside `i64`.
 const LIMIT: u32 = 1_000_000;
@@ -44,7 +46,7 @@ impl Default for SnatchParams {
 
 impl GameParams for SnatchParams {
     fn validate(&self) -> Result<(), ParamError> {
-        check_range("count", self.count, 1..=LIMIT)?;
+        check_range("count", self.count, 1..=MAX_NUMBERS)?;
         check_range("max", self.max, 1..=LIMIT)?;
         if self.max < self.count {
             return Err(ParamError::new(

@@ -21,12 +21,10 @@ use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Game, GameId, GameParams, Outcome, ParamError, Seat, check_range};
+use super::{Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, check_range};
 
 /// Bound on `life`: far more than any game needs, and far from overflow.
 const LIFE_LIMIT: u32 = 1_000_000_000;
-/// Bound on `max`, the pool size and so the number of turns.
-const MAX_LIMIT: u32 = 1_000_000;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -46,7 +44,7 @@ impl Default for WarriorsParams {
 impl GameParams for WarriorsParams {
     fn validate(&self) -> Result<(), ParamError> {
         check_range("life", self.life, 1..=LIFE_LIMIT)?;
-        check_range("max", self.max, 1..=MAX_LIMIT)
+        check_range("max", self.max, 1..=MAX_NUMBERS)
     }
 }
 
@@ -258,6 +256,7 @@ mod tests {
         let invalid = |life, max| WarriorsParams { life, max }.validate().unwrap_err();
         assert_eq!(invalid(0, 9).param, "life");
         assert_eq!(invalid(15, 0).param, "max");
-        assert_eq!(invalid(15, 0).message, "must be between 1 and 1000000, got 0");
+        assert_eq!(invalid(15, 0).message, "must be between 1 and 1000, got 0");
+        assert_eq!(invalid(15, 1001).param, "max");
     }
 }
