@@ -4,8 +4,20 @@
 //! moves in exactly the form the reply takes, so echoing one of them back is
 //! always legal. It plays any number of games per process and exits when its
 //! input closes. Randomness is seeded from each game's `seed` and the seat,
-//! so the same tournament reproduces the same games.
+//! so the same tournament reproduces the same games. Debug output goes to
+//! stderr (`eprintln!`), never stdout: stdout carries protocol lines only.
+//!
+//! It logs one line per game to stderr, which arena keeps in a log file per
+//! game. `random-bot --quiet` logs nothing, so no log files are written:
+//! that is the setting for measuring the referee's own speed.
+//!
+//! To write your own bot, copy this file (and its `[[bin]]` entry in
+//! Cargo.toml) and change the `"move"` branch: read the fields you need into
+//! `Message` (for example `state: Option<&'a RawValue>`, parsed into your
+//! own struct) and write one of `legal_moves` back. `bots/rust/src/strong/`
+//! is a complete example that parses every game's state.
 
+use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 
 use rand::rngs::ChaCha8Rng;
@@ -20,6 +32,8 @@ struct Message<'a> {
     #[serde(rename = "type")]
     kind: &'a str,
     id: Option<u64>,
+    #[serde(borrow)]
+    game: Option<Cow<'a, str>>,
     seed: Option<u64>,
     seat: Option<u64>,
     #[serde(borrow, default)]
@@ -27,6 +41,7 @@ struct Message<'a> {
 }
 
 fn main() -> io::Result<()> {
+    let quiet = std::env::args().skip(1).any(|arg| arg == "--quiet");
     let mut input = io::stdin().lock();
     let mut output = io::stdout().lock();
     let mut rng = ChaCha8Rng::seed_from_u64(0);
@@ -46,12 +61,21 @@ fn main() -> io::Result<()> {
         let id = message.id.unwrap_or(0);
         match message.kind {
             "start" => {
+                // A new game (the same process may play many): read it all
+                // from this message and reset any per-game state here.
                 let seat = message.seat.unwrap_or(1);
                 let seed = message.seed.unwrap_or(0) ^ seat.wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 rng = ChaCha8Rng::seed_from_u64(seed);
+                if !quiet {
+                    eprintln!(
+                        "game started: {}, seat {seat}",
+                        message.game.as_deref().unwrap_or("?")
+                    );
+                }
                 writeln!(output, r#"{{"type":"ready","id":{id},"name":"random-bot"}}"#)?;
             }
             "move" if !message.legal_moves.is_empty() => {
+                // YOUR LOGIC GOES HERE: pick one of the legal moves.
                 let choice = message.legal_moves[rng.random_range(0..message.legal_moves.len())];
                 writeln!(output, r#"{{"type":"move","id":{id},"move":{}}}"#, choice.get())?;
             }
