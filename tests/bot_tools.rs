@@ -59,7 +59,10 @@ fn the_python_starter_bot_passes() {
 /// Runs the checklist on one fixture; it must fail (exit status 1).
 fn check_fixture(fixture_bot: &str) -> Run {
     let scratch = Scratch::new();
-    let run = check(&scratch, &["--game", "number-claim", "--move-timeout", "500ms", &fixture(fixture_bot)]);
+    let run = check(
+        &scratch,
+        &["--game", "number-claim", "--move-timeout", "500ms", &fixture(fixture_bot)],
+    );
     assert_eq!(run.status.code(), Some(1), "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("failed."), "{}", run.stdout);
     run
@@ -103,7 +106,11 @@ fn an_illegal_move_fails_the_legality_check() {
 fn a_bot_that_quits_after_one_game_fails_the_several_games_check() {
     let run = check_fixture("one_game.py");
     assert!(item(&run, "plays several games in one process").starts_with("FAIL"));
-    assert!(details(&run, "plays several games in one process").iter().any(|line| line.contains("after `over`")));
+    assert!(
+        details(&run, "plays several games in one process")
+            .iter()
+            .any(|line| line.contains("after `over`"))
+    );
     assert!(item(&run, "starts and answers the handshake in time").starts_with("PASS"));
 }
 
@@ -119,7 +126,11 @@ fn a_bot_that_chokes_on_unknown_fields_fails_that_check_only() {
 fn a_bot_that_ignores_the_end_of_its_input_fails_the_exit_check() {
     let run = check_fixture("ignores_eof.py");
     assert!(item(&run, "exits when its input closes").starts_with("FAIL"));
-    assert!(details(&run, "exits when its input closes").iter().any(|line| line.contains("end of file")));
+    assert!(
+        details(&run, "exits when its input closes")
+            .iter()
+            .any(|line| line.contains("end of file"))
+    );
 }
 
 #[test]

@@ -411,13 +411,14 @@ fn a_bot_that_never_reads_forfeits_at_startup() {
 
 #[test]
 fn a_bot_that_stops_reading_does_not_block_the_referee() {
-    // A list of 20000 numbers makes each move request a few hundred KB, far
-    // more than a pipe holds: writing it blocks until the deadline.
+    // With 1,000 numbers each move request is several KB and the history
+    // grows: the unread requests soon fill the pipe, and writing the next
+    // one blocks until the deadline.
     assert_forfeits(&Misbehaviour {
         fixture: "stops_reading.py",
-        game: "number-snatch",
+        game: "numbers-war",
         seed: 24,
-        extra_args: &["--param", "count=20000", "--param", "max=100000"],
+        extra_args: &["--param", "count=1000", "--param", "max=1000"],
         reason: "timeout",
         detail: "input",
     });

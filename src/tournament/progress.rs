@@ -11,6 +11,8 @@ pub struct Progress {
     done: u64,
     moves: u64,
     started: Instant,
+    /// CPU used before the first game, so the figure covers playing only.
+    usage_at_start: Usage,
     display: Display,
 }
 
@@ -41,7 +43,7 @@ impl Progress {
         if already > 0 {
             println!("resuming: {already} games already in games.csv, {total} to play");
         }
-        Progress { total, done: 0, moves: 0, started: Instant::now(), display }
+        Progress { total, done: 0, moves: 0, started: Instant::now(), usage_at_start: own_usage(), display }
     }
 
     /// One more game, of `plies` moves; `note` is printed above the progress.
@@ -86,13 +88,17 @@ impl Progress {
         }
         let elapsed = self.started.elapsed().as_secs_f64();
         let usage = own_usage();
+        let user = usage.user_seconds - self.usage_at_start.user_seconds;
+        let system = usage.system_seconds - self.usage_at_start.system_seconds;
+        let per_move = |seconds: f64| 1e6 * seconds / self.moves.max(1) as f64;
         println!(
-            "played {} games ({} moves) in {elapsed:.2}s: {:.0} games/s; arena's own CPU {:.2}s = {:.1} us per move; peak memory {} MiB",
+            "played {} games ({} moves) in {elapsed:.2}s: {:.0} games/s; arena's own CPU {:.1} us per move ({:.1} user + {:.1} system); peak memory {} MiB",
             self.done,
             self.moves,
             self.done as f64 / elapsed.max(1e-9),
-            usage.cpu_seconds,
-            1e6 * usage.cpu_seconds / self.moves.max(1) as f64,
+            per_move(user + system),
+            per_move(user),
+            per_move(system),
             usage.peak_rss_kib / 1024,
         );
     }
@@ -100,7 +106,8 @@ impl Progress {
 
 /// CPU time and peak memory of this process (all threads, no children).
 pub struct Usage {
-    pub cpu_seconds: f64,
+    pub user_seconds: f64,
+    pub system_seconds: f64,
     pub peak_rss_kib: u64,
 }
 
@@ -113,7 +120,8 @@ pub fn own_usage() -> Usage {
     };
     let seconds = |time: libc::timeval| time.tv_sec as f64 + time.tv_usec as f64 / 1e6;
     Usage {
-        cpu_seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        user_seconds: seconds(usage.ru_utime),
+        system_seconds: seconds(usage.ru_stime),
         peak_rss_kib: usage.ru_maxrss.max(0) as u64,
     }
 }
