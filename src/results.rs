@@ -211,22 +211,29 @@ impl Tally {
     }
 }
 
+impl Tally {
+    /// Counts one game, for the bot in `seat`.
+    pub fn add(&mut self, row: &GameRow, seat: Seat) {
+        let name = if seat == Seat::One { &row.seat1 } else { &row.seat2 };
+        self.games += 1;
+        match row.outcome.as_str() {
+            "draw" => self.draws += 1,
+            _ if row.winner == *name => self.wins += 1,
+            _ => self.losses += 1,
+        }
+        if let Some(reason) = row.forfeit_reason_of(seat) {
+            *self.forfeits.entry(reason.as_str()).or_default() += 1;
+        }
+    }
+}
+
 /// Tallies per bot name, from games.csv rows.
 pub fn tally(rows: &[GameRow]) -> BTreeMap<String, Tally> {
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     for row in rows {
         for seat in Seat::BOTH {
             let name = if seat == Seat::One { &row.seat1 } else { &row.seat2 };
-            let tally = tallies.entry(name.clone()).or_default();
-            tally.games += 1;
-            match row.outcome.as_str() {
-                "draw" => tally.draws += 1,
-                _ if row.winner == *name => tally.wins += 1,
-                _ => tally.losses += 1,
-            }
-            if let Some(reason) = row.forfeit_reason_of(seat) {
-                *tally.forfeits.entry(reason.as_str()).or_default() += 1;
-            }
+            tallies.entry(name.clone()).or_default().add(row, seat);
         }
     }
     tallies

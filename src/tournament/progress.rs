@@ -43,7 +43,14 @@ impl Progress {
         if already > 0 {
             println!("resuming: {already} games already in games.csv, {total} to play");
         }
-        Progress { total, done: 0, moves: 0, started: Instant::now(), usage_at_start: own_usage(), display }
+        Progress {
+            total,
+            done: 0,
+            moves: 0,
+            started: Instant::now(),
+            usage_at_start: own_usage(),
+            display,
+        }
     }
 
     /// One more game, of `plies` moves; `note` is printed above the progress.

@@ -11,11 +11,11 @@
 //! against a bot rated 0, which keeps all ratings finite and changes little
 //! once many games are played.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use crate::games::Seat;
 use crate::protocol::ForfeitReason;
-use crate::results::{GameRow, Tally, tally};
+use crate::results::{GameRow, Tally};
 
 /// One line of standings.csv.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,17 +39,67 @@ impl Standing {
     }
 }
 
-/// Standings of `bots` (every bot of the tournament, played or not), best first.
-pub fn standings(bots: &[String], rows: &[GameRow]) -> Vec<Standing> {
-    let tallies = tally(rows);
-    let ratings = fit_ratings(bots, rows);
-    let mut table: Vec<Standing> = bots
+/// Everything the standings need, gathered one row at a time so a run of
+/// any length needs no more memory than its number of bots does.
+#[derive(Clone, Debug)]
+pub struct Results {
+    bots: Vec<String>,
+    index: HashMap<String, usize>,
+    /// Games between each pair: `games[i][j]`.
+    games: Vec<Vec<f64>>,
+    /// Points of `i` against `j`: `points[i][j]`.
+    points: Vec<Vec<f64>>,
+    tallies: Vec<Tally>,
+}
+
+impl Results {
+    /// No games yet between `bots` (every bot of the tournament).
+    pub fn new(bots: &[String]) -> Results {
+        let count = bots.len();
+        Results {
+            bots: bots.to_vec(),
+            index: bots.iter().enumerate().map(|(i, bot)| (bot.clone(), i)).collect(),
+            games: vec![vec![0.0; count]; count],
+            points: vec![vec![0.0; count]; count],
+            tallies: vec![Tally::default(); count],
+        }
+    }
+
+    pub fn from_rows(bots: &[String], rows: &[GameRow]) -> Results {
+        let mut results = Results::new(bots);
+        for row in rows {
+            results.add(row);
+        }
+        results
+    }
+
+    /// Counts one game; rows of bots not in the list are ignored.
+    pub fn add(&mut self, row: &GameRow) {
+        let (Some(&one), Some(&two)) = (self.index.get(&row.seat1), self.index.get(&row.seat2))
+        else {
+            return;
+        };
+        self.games[one][two] += 1.0;
+        self.games[two][one] += 1.0;
+        self.points[one][two] += row_points(row, Seat::One);
+        self.points[two][one] += row_points(row, Seat::Two);
+        self.tallies[one].add(row, Seat::One);
+        self.tallies[two].add(row, Seat::Two);
+    }
+}
+
+/// Standings of every bot (played or not), best first.
+pub fn standings(results: &Results) -> Vec<Standing> {
+    let ratings = fit_ratings(results);
+    let mut table: Vec<Standing> = results
+        .bots
         .iter()
+        .zip(&results.tallies)
         .zip(ratings)
-        .map(|(bot, (elo, elo_margin))| Standing {
+        .map(|((bot, tally), (elo, elo_margin))| Standing {
             rank: 0,
             bot: bot.clone(),
-            tally: tallies.get(bot).cloned().unwrap_or_default(),
+            tally: tally.clone(),
             elo,
             elo_margin,
         })
@@ -69,34 +119,6 @@ pub fn standings(bots: &[String], rows: &[GameRow]) -> Vec<Standing> {
 
 const ELO_PER_NATURAL_UNIT: f64 = 400.0 / std::f64::consts::LN_10;
 
-/// Games and points between each pair of bots: `games[i][j]`, `points[i][j]`
-/// (points of `i` against `j`).
-struct Results {
-    games: Vec<Vec<f64>>,
-    points: Vec<Vec<f64>>,
-}
-
-fn pairwise(bots: &[String], rows: &[GameRow]) -> Results {
-    let count = bots.len();
-    let index: BTreeMap<&str, usize> =
-        bots.iter().enumerate().map(|(i, bot)| (bot.as_str(), i)).collect();
-    let mut results =
-        Results { games: vec![vec![0.0; count]; count], points: vec![vec![0.0; count]; count] };
-    for row in rows {
-        let (Some(&one), Some(&two)) =
-            (index.get(row.seat1.as_str()), index.get(row.seat2.as_str()))
-        else {
-            continue;
-        };
-        let points_one = row_points(row, Seat::One);
-        results.games[one][two] += 1.0;
-        results.games[two][one] += 1.0;
-        results.points[one][two] += points_one;
-        results.points[two][one] += row_points(row, Seat::Two);
-    }
-    results
-}
-
 /// Points of `seat` in one row: 1, 0.5 or 0.
 pub fn row_points(row: &GameRow, seat: Seat) -> f64 {
     let name = if seat == Seat::One { &row.seat1 } else { &row.seat2 };
@@ -107,10 +129,16 @@ pub fn row_points(row: &GameRow, seat: Seat) -> f64 {
     }
 }
 
-/// Elo and 95% margin per bot, in `bots` order.
-pub fn fit_ratings(bots: &[String], rows: &[GameRow]) -> Vec<(f64, f64)> {
-    let count = bots.len();
-    let mut results = pairwise(bots, rows);
+/// The pairwise matrices the fit works on.
+struct Pairwise {
+    games: Vec<Vec<f64>>,
+    points: Vec<Vec<f64>>,
+}
+
+/// Elo and 95% margin per bot, in the order the bots were given.
+pub fn fit_ratings(results: &Results) -> Vec<(f64, f64)> {
+    let count = results.bots.len();
+    let mut results = Pairwise { games: results.games.clone(), points: results.points.clone() };
     let needs_prior = (0..count).any(|i| {
         let games: f64 = results.games[i].iter().sum();
         let points: f64 = results.points[i].iter().sum();
@@ -169,7 +197,7 @@ pub fn fit_ratings(bots: &[String], rows: &[GameRow]) -> Vec<(f64, f64)> {
 }
 
 /// Standard errors of the real bots' centred ratings, in natural units.
-fn standard_errors(results: &Results, theta: &[f64], count: usize, anchored: bool) -> Vec<f64> {
+fn standard_errors(results: &Pairwise, theta: &[f64], count: usize, anchored: bool) -> Vec<f64> {
     let size = results.games.len();
     // Fisher information: a weighted graph Laplacian.
     let mut information = vec![vec![0.0; size]; size];
@@ -282,11 +310,9 @@ pub fn standings_csv(table: &[Standing]) -> String {
 
 /// crosstable.csv: the points each bot (row) scored against each other bot
 /// (column), as `points/games`.
-pub fn crosstable_csv(bots: &[String], table: &[Standing], rows: &[GameRow]) -> String {
-    let results = pairwise(bots, rows);
-    let position: BTreeMap<&str, usize> =
-        bots.iter().enumerate().map(|(i, bot)| (bot.as_str(), i)).collect();
-    let order: Vec<usize> = table.iter().map(|standing| position[standing.bot.as_str()]).collect();
+pub fn crosstable_csv(results: &Results, table: &[Standing]) -> String {
+    let bots = &results.bots;
+    let order: Vec<usize> = table.iter().map(|standing| results.index[&standing.bot]).collect();
     let mut writer = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["bot".to_owned()];
     header.extend(order.iter().map(|&i| bots[i].clone()));
@@ -405,11 +431,11 @@ fn format_bound(value: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::games::GameId;
 
-    fn row(seat1: &str, seat2: &str, outcome: &str) -> GameRow {
+    pub(crate) fn row(seat1: &str, seat2: &str, outcome: &str) -> GameRow {
         let winner = match outcome {
             "seat1" => seat1,
             "seat2" => seat2,
@@ -454,7 +480,7 @@ mod tests {
         for game in 0..100 {
             rows.push(row("A", "B", if game < 75 { "seat1" } else { "seat2" }));
         }
-        let ratings = fit_ratings(&bots(&["A", "B"]), &rows);
+        let ratings = fit_ratings(&Results::from_rows(&bots(&["A", "B"]), &rows));
         assert!((ratings[0].0 - 95.42).abs() < 0.01, "{ratings:?}");
         assert!((ratings[1].0 + 95.42).abs() < 0.01, "{ratings:?}");
         assert!((ratings[0].1 - 39.32).abs() < 0.01, "{ratings:?}");
@@ -467,7 +493,7 @@ mod tests {
         let rows: Vec<_> = (0..100)
             .map(|game| row("A", "B", if game % 2 == 0 { "seat1" } else { "draw" }))
             .collect();
-        let ratings = fit_ratings(&bots(&["A", "B"]), &rows);
+        let ratings = fit_ratings(&Results::from_rows(&bots(&["A", "B"]), &rows));
         assert!((ratings[0].0 - 95.42).abs() < 0.01, "{ratings:?}");
     }
 
@@ -480,9 +506,9 @@ mod tests {
             rows.push(row("A", "C", if game % 5 == 0 { "draw" } else { "seat1" }));
         }
         let names = bots(&["A", "B", "C"]);
-        let forward = fit_ratings(&names, &rows);
+        let forward = fit_ratings(&Results::from_rows(&names, &rows));
         rows.reverse();
-        let backward = fit_ratings(&names, &rows);
+        let backward = fit_ratings(&Results::from_rows(&names, &rows));
         for (a, b) in forward.iter().zip(&backward) {
             assert!((a.0 - b.0).abs() < 1e-6);
         }
@@ -493,7 +519,7 @@ mod tests {
     #[test]
     fn a_perfect_score_still_gets_a_finite_rating() {
         let rows: Vec<_> = (0..10).map(|_| row("A", "B", "seat1")).collect();
-        let ratings = fit_ratings(&bots(&["A", "B"]), &rows);
+        let ratings = fit_ratings(&Results::from_rows(&bots(&["A", "B"]), &rows));
         assert!(ratings[0].0.is_finite() && ratings[0].0 > 100.0, "{ratings:?}");
         assert!(ratings[0].1.is_finite());
     }
@@ -501,7 +527,8 @@ mod tests {
     #[test]
     fn standings_rank_by_points_and_tables_agree() {
         let rows = vec![row("A", "B", "seat1"), row("B", "A", "draw")];
-        let table = standings(&bots(&["B", "A"]), &rows);
+        let results = Results::from_rows(&bots(&["B", "A"]), &rows);
+        let table = standings(&results);
         assert_eq!(table[0].bot, "A");
         assert_eq!(table[0].tally.points(), 1.5);
         let csv = standings_csv(&table);
@@ -510,7 +537,7 @@ mod tests {
             "{csv}"
         );
         assert!(csv.contains("\n1,A,2,1,1,0,1.5,75.0,0,0,0,0,0,"), "{csv}");
-        let crosstable = crosstable_csv(&bots(&["B", "A"]), &table, &rows);
+        let crosstable = crosstable_csv(&results, &table);
         assert_eq!(crosstable, "bot,A,B\nA,,1.5/2\nB,0.5/2,\n");
     }
 }

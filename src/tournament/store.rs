@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{BotEntry, Tournament};
 use super::schedule::ScheduledGame;
-use super::standings::{crosstable_csv, standings, standings_csv, standings_markdown};
+use super::standings::{Results, crosstable_csv, standings, standings_csv, standings_markdown};
 use crate::games::GameId;
 use crate::results::{GameRow, GamesCsv};
 
@@ -205,16 +205,124 @@ impl ResultsFolder {
         Ok(())
     }
 
-    /// Rewrites games.csv in schedule order (numbered by `schedule`) and
-    /// writes standings.csv and crosstable.csv (and `markdown`, if given).
+    /// Puts games.csv in schedule order (numbered by `schedule`) and writes
+    /// standings.csv and crosstable.csv (and `markdown`, if given).
+    ///
+    /// Rows are streamed, never all held: one pass counts them and notes
+    /// where each lies; games.csv is rewritten only if it is out of order or
+    /// needs new numbers, copying row by row.
     pub fn finish(
         &mut self,
         schedule: &[ScheduledGame],
         markdown: Option<&Path>,
     ) -> anyhow::Result<Vec<super::standings::Standing>> {
-        let mut rows = read_games_csv(&self.path.join(GAMES_CSV), false)?;
-        renumber(&mut rows, schedule, &self.settings.bot_names());
-        write_final_files(&self.path, &self.settings, &rows, markdown)
+        let path = self.path.join(GAMES_CSV);
+        let names = self.settings.bot_names();
+        let numbering = Numbering::new(schedule, &names);
+        let mut results = Results::new(&names);
+        let mut places: Vec<(u64, u64, u64)> = Vec::new();
+        let mut renumbered = false;
+        let mut reader = csv::Reader::from_reader(std::io::BufReader::new(
+            File::open(&path).with_context(|| format!("cannot open {}", path.display()))?,
+        ));
+        let headers = reader.headers()?.clone();
+        let header_end = reader.position().byte();
+        let mut record = csv::StringRecord::new();
+        loop {
+            let start = reader.position().byte();
+            if !reader.read_record(&mut record)? {
+                break;
+            }
+            let mut row: GameRow = record.deserialize(Some(&headers)).with_context(|| {
+                format!("{}: row {} cannot be read", path.display(), places.len() + 2)
+            })?;
+            renumbered |= numbering.apply(&mut row);
+            results.add(&row);
+            places.push((row.game_index, start, reader.position().byte()));
+        }
+        if renumbered || !places.is_sorted_by_key(|place| place.0) {
+            places.sort_by_key(|place| place.0);
+            rewrite_in_order(
+                &path,
+                header_end,
+                &places,
+                renumbered.then_some((&numbering, &headers)),
+            )?;
+        }
+        write_summaries(&self.path, &self.settings, &results, markdown)
+    }
+}
+
+/// Rewrites games.csv with its rows at `places` (byte ranges) in the given
+/// order; with `renumber`, each row is read and numbered again on the way.
+fn rewrite_in_order(
+    path: &Path,
+    header_end: u64,
+    places: &[(u64, u64, u64)],
+    renumber: Option<(&Numbering, &csv::StringRecord)>,
+) -> anyhow::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let source = File::open(path)?;
+    let temporary = path.with_extension("tmp-arena");
+    let mut out = std::io::BufWriter::new(File::create(&temporary)?);
+    let mut bytes = vec![0; header_end as usize];
+    source.read_exact_at(&mut bytes, 0)?;
+    out.write_all(&bytes)?;
+    for &(_, start, end) in places {
+        bytes.resize((end - start) as usize, 0);
+        source.read_exact_at(&mut bytes, start)?;
+        match renumber {
+            None => out.write_all(&bytes)?,
+            Some((numbering, headers)) => {
+                let mut reader =
+                    csv::ReaderBuilder::new().has_headers(false).from_reader(&bytes[..]);
+                let mut record = csv::StringRecord::new();
+                reader.read_record(&mut record)?;
+                let mut row: GameRow = record
+                    .deserialize(Some(headers))
+                    .context("a row of games.csv changed while it was being rewritten")?;
+                numbering.apply(&mut row);
+                let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(&mut out);
+                writer.serialize(&row)?;
+                writer.flush()?;
+            }
+        }
+    }
+    let file = out.into_inner().map_err(|error| error.into_error())?;
+    file.sync_all()?;
+    std::fs::rename(&temporary, path)
+        .with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
+}
+
+/// Where each game sits in the current schedule, by its identity.
+struct Numbering {
+    positions: HashMap<GameKey, (u64, u64, String)>,
+}
+
+impl Numbering {
+    fn new(schedule: &[ScheduledGame], bots: &[String]) -> Numbering {
+        let positions = schedule
+            .iter()
+            .map(|game| {
+                let key = (bots[game.seats[0]].clone(), bots[game.seats[1]].clone(), game.seed);
+                let pairing = format!("{} vs {}", bots[game.pairing[0]], bots[game.pairing[1]]);
+                (key, (game.index, game.round, pairing))
+            })
+            .collect();
+        Numbering { positions }
+    }
+
+    /// Gives `row` the schedule's number, round and pairing; whether any changed.
+    fn apply(&self, row: &mut GameRow) -> bool {
+        let Some((index, round, pairing)) = self.positions.get(&key_of_row(row)) else {
+            return false;
+        };
+        let changed = row.game_index != *index || row.round != *round || row.pairing != *pairing;
+        row.game_index = *index;
+        row.round = *round;
+        row.pairing.clone_from(pairing);
+        changed
     }
 }
 
@@ -239,8 +347,8 @@ pub fn renumber(rows: &mut [GameRow], schedule: &[ScheduledGame], bots: &[String
     rows.sort_by_key(|row| row.game_index);
 }
 
-/// Writes games.csv (sorted), standings.csv, crosstable.csv and optionally
-/// the Markdown standings, each replaced atomically.
+/// Writes games.csv (the rows, in order), standings.csv, crosstable.csv
+/// and optionally the Markdown standings, each replaced atomically.
 pub fn write_final_files(
     folder: &Path,
     settings: &RecordedSettings,
@@ -252,15 +360,23 @@ pub fn write_final_files(
         games.serialize(row)?;
     }
     write_atomically(&folder.join(GAMES_CSV), &games.into_inner()?)?;
-    let bots = settings.bot_names();
-    let table = standings(&bots, rows);
+    let results = Results::from_rows(&settings.bot_names(), rows);
+    write_summaries(folder, settings, &results, markdown)
+}
+
+/// Writes standings.csv, crosstable.csv and optionally the Markdown standings.
+fn write_summaries(
+    folder: &Path,
+    settings: &RecordedSettings,
+    results: &Results,
+    markdown: Option<&Path>,
+) -> anyhow::Result<Vec<super::standings::Standing>> {
+    let table = standings(results);
     write_atomically(&folder.join("standings.csv"), standings_csv(&table).as_bytes())?;
-    write_atomically(
-        &folder.join("crosstable.csv"),
-        crosstable_csv(&bots, &table, rows).as_bytes(),
-    )?;
+    write_atomically(&folder.join("crosstable.csv"), crosstable_csv(results, &table).as_bytes())?;
     if let Some(markdown) = markdown {
-        let title = format!("{} standings ({} games)", settings.game.title(), rows.len());
+        let games: u64 = table.iter().map(|standing| standing.tally.games).sum::<u64>() / 2;
+        let title = format!("{} standings ({games} games)", settings.game.title());
         write_atomically(markdown, standings_markdown(&title, &table).as_bytes())?;
     }
     Ok(table)
@@ -386,4 +502,56 @@ fn copy_folder(from: &Path, to: &Path) -> anyhow::Result<()> {
             .with_context(|| format!("cannot copy {}", entry.path().display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::schedule::round_robin;
+    use crate::tournament::standings::tests::row;
+
+    fn settings() -> RecordedSettings {
+        let bot = |name: &str| RecordedBot {
+            name: name.into(),
+            command: vec![name.into()],
+            env: BTreeMap::new(),
+        };
+        RecordedSettings {
+            game: GameId::NumberSnatch,
+            params: serde_json::Map::new(),
+            seed: 4,
+            games_per_pair: 2,
+            startup_timeout_ms: 5000,
+            move_timeout_ms: 1000,
+            max_line_bytes: 65536,
+            bots: vec![bot("a"), bot("b"), bot("c")],
+        }
+    }
+
+    /// Rows written out of order and with stale numbers come out in schedule
+    /// order, numbered by the schedule, and the standings count every row.
+    #[test]
+    fn finishing_sorts_and_renumbers_games_csv_by_streaming() {
+        let folder = tempfile::tempdir().unwrap();
+        let settings = settings();
+        let names = settings.bot_names();
+        let schedule = round_robin(3, 2, settings.seed);
+        let mut store = ResultsFolder::open(folder.path(), settings, false).unwrap();
+        for game in schedule.iter().rev() {
+            let mut game_row = row(&names[game.seats[0]], &names[game.seats[1]], "seat1");
+            game_row.seed = game.seed;
+            game_row.game_index = 99;
+            game_row.pairing = "stale".into();
+            store.append(&game_row).unwrap();
+        }
+        let table = store.finish(&schedule, None).unwrap();
+        let rows = read_games_csv(&folder.path().join(GAMES_CSV), false).unwrap();
+        let indexes: Vec<u64> = rows.iter().map(|row| row.game_index).collect();
+        assert_eq!(indexes, (1..=6).collect::<Vec<_>>());
+        assert!(rows.iter().all(|row| row.pairing.contains(" vs ")));
+        for (row, game) in rows.iter().zip(&schedule) {
+            assert_eq!((row.seat1.as_str(), row.seed), (names[game.seats[0]].as_str(), game.seed));
+        }
+        assert_eq!(table.iter().map(|standing| standing.tally.games).sum::<u64>(), 12);
+    }
 }
