@@ -11,6 +11,7 @@ pub mod schedule;
 pub mod standings;
 pub mod store;
 
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -20,9 +21,9 @@ use tokio::sync::watch;
 pub use config::Tournament;
 use progress::Progress;
 use runner::start_workers;
-use schedule::{ScheduledGame, Shard, round_robin};
+use schedule::{Schedule, ScheduledGame, Shard};
 pub use standings::Standing;
-use store::{RecordedSettings, ResultsFolder};
+use store::{GameKey, RecordedSettings, ResultsFolder};
 
 use crate::games::GameId;
 use crate::referee::{GameReport, reaper};
@@ -47,6 +48,51 @@ pub enum RunEnd {
     /// Interrupted: finished games are in games.csv, running ones were
     /// abandoned.
     Interrupted { done: u64, total: u64 },
+}
+
+/// Which games of the schedule this run plays: those of its shard that are
+/// not in the results folder yet. Kept as one bit per game.
+pub struct Pending {
+    shard: Option<Shard>,
+    done: Vec<u64>,
+}
+
+impl Pending {
+    /// `done` names the games already played, by (seat 1, seat 2, seed).
+    fn new(
+        schedule: &Schedule,
+        shard: Option<Shard>,
+        names: &[String],
+        done: HashSet<GameKey>,
+    ) -> Pending {
+        let mut pending = Pending { shard, done: vec![0; schedule.len().div_ceil(64) as usize] };
+        let index: HashMap<&str, usize> =
+            names.iter().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
+        for (one, two, seed) in &done {
+            let (Some(&one), Some(&two)) = (index.get(one.as_str()), index.get(two.as_str()))
+            else {
+                continue;
+            };
+            if let Some(game) = schedule.find([one, two], *seed) {
+                let bit = game.index - 1;
+                pending.done[(bit / 64) as usize] |= 1 << (bit % 64);
+            }
+        }
+        pending
+    }
+
+    /// Every game of `schedule` (for tests).
+    #[cfg(test)]
+    pub(crate) fn everything(schedule: &Schedule) -> Pending {
+        Pending { shard: None, done: vec![0; schedule.len().div_ceil(64) as usize] }
+    }
+
+    pub fn wants(&self, game: &ScheduledGame) -> bool {
+        let bit = game.index - 1;
+        let done =
+            self.done.get((bit / 64) as usize).is_some_and(|word| word & (1 << (bit % 64)) != 0);
+        !done && self.shard.is_none_or(|shard| shard.contains(game))
+    }
 }
 
 /// Records finished games: shared by the workers, so a finished game is
@@ -106,37 +152,28 @@ pub async fn run(
 ) -> anyhow::Result<RunEnd> {
     let mut folder =
         ResultsFolder::open(&tournament.out, RecordedSettings::of(tournament), options.fresh)?;
-    let schedule = round_robin(tournament.bots.len(), tournament.games_per_pair, tournament.seed);
+    let schedule =
+        Arc::new(Schedule::new(tournament.bots.len(), tournament.games_per_pair, tournament.seed));
     let names: Vec<String> = tournament.bots.iter().map(|bot| bot.name.clone()).collect();
-    let mine: Vec<_> = schedule
+    let pending =
+        Arc::new(Pending::new(&schedule, options.shard, &names, std::mem::take(&mut folder.done)));
+    let total = schedule
         .iter()
         .filter(|game| options.shard.is_none_or(|shard| shard.contains(game)))
-        .cloned()
-        .collect();
-    let pending: Vec<_> = mine
-        .iter()
-        .filter(|game| {
-            !folder.done.contains(&(
-                names[game.seats[0]].clone(),
-                names[game.seats[1]].clone(),
-                game.seed,
-            ))
-        })
-        .cloned()
-        .collect();
-    let total = mine.len() as u64;
-    let already = total - pending.len() as u64;
+        .count() as u64;
+    let to_play = schedule.iter().filter(|game| pending.wants(game)).count() as u64;
+    let already = total - to_play;
 
     let mut played = 0;
     let mut interrupted = false;
     let mut failure = None;
-    if !pending.is_empty() {
+    if to_play > 0 {
         if let Err(error) = reaper::become_subreaper() {
             eprintln!(
                 "arena: warning: cannot become a subreaper ({error}); escaped bot processes may outlive arena"
             );
         }
-        let progress = Progress::new(pending.len() as u64, already);
+        let progress = Progress::new(to_play, already);
         let layout =
             FileLayout { folder: folder.path.clone(), transcripts: tournament.transcripts };
         let recorder = Arc::new(Mutex::new(Recorder {
@@ -148,8 +185,13 @@ pub async fn run(
             played: 0,
         }));
         let (cancel, cancelled) = watch::channel(false);
-        let (mut failures, workers) =
-            start_workers(tournament, pending, Arc::clone(&recorder), cancelled);
+        let (mut failures, workers) = start_workers(
+            tournament,
+            Arc::clone(&schedule),
+            pending,
+            Arc::clone(&recorder),
+            cancelled,
+        );
         let mut interrupt = std::pin::pin!(interrupt);
         loop {
             tokio::select! {

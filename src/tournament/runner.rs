@@ -8,39 +8,56 @@
 //! thread, which writes games.csv and shows progress.
 
 use std::collections::VecDeque;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, watch};
 
+use super::Pending;
 use super::Recorder;
 use super::config::{Restart, Tournament};
-use super::schedule::ScheduledGame;
+use super::schedule::Schedule;
 use crate::games::{Game, parse_params};
 use crate::referee::{Bot, Settings, play_game};
 use crate::with_game;
 
-/// A run of consecutive games of one pairing, played by one worker.
-type Job = Vec<ScheduledGame>;
+/// A run of consecutive setups of one pairing, played by one worker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub pairing: [usize; 2],
+    pub setups: Range<u64>,
+}
 
-/// Splits pending games into jobs: by pairing, then halved (at setup
-/// boundaries) until there are at least `concurrency` jobs or jobs cannot
-/// shrink further.
-pub fn jobs(pending: Vec<ScheduledGame>, concurrency: usize) -> VecDeque<Job> {
-    let mut jobs: VecDeque<Job> = VecDeque::new();
-    for game in pending {
-        match jobs.back_mut() {
-            Some(job) if job[0].pairing == game.pairing => job.push(game),
-            _ => jobs.push_back(vec![game]),
-        }
-    }
+/// Splits the wanted games into jobs: one per pairing with games to play,
+/// then halved (at setup boundaries) until there are at least `concurrency`
+/// jobs or jobs cannot shrink further.
+pub fn jobs(schedule: &Schedule, pending: &Pending, concurrency: usize) -> VecDeque<Job> {
+    let mut jobs: VecDeque<Job> = schedule
+        .pairings()
+        .filter_map(|pairing| {
+            let wanted = |setup: &u64| {
+                [false, true]
+                    .iter()
+                    .any(|&swapped| pending.wants(&schedule.game(pairing, *setup, swapped)))
+            };
+            let first = (0..schedule.setups()).find(wanted)?;
+            let last = (0..schedule.setups()).rev().find(wanted)?;
+            Some(Job { pairing, setups: first..last + 1 })
+        })
+        .collect();
     while jobs.len() < concurrency {
-        let Some(largest) = (0..jobs.len()).max_by_key(|&index| jobs[index].len()) else { break };
-        if jobs[largest].len() <= 2 {
+        let Some(largest) =
+            (0..jobs.len()).max_by_key(|&index| jobs[index].setups.end - jobs[index].setups.start)
+        else {
+            break;
+        };
+        let Range { start, end } = jobs[largest].setups.clone();
+        if end - start <= 1 {
             break;
         }
-        let half = (jobs[largest].len() / 2 + 1) & !1;
-        let tail = jobs[largest].split_off(half);
-        jobs.insert(largest + 1, tail);
+        let middle = start + (end - start).div_ceil(2);
+        jobs[largest].setups = start..middle;
+        jobs.insert(largest + 1, Job { pairing: jobs[largest].pairing, setups: middle..end });
     }
     jobs
 }
@@ -52,14 +69,21 @@ pub fn jobs(pending: Vec<ScheduledGame>, concurrency: usize) -> VecDeque<Job> {
 /// worker abandon its game and stop its bots.
 pub(crate) fn start_workers(
     tournament: &Tournament,
-    pending: Vec<ScheduledGame>,
+    schedule: Arc<Schedule>,
+    pending: Arc<Pending>,
     recorder: Arc<Mutex<Recorder>>,
     cancel: watch::Receiver<bool>,
 ) -> (mpsc::UnboundedReceiver<anyhow::Error>, Vec<std::thread::JoinHandle<()>>) {
-    let queue = Arc::new(Mutex::new(jobs(pending, tournament.concurrency)));
+    let queue = Arc::new(Mutex::new(jobs(&schedule, &pending, tournament.concurrency)));
     let worker_count = tournament.concurrency.min(queue.lock().expect("fresh lock").len()).max(1);
     let (sender, receiver) = mpsc::unbounded_channel();
-    let shared = Arc::new(WorkerShared { tournament: tournament.clone(), recorder, queue });
+    let shared = Arc::new(WorkerShared {
+        tournament: tournament.clone(),
+        schedule,
+        pending,
+        recorder,
+        queue,
+    });
     let cpus = if tournament.pin { allowed_cpus() } else { Vec::new() };
     let handles = (0..worker_count)
         .map(|number| {
@@ -120,6 +144,8 @@ fn pin_current_thread(cpu: usize) {
 
 struct WorkerShared {
     tournament: Tournament,
+    schedule: Arc<Schedule>,
+    pending: Arc<Pending>,
     recorder: Arc<Mutex<Recorder>>,
     queue: Arc<Mutex<VecDeque<Job>>>,
 }
@@ -142,7 +168,7 @@ async fn work<G: Game>(
         else {
             break;
         };
-        let pairing = job[0].pairing;
+        let pairing = job.pairing;
         for (index, bot) in &mut held {
             if !pairing.contains(index) {
                 bot.stop(settings).await;
@@ -155,7 +181,10 @@ async fn work<G: Game>(
                 held.push((index, Bot::new(entry.name.clone(), entry.command())));
             }
         }
-        for game in job {
+        for game in shared.schedule.games_of(pairing, job.setups) {
+            if !shared.pending.wants(&game) {
+                continue;
+            }
             if *cancel.borrow() {
                 break 'jobs;
             }
@@ -209,19 +238,21 @@ async fn stop_all(held: &mut [(usize, Bot)], settings: &Settings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::schedule::round_robin;
 
     #[test]
     fn jobs_follow_pairings_and_split_for_concurrency() {
-        let schedule = round_robin(3, 4, 1);
-        let by_pairing = jobs(schedule.clone(), 1);
+        let everything = Pending::everything(&Schedule::new(3, 4, 1));
+        let schedule = Schedule::new(3, 4, 1);
+        let by_pairing = jobs(&schedule, &everything, 1);
         assert_eq!(by_pairing.len(), 3);
-        assert!(by_pairing.iter().all(|job| job.iter().all(|game| game.pairing == job[0].pairing)));
-        let two_bots = jobs(round_robin(2, 8, 1), 2);
-        assert_eq!(two_bots.len(), 2);
-        // Splits keep both seat orders of a setup together.
-        assert!(two_bots.iter().all(|job| job.len() % 2 == 0));
-        let all: Vec<_> = jobs(schedule.clone(), 8).into_iter().flatten().collect();
-        assert_eq!(all, schedule);
+        assert!(by_pairing.iter().all(|job| job.setups == (0..2)));
+        let two_bots = Schedule::new(2, 8, 1);
+        let split = jobs(&two_bots, &Pending::everything(&two_bots), 2);
+        assert_eq!(split.iter().map(|job| job.setups.clone()).collect::<Vec<_>>(), [0..2, 2..4]);
+        let all: Vec<_> = jobs(&schedule, &everything, 8)
+            .into_iter()
+            .flat_map(|job| schedule.games_of(job.pairing, job.setups).collect::<Vec<_>>())
+            .collect();
+        assert_eq!(all, schedule.iter().collect::<Vec<_>>());
     }
 }

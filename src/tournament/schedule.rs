@@ -18,33 +18,98 @@ pub struct ScheduledGame {
     pub seed: u64,
 }
 
-/// Every unordered pair of `bot_count` bots plays `games_per_pair` games
-/// (an even number): setup `k` (seed derived from `seed` and `k` alone, so
+/// The round robin, computed on demand rather than stored, so a run of any
+/// length needs no memory for its schedule.
+///
+/// Every unordered pair of bots plays `games_per_pair` games (an even
+/// number): setup `k` (seed derived from the run's seed and `k` alone, so
 /// all pairings play the same setups and adding a bot changes no existing
 /// game) once with each bot in seat 1. Pairings follow file order, grouped
 /// by their later bot: (0,1), (0,2), (1,2), (0,3)... so a bot added at the
 /// end only adds games at the end, and every existing game keeps its number
 /// (and with it its transcript and log file names).
-pub fn round_robin(bot_count: usize, games_per_pair: u32, seed: u64) -> Vec<ScheduledGame> {
-    let setups = u64::from(games_per_pair / 2);
-    let mut games = Vec::new();
-    for second in 1..bot_count {
-        for first in 0..second {
-            for setup in 0..setups {
-                let setup_seed = derive_seed(seed, setup);
-                for seats in [[first, second], [second, first]] {
-                    games.push(ScheduledGame {
-                        index: games.len() as u64 + 1,
-                        round: setup + 1,
-                        pairing: [first, second],
-                        seats,
-                        seed: setup_seed,
-                    });
-                }
-            }
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    bot_count: usize,
+    games_per_pair: u64,
+    seeds: Vec<u64>,
+    /// Setup number by seed, to find a game from a results row.
+    setup_of_seed: std::collections::HashMap<u64, u64>,
+}
+
+impl Schedule {
+    pub fn new(bot_count: usize, games_per_pair: u32, seed: u64) -> Schedule {
+        let setups = u64::from(games_per_pair / 2);
+        let seeds: Vec<u64> = (0..setups).map(|setup| derive_seed(seed, setup)).collect();
+        let setup_of_seed =
+            seeds.iter().enumerate().map(|(setup, &seed)| (seed, setup as u64)).collect();
+        Schedule { bot_count, games_per_pair: u64::from(games_per_pair), seeds, setup_of_seed }
+    }
+
+    /// Games in the whole schedule.
+    pub fn len(&self) -> u64 {
+        let pairs = self.bot_count * self.bot_count.saturating_sub(1) / 2;
+        pairs as u64 * self.games_per_pair
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Setups each pairing plays (each in both seat orders).
+    pub fn setups(&self) -> u64 {
+        self.seeds.len() as u64
+    }
+
+    /// The pairings, in schedule order.
+    pub fn pairings(&self) -> impl Iterator<Item = [usize; 2]> + use<> {
+        let bot_count = self.bot_count;
+        (1..bot_count).flat_map(|second| (0..second).map(move |first| [first, second]))
+    }
+
+    /// Setup `setup` of `pairing`, with the later bot in seat 1 if `swapped`.
+    pub fn game(&self, pairing: [usize; 2], setup: u64, swapped: bool) -> ScheduledGame {
+        let [first, second] = pairing;
+        let pairing_number = (second * (second - 1) / 2 + first) as u64;
+        ScheduledGame {
+            index: pairing_number * self.games_per_pair + setup * 2 + u64::from(swapped) + 1,
+            round: setup + 1,
+            pairing,
+            seats: if swapped { [second, first] } else { [first, second] },
+            seed: self.seeds[setup as usize],
         }
     }
-    games
+
+    /// The games of `pairing` for the setups in `setups`, in order.
+    pub fn games_of(
+        &self,
+        pairing: [usize; 2],
+        setups: std::ops::Range<u64>,
+    ) -> impl Iterator<Item = ScheduledGame> + '_ {
+        setups
+            .flat_map(move |setup| [false, true].map(|swapped| self.game(pairing, setup, swapped)))
+    }
+
+    /// Every game, in order.
+    pub fn iter(&self) -> impl Iterator<Item = ScheduledGame> + '_ {
+        self.pairings().flat_map(move |pairing| self.games_of(pairing, 0..self.setups()))
+    }
+
+    /// The game with bots `seats` (indexes) and setup seed `seed`, if the
+    /// schedule has it.
+    pub fn find(&self, seats: [usize; 2], seed: u64) -> Option<ScheduledGame> {
+        let [one, two] = seats;
+        if one == two || one.max(two) >= self.bot_count {
+            return None;
+        }
+        let setup = *self.setup_of_seed.get(&seed)?;
+        Some(self.game([one.min(two), one.max(two)], setup, one > two))
+    }
+}
+
+/// The whole schedule as a list (for tests and small tournaments).
+pub fn round_robin(bot_count: usize, games_per_pair: u32, seed: u64) -> Vec<ScheduledGame> {
+    Schedule::new(bot_count, games_per_pair, seed).iter().collect()
 }
 
 /// A share `K/N` of a schedule: the games whose index is `K` modulo `N`
@@ -106,6 +171,20 @@ mod tests {
         // Numbers too: the new bot's games come last.
         let before = round_robin(3, 4, 5);
         assert_eq!(before[..], round_robin(4, 4, 5)[..before.len()]);
+    }
+
+    #[test]
+    fn games_are_numbered_in_order_and_found_again() {
+        let schedule = Schedule::new(4, 6, 3);
+        let games: Vec<_> = schedule.iter().collect();
+        assert_eq!(games.len() as u64, schedule.len());
+        assert!(games.iter().enumerate().all(|(position, game)| game.index == position as u64 + 1));
+        for game in &games {
+            assert_eq!(schedule.find(game.seats, game.seed).as_ref(), Some(game));
+        }
+        assert_eq!(schedule.find([0, 0], games[0].seed), None);
+        assert_eq!(schedule.find([0, 4], games[0].seed), None);
+        assert_eq!(schedule.find([0, 1], 12345), None);
     }
 
     #[test]

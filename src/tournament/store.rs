@@ -15,7 +15,7 @@ use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
 use super::config::{BotEntry, Tournament};
-use super::schedule::ScheduledGame;
+use super::schedule::Schedule;
 use super::standings::{Results, crosstable_csv, standings, standings_csv, standings_markdown};
 use crate::games::GameId;
 use crate::results::{GameRow, GamesCsv};
@@ -213,7 +213,7 @@ impl ResultsFolder {
     /// needs new numbers, copying row by row.
     pub fn finish(
         &mut self,
-        schedule: &[ScheduledGame],
+        schedule: &Schedule,
         markdown: Option<&Path>,
     ) -> anyhow::Result<Vec<super::standings::Standing>> {
         let path = self.path.join(GAMES_CSV);
@@ -296,32 +296,32 @@ fn rewrite_in_order(
 }
 
 /// Where each game sits in the current schedule, by its identity.
-struct Numbering {
-    positions: HashMap<GameKey, (u64, u64, String)>,
+struct Numbering<'a> {
+    schedule: &'a Schedule,
+    bots: &'a [String],
+    index: HashMap<&'a str, usize>,
 }
 
-impl Numbering {
-    fn new(schedule: &[ScheduledGame], bots: &[String]) -> Numbering {
-        let positions = schedule
-            .iter()
-            .map(|game| {
-                let key = (bots[game.seats[0]].clone(), bots[game.seats[1]].clone(), game.seed);
-                let pairing = format!("{} vs {}", bots[game.pairing[0]], bots[game.pairing[1]]);
-                (key, (game.index, game.round, pairing))
-            })
-            .collect();
-        Numbering { positions }
+impl<'a> Numbering<'a> {
+    fn new(schedule: &'a Schedule, bots: &'a [String]) -> Numbering<'a> {
+        let index = bots.iter().enumerate().map(|(i, bot)| (bot.as_str(), i)).collect();
+        Numbering { schedule, bots, index }
     }
 
     /// Gives `row` the schedule's number, round and pairing; whether any changed.
     fn apply(&self, row: &mut GameRow) -> bool {
-        let Some((index, round, pairing)) = self.positions.get(&key_of_row(row)) else {
+        let (Some(&one), Some(&two)) =
+            (self.index.get(row.seat1.as_str()), self.index.get(row.seat2.as_str()))
+        else {
             return false;
         };
-        let changed = row.game_index != *index || row.round != *round || row.pairing != *pairing;
-        row.game_index = *index;
-        row.round = *round;
-        row.pairing.clone_from(pairing);
+        let Some(game) = self.schedule.find([one, two], row.seed) else { return false };
+        let pairing = format!("{} vs {}", self.bots[game.pairing[0]], self.bots[game.pairing[1]]);
+        let changed =
+            row.game_index != game.index || row.round != game.round || row.pairing != pairing;
+        row.game_index = game.index;
+        row.round = game.round;
+        row.pairing = pairing;
         changed
     }
 }
@@ -332,17 +332,10 @@ impl Numbering {
 pub struct ResumeRefused(pub String);
 
 /// Puts rows in schedule order and gives them the schedule's numbering.
-pub fn renumber(rows: &mut [GameRow], schedule: &[ScheduledGame], bots: &[String]) {
-    let positions: HashMap<GameKey, &ScheduledGame> = schedule
-        .iter()
-        .map(|game| ((bots[game.seats[0]].clone(), bots[game.seats[1]].clone(), game.seed), game))
-        .collect();
+pub fn renumber(rows: &mut [GameRow], schedule: &Schedule, bots: &[String]) {
+    let numbering = Numbering::new(schedule, bots);
     for row in rows.iter_mut() {
-        if let Some(game) = positions.get(&key_of_row(row)) {
-            row.game_index = game.index;
-            row.round = game.round;
-            row.pairing = format!("{} vs {}", bots[game.pairing[0]], bots[game.pairing[1]]);
-        }
+        numbering.apply(row);
     }
     rows.sort_by_key(|row| row.game_index);
 }
@@ -479,11 +472,10 @@ pub fn merge_folders(
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     write_atomically(&out.join(SETTINGS_JSON), &serde_json::to_vec_pretty(&settings)?)?;
     let names = settings.bot_names();
-    let schedule =
-        super::schedule::round_robin(names.len(), settings.games_per_pair, settings.seed);
+    let schedule = Schedule::new(names.len(), settings.games_per_pair, settings.seed);
     let mut rows: Vec<GameRow> = rows.into_values().collect();
     renumber(&mut rows, &schedule, &names);
-    let missing = schedule.len().saturating_sub(rows.len());
+    let missing = schedule.len().saturating_sub(rows.len() as u64);
     if missing > 0 {
         eprintln!(
             "arena: warning: {missing} games of the schedule are in none of the folders; the standings cover the rest"
@@ -507,7 +499,6 @@ fn copy_folder(from: &Path, to: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::schedule::round_robin;
     use crate::tournament::standings::tests::row;
 
     fn settings() -> RecordedSettings {
@@ -535,9 +526,10 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let settings = settings();
         let names = settings.bot_names();
-        let schedule = round_robin(3, 2, settings.seed);
+        let schedule = Schedule::new(3, 2, settings.seed);
+        let games: Vec<_> = schedule.iter().collect();
         let mut store = ResultsFolder::open(folder.path(), settings, false).unwrap();
-        for game in schedule.iter().rev() {
+        for game in games.iter().rev() {
             let mut game_row = row(&names[game.seats[0]], &names[game.seats[1]], "seat1");
             game_row.seed = game.seed;
             game_row.game_index = 99;
@@ -549,7 +541,7 @@ mod tests {
         let indexes: Vec<u64> = rows.iter().map(|row| row.game_index).collect();
         assert_eq!(indexes, (1..=6).collect::<Vec<_>>());
         assert!(rows.iter().all(|row| row.pairing.contains(" vs ")));
-        for (row, game) in rows.iter().zip(&schedule) {
+        for (row, game) in rows.iter().zip(&games) {
             assert_eq!((row.seat1.as_str(), row.seed), (names[game.seats[0]].as_str(), game.seed));
         }
         assert_eq!(table.iter().map(|standing| standing.tally.games).sum::<u64>(), 12);
