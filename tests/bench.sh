@@ -35,6 +35,7 @@ TOML
 run "kept alive, 1 at a time, 2000 games" 2000 1 after-doubt false
 run "kept alive, 2 at a time, 2000 games" 2000 2 after-doubt false
 run "kept alive, 1 at a time, 20000 games" 20000 1 after-doubt false
+run "kept alive, 2 at a time, 200000 games" 200000 2 after-doubt false
 run "kept alive, 1 at a time, transcripts, 2000" 2000 1 after-doubt true
 run "process per game, 1 at a time, 500 games" 500 1 every-game false
 run "process per game, 2 at a time, 500 games" 500 2 every-game false
