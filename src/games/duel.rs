@@ -69,6 +69,18 @@ pub struct DuelMove {
     pub op: Op,
 }
 
+impl DuelMove {
+    /// Take `number` and add it to the score.
+    pub fn add(number: u32) -> DuelMove {
+        DuelMove { number, op: Op::Add }
+    }
+
+    /// Take `number` and multiply the score by it.
+    pub fn multiply(number: u32) -> DuelMove {
+        DuelMove { number, op: Op::Multiply }
+    }
+}
+
 /// A game of Number Duel in progress.
 #[derive(Clone, Debug, Serialize)]
 pub struct NumberDuel {
@@ -205,13 +217,7 @@ mod tests {
     use super::*;
     use crate::games::{ParamsError, parse_params};
 
-    fn add(number: u32) -> DuelMove {
-        DuelMove { number, op: Op::Add }
-    }
-
-    fn multiply(number: u32) -> DuelMove {
-        DuelMove { number, op: Op::Multiply }
-    }
+    use DuelMove as Move;
 
     /// Plays `moves` alternately from seat 1, checking the scores after each.
     fn replay(game: &mut NumberDuel, moves: &[(DuelMove, [i64; 2])]) {
@@ -226,9 +232,9 @@ mod tests {
     #[test]
     fn rule_book_example_wins_on_the_target_at_once() {
         let mut game = NumberDuel::with(&DuelParams::default());
-        replay(&mut game, &[(add(5), [5, 0]), (add(10), [5, 10])]);
+        replay(&mut game, &[(Move::add(5), [5, 0]), (Move::add(10), [5, 10])]);
         assert_eq!(game.outcome(), None);
-        replay(&mut game, &[(multiply(10), [50, 10])]);
+        replay(&mut game, &[(Move::multiply(10), [50, 10])]);
         assert_eq!(game.to_move(), &[]);
         assert_eq!(game.outcome(), Some(Outcome::win(Seat::One)));
         assert_eq!(
@@ -244,29 +250,37 @@ mod tests {
     #[test]
     fn a_score_above_the_target_drops_to_zero() {
         let mut game = NumberDuel::with(&DuelParams { target: 10, ..DuelParams::default() });
-        replay(&mut game, &[(add(9), [9, 0]), (add(1), [9, 1]), (add(2), [0, 1])]);
-        replay(&mut game, &[(add(10), [0, 0])]);
+        replay(
+            &mut game,
+            &[(Move::add(9), [9, 0]), (Move::add(1), [9, 1]), (Move::add(2), [0, 1])],
+        );
+        replay(&mut game, &[(Move::add(10), [0, 0])]);
         assert_eq!(game.outcome(), None);
     }
 
     #[test]
     fn multiplying_zero_is_legal_and_stays_zero() {
         let mut game = NumberDuel::with(&DuelParams::default());
-        assert!(game.is_legal(Seat::One, &multiply(7)));
-        replay(&mut game, &[(multiply(7), [0, 0])]);
+        assert!(game.is_legal(Seat::One, &Move::multiply(7)));
+        replay(&mut game, &[(Move::multiply(7), [0, 0])]);
         assert_eq!(game.copies_left(7), 1);
     }
 
     #[test]
     fn an_exhausted_pool_goes_to_the_higher_score() {
         let mut game = NumberDuel::with(&DuelParams { max: 2, copies: 1, target: 50 });
-        replay(&mut game, &[(add(1), [1, 0]), (add(2), [1, 2])]);
+        replay(&mut game, &[(Move::add(1), [1, 0]), (Move::add(2), [1, 2])]);
         assert_eq!(game.outcome(), Some(Outcome::win(Seat::Two)));
 
         let mut game = NumberDuel::with(&DuelParams { max: 2, copies: 2, target: 50 });
         replay(
             &mut game,
-            &[(add(2), [2, 0]), (add(1), [2, 1]), (add(2), [4, 1]), (add(1), [4, 2])],
+            &[
+                (Move::add(2), [2, 0]),
+                (Move::add(1), [2, 1]),
+                (Move::add(2), [4, 1]),
+                (Move::add(1), [4, 2]),
+            ],
         );
         assert_eq!(game.outcome(), Some(Outcome::win(Seat::One)));
     }
@@ -274,30 +288,36 @@ mod tests {
     #[test]
     fn equal_scores_on_an_exhausted_pool_lose_for_the_last_mover() {
         let mut game = NumberDuel::with(&DuelParams { max: 1, copies: 2, target: 50 });
-        replay(&mut game, &[(add(1), [1, 0]), (add(1), [1, 1])]);
+        replay(&mut game, &[(Move::add(1), [1, 0]), (Move::add(1), [1, 1])]);
         assert_eq!(game.outcome(), Some(Outcome::win(Seat::One)), "seat 2 moved last");
 
         let mut game = NumberDuel::with(&DuelParams { max: 3, copies: 1, target: 50 });
-        replay(&mut game, &[(add(1), [1, 0]), (add(3), [1, 3]), (add(2), [3, 3])]);
+        replay(
+            &mut game,
+            &[(Move::add(1), [1, 0]), (Move::add(3), [1, 3]), (Move::add(2), [3, 3])],
+        );
         assert_eq!(game.outcome(), Some(Outcome::win(Seat::Two)), "seat 1 moved last");
     }
 
     #[test]
     fn legal_moves_pair_each_distinct_number_with_both_operations() {
         let mut game = NumberDuel::with(&DuelParams { max: 3, copies: 2, target: 50 });
-        replay(&mut game, &[(add(2), [2, 0]), (multiply(2), [2, 0])]);
-        assert_eq!(game.legal_moves(Seat::One), [add(1), multiply(1), add(3), multiply(3)]);
+        replay(&mut game, &[(Move::add(2), [2, 0]), (Move::multiply(2), [2, 0])]);
+        assert_eq!(
+            game.legal_moves(Seat::One),
+            [Move::add(1), Move::multiply(1), Move::add(3), Move::multiply(3)]
+        );
         assert!(game.legal_moves(Seat::Two).is_empty());
         for number in [0, 2, 4] {
-            assert!(!game.is_legal(Seat::One, &add(number)), "{number}");
+            assert!(!game.is_legal(Seat::One, &Move::add(number)), "{number}");
         }
     }
 
     #[test]
     fn moves_serialize_with_lowercase_operations() {
         let json = serde_json::json!({"number": 10, "op": "multiply"});
-        assert_eq!(serde_json::to_value(multiply(10)).unwrap(), json);
-        assert_eq!(serde_json::from_value::<DuelMove>(json).unwrap(), multiply(10));
+        assert_eq!(serde_json::to_value(Move::multiply(10)).unwrap(), json);
+        assert_eq!(serde_json::from_value::<DuelMove>(json).unwrap(), Move::multiply(10));
         let bad = [
             serde_json::json!({"number": 1, "op": "Add"}),
             serde_json::json!({"number": 1, "op": "subtract"}),

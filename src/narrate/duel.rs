@@ -98,13 +98,7 @@ mod tests {
     use crate::games::duel::DuelParams;
     use crate::narrate::tests::ScriptedConsole;
 
-    fn add(number: u32) -> DuelMove {
-        DuelMove { number, op: Op::Add }
-    }
-
-    fn multiply(number: u32) -> DuelMove {
-        DuelMove { number, op: Op::Multiply }
-    }
+    use DuelMove as Move;
 
     /// A game on `params` with `moves` played from seat 1.
     fn game_after(params: &DuelParams, moves: &[DuelMove]) -> NumberDuel {
@@ -124,7 +118,7 @@ mod tests {
 
     #[test]
     fn the_board_shows_the_pool_the_scores_and_the_target() {
-        let game = game_after(&DuelParams { max: 3, copies: 2, target: 50 }, &[add(2)]);
+        let game = game_after(&DuelParams { max: 3, copies: 2, target: 50 }, &[Move::add(2)]);
         assert_eq!(
             game.board(),
             [
@@ -141,11 +135,11 @@ mod tests {
     fn the_rule_books_game_adds_and_then_multiplies_onto_the_target() {
         let params = DuelParams::default();
         assert_eq!(
-            turn(&game_after(&params, &[]), add(5)),
+            turn(&game_after(&params, &[]), Move::add(5)),
             ["Player 1 adds 5 to their score.", "Calculation: 0 + 5 = 5", "Player 1 Score: 5"]
         );
         assert_eq!(
-            turn(&game_after(&params, &[add(5), add(10)]), multiply(10)),
+            turn(&game_after(&params, &[Move::add(5), Move::add(10)]), Move::multiply(10)),
             [
                 "Player 1 multiplies their score by 10.",
                 "Calculation: 5 * 10 = 50",
@@ -158,7 +152,7 @@ mod tests {
     fn overshooting_resets_and_an_empty_pool_is_said() {
         let params = DuelParams { max: 2, copies: 2, target: 3 };
         assert_eq!(
-            turn(&game_after(&params, &[add(2), add(1)]), multiply(2)),
+            turn(&game_after(&params, &[Move::add(2), Move::add(1)]), Move::multiply(2)),
             [
                 "Player 1 multiplies their score by 2.",
                 "Calculation: 2 * 2 = 4",
@@ -166,16 +160,16 @@ mod tests {
             ]
         );
         let last_two = DuelParams { max: 2, copies: 1, target: 50 };
-        let lines = turn(&game_after(&last_two, &[add(1)]), add(2));
+        let lines = turn(&game_after(&last_two, &[Move::add(1)]), Move::add(2));
         assert_eq!(lines.last().unwrap(), "The number pool is empty.");
     }
 
     #[test]
     fn asking_reasks_the_number_then_the_operation() {
-        let game = game_after(&DuelParams { max: 3, copies: 1, target: 50 }, &[add(2)]);
+        let game = game_after(&DuelParams { max: 3, copies: 1, target: 50 }, &[Move::add(2)]);
         let legal = game.legal_moves(Seat::Two);
         let mut console = ScriptedConsole::new(&["2", "three", "3", "divide", "", "X"]);
-        assert_eq!(game.ask_move(Seat::Two, &legal, &mut console), Some(multiply(3)));
+        assert_eq!(game.ask_move(Seat::Two, &legal, &mut console), Some(Move::multiply(3)));
         assert_eq!(
             console.transcript,
             [
