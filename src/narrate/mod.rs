@@ -22,6 +22,25 @@ pub trait Console {
     /// Shows `prompt` (no newline) and reads one answer, without its line
     /// end; `None` once input has ended.
     fn ask(&mut self, prompt: &str) -> Option<String>;
+
+    /// Like [`Console::ask`], for an answer others at the screen must not
+    /// see (a secret choice); a terminal does not echo it.
+    fn ask_secret(&mut self, prompt: &str) -> Option<String> {
+        self.ask(prompt)
+    }
+}
+
+/// A console whose every answer is secret.
+pub struct Secret<'a>(pub &'a mut dyn Console);
+
+impl Console for Secret<'_> {
+    fn say(&mut self, line: &str) {
+        self.0.say(line);
+    }
+
+    fn ask(&mut self, prompt: &str) -> Option<String> {
+        self.0.ask_secret(prompt)
+    }
 }
 
 /// A game that can be told in words.

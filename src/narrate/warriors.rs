@@ -2,7 +2,7 @@
 //! secret, the selections are revealed, the lower number takes the damage,
 //! and the chosen numbers leave the pool.
 
-use super::{Console, Narrate, ask_number, comma_list, player};
+use super::{Console, Narrate, Secret, ask_number, comma_list, player};
 use crate::games::warriors::{NumberWarriors, WarriorsView};
 use crate::games::{Game, Seat};
 use crate::protocol::Played;
@@ -77,9 +77,10 @@ impl Narrate for NumberWarriors {
         lines
     }
 
+    /// The choice is typed unseen (the rule book's secret selection).
     fn ask_move(&self, seat: Seat, legal: &[u32], console: &mut dyn Console) -> Option<u32> {
         let prompt = format!("{}, enter your number: ", player(seat));
-        ask_number(console, &prompt, |number| {
+        ask_number(&mut Secret(console), &prompt, |number| {
             if legal.contains(&number) {
                 Ok(())
             } else {
