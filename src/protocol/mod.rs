@@ -188,6 +188,16 @@ struct ReplyLine<'a> {
     mv: Option<&'a RawValue>,
 }
 
+/// A well-formed move reply, read in one pass.
+#[derive(Deserialize)]
+struct MoveReply<'a, M> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    id: u64,
+    #[serde(rename = "move")]
+    mv: M,
+}
+
 /// Parses one line from a bot as the reply to request `id` of kind `kind`.
 pub fn parse_reply<M: DeserializeOwned>(
     line: &[u8],
@@ -197,6 +207,15 @@ pub fn parse_reply<M: DeserializeOwned>(
     // serde would also read a struct from a JSON array; a reply is an object.
     if line.trim_ascii_start().first() != Some(&b'{') {
         return Err(BadReply::Malformed("a reply must be a JSON object, `{...}`".to_owned()));
+    }
+    // The common case, a good move reply, in one pass; anything else takes
+    // the careful path below, which says what is wrong.
+    if kind == ReplyKind::Move
+        && let Ok(reply) = serde_json::from_slice::<MoveReply<'_, M>>(line)
+        && reply.kind == "move"
+        && reply.id == id
+    {
+        return Ok(Reply::Move(reply.mv));
     }
     let reply: ReplyLine<'_> = serde_json::from_slice(line)
         .map_err(|error| BadReply::Malformed(format!("not a JSON reply object: {error}")))?;

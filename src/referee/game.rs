@@ -260,11 +260,7 @@ impl<G: Game> Referee<'_, G> {
         for seat in seats {
             let mv = chosen[seat.index()].take().expect("every seat to move chose");
             game.apply(*seat, &mv);
-            if !self.history.is_empty() {
-                self.history_json.push(b',');
-            }
-            serde_json::to_writer(&mut self.history_json, &Played { seat: *seat, mv: &mv })
-                .expect("moves serialize");
+            append_played(&mut self.history_json, *seat, &mv);
             self.history.push(Played { seat: *seat, mv });
         }
     }
@@ -441,6 +437,19 @@ fn move_request<V: Serialize, M: Serialize>(
     line
 }
 
+/// Appends one entry of `history` to its JSON (without brackets): the same
+/// bytes as serializing [`Played`], written directly.
+fn append_played<M: Serialize>(history_json: &mut Vec<u8>, seat: Seat, mv: &M) {
+    if !history_json.is_empty() {
+        history_json.push(b',');
+    }
+    history_json.extend_from_slice(br#"{"seat":"#);
+    history_json.push(b'0' + seat.number());
+    history_json.extend_from_slice(br#","move":"#);
+    serde_json::to_writer(&mut *history_json, mv).expect("moves serialize");
+    history_json.push(b'}');
+}
+
 /// A message as one line, newline included.
 fn message_line<T: Serialize>(message: &T) -> Vec<u8> {
     // Most requests fit: no regrowing (and copying) while serializing.
@@ -549,10 +558,7 @@ mod tests {
             );
             let mv = legal[legal.len() / 2];
             game.apply(seat, &mv);
-            if !history.is_empty() {
-                history_json.push(b',');
-            }
-            serde_json::to_writer(&mut history_json, &Played { seat, mv: &mv }).unwrap();
+            append_played(&mut history_json, seat, &mv);
             history.push(Played { seat, mv });
         }
     }
