@@ -373,15 +373,15 @@ impl<G: Game> Referee<'_, G> {
             })
             .collect();
         for seat in Seat::BOTH {
-            let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Over {
+            let over = OverMessage {
                 winner,
                 reason: report.reason(),
                 forfeits: &notices,
                 scores: report.scores,
-                state: game.view(seat),
-                history: &self.history,
+                state: &game.view(seat),
+                history_json: &self.history_json,
             };
-            let line = self.line(&message);
+            let line = self.probed(over.line());
             self.notify(bots, seat, &line);
         }
         self.transcript.push(&ResultLine {
@@ -435,6 +435,42 @@ fn move_request<V: Serialize, M: Serialize>(
     line.extend_from_slice(itoa::Buffer::new().format(time_ms).as_bytes());
     line.extend_from_slice(b"}\n");
     line
+}
+
+/// The fields of an `over` message, with the history already serialized.
+struct OverMessage<'a, V> {
+    winner: Option<Seat>,
+    reason: &'a str,
+    forfeits: &'a [ForfeitNotice],
+    scores: [i64; 2],
+    state: &'a V,
+    history_json: &'a [u8],
+}
+
+impl<V: Serialize> OverMessage<'_, V> {
+    /// The message as one line, newline included: the same bytes as
+    /// serializing [`ToBot::Over`], with the history copied, not serialized
+    /// again.
+    fn line(&self) -> Vec<u8> {
+        let mut line = Vec::with_capacity(256 + self.history_json.len());
+        line.extend_from_slice(br#"{"type":"over","winner":"#);
+        match self.winner {
+            Some(seat) => line.push(b'0' + seat.number()),
+            None => line.extend_from_slice(b"null"),
+        }
+        line.extend_from_slice(br#","reason":"#);
+        serde_json::to_writer(&mut line, self.reason).expect("strings serialize");
+        line.extend_from_slice(br#","forfeits":"#);
+        serde_json::to_writer(&mut line, self.forfeits).expect("forfeits serialize");
+        line.extend_from_slice(br#","scores":"#);
+        serde_json::to_writer(&mut line, &self.scores).expect("scores serialize");
+        line.extend_from_slice(br#","state":"#);
+        serde_json::to_writer(&mut line, self.state).expect("views serialize");
+        line.extend_from_slice(br#","history":["#);
+        line.extend_from_slice(self.history_json);
+        line.extend_from_slice(b"]}\n");
+        line
+    }
 }
 
 /// Appends one entry of `history` to its JSON (without brackets): the same
@@ -560,6 +596,33 @@ mod tests {
             game.apply(seat, &mv);
             append_played(&mut history_json, seat, &mv);
             history.push(Played { seat, mv });
+        }
+        let forfeits = [ForfeitNotice {
+            seat: Seat::Two,
+            reason: ForfeitReason::Timeout,
+            detail: "late \"x\"".into(),
+        }];
+        for winner in [Some(Seat::One), None] {
+            let expected: ToBot<'_, DuelParams, _, _> = ToBot::Over {
+                winner,
+                reason: "timeout",
+                forfeits: &forfeits,
+                scores: game.scores(),
+                state: game.view(Seat::One),
+                history: &history,
+            };
+            let fast = OverMessage {
+                winner,
+                reason: "timeout",
+                forfeits: &forfeits,
+                scores: game.scores(),
+                state: &game.view(Seat::One),
+                history_json: &history_json,
+            };
+            assert_eq!(
+                String::from_utf8(fast.line()).unwrap(),
+                String::from_utf8(message_line(&expected)).unwrap()
+            );
         }
     }
 }
