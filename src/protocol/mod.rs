@@ -208,15 +208,32 @@ pub fn parse_reply<M: DeserializeOwned>(
     if line.trim_ascii_start().first() != Some(&b'{') {
         return Err(BadReply::Malformed("a reply must be a JSON object, `{...}`".to_owned()));
     }
-    // The common case, a good move reply, in one pass; anything else takes
-    // the careful path below, which says what is wrong.
-    if kind == ReplyKind::Move
-        && let Ok(reply) = serde_json::from_slice::<MoveReply<'_, M>>(line)
-        && reply.kind == "move"
-        && reply.id == id
-    {
-        return Ok(Reply::Move(reply.mv));
+    // The common cases first: a plain move reply with a number for a move,
+    // read by a scanner; then any good move reply, in one pass. Anything
+    // else takes the careful path below, which says what is wrong.
+    if kind == ReplyKind::Move {
+        if let Some((found, token)) = scan_number_move_reply(line)
+            && found == id
+            && let Ok(mv) = serde_json::from_slice::<M>(token)
+        {
+            return Ok(Reply::Move(mv));
+        }
+        if let Ok(reply) = serde_json::from_slice::<MoveReply<'_, M>>(line)
+            && reply.kind == "move"
+            && reply.id == id
+        {
+            return Ok(Reply::Move(reply.mv));
+        }
     }
+    parse_reply_carefully(line, kind, id)
+}
+
+/// [`parse_reply`] without its shortcuts: says what is wrong with a line.
+fn parse_reply_carefully<M: DeserializeOwned>(
+    line: &[u8],
+    kind: ReplyKind,
+    id: u64,
+) -> Result<Reply<M>, BadReply> {
     let reply: ReplyLine<'_> = serde_json::from_slice(line)
         .map_err(|error| BadReply::Malformed(format!("not a JSON reply object: {error}")))?;
     match reply.kind.as_deref() {
@@ -254,6 +271,77 @@ pub fn parse_reply<M: DeserializeOwned>(
             })
         }
     }
+}
+
+/// Reads the most common reply, `{"type":"move","id":N,"move":K}` with the
+/// three keys in any order, any JSON whitespace, and integers for `N` and
+/// `K`, without a general JSON parser. Returns the id and the bytes of the
+/// move, or `None` for any other line (which may still be a good reply).
+fn scan_number_move_reply(line: &[u8]) -> Option<(u64, &[u8])> {
+    let mut rest = skip_space(line).strip_prefix(b"{")?;
+    let (mut kind_seen, mut id, mut mv) = (false, None, None);
+    loop {
+        rest = skip_space(rest).strip_prefix(b"\"")?;
+        let key_end = rest.iter().position(|&byte| byte == b'"' || byte == b'\\')?;
+        let (key, after_key) = rest.split_at(key_end);
+        rest = skip_space(after_key.strip_prefix(b"\"")?).strip_prefix(b":")?;
+        rest = skip_space(rest);
+        match key {
+            b"type" if !kind_seen => {
+                rest = rest.strip_prefix(br#""move""#)?;
+                kind_seen = true;
+            }
+            b"id" if id.is_none() => {
+                let (digits, after) = split_integer(rest)?;
+                if digits.starts_with(b"-") {
+                    return None;
+                }
+                id = Some(std::str::from_utf8(digits).ok()?.parse::<u64>().ok()?);
+                rest = after;
+            }
+            b"move" if mv.is_none() => {
+                let (token, after) = split_integer(rest)?;
+                mv = Some(token);
+                rest = after;
+            }
+            _ => return None,
+        }
+        rest = skip_space(rest);
+        match rest.split_first()? {
+            (b',', after) => rest = after,
+            (b'}', after) if skip_space(after).is_empty() => break,
+            _ => return None,
+        }
+    }
+    match (kind_seen, id, mv) {
+        (true, Some(id), Some(mv)) => Some((id, mv)),
+        _ => None,
+    }
+}
+
+/// Splits a JSON integer (`-?(0|[1-9][0-9]*)`, at most 19 digits) off the
+/// front of `bytes`.
+fn split_integer(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let sign = usize::from(bytes.first() == Some(&b'-'));
+    let digits = bytes[sign..].iter().take_while(|byte| byte.is_ascii_digit()).count();
+    let leading_zero = digits > 1 && bytes[sign] == b'0';
+    if digits == 0 || digits > 19 || leading_zero {
+        return None;
+    }
+    // `1.5`, `1e3`: a number, but not an integer; not this scanner's case.
+    if matches!(bytes.get(sign + digits), Some(b'.' | b'e' | b'E')) {
+        return None;
+    }
+    Some(bytes.split_at(sign + digits))
+}
+
+/// `bytes` without leading JSON whitespace.
+fn skip_space(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+        .unwrap_or(bytes.len());
+    &bytes[start..]
 }
 
 #[cfg(test)]
@@ -306,6 +394,77 @@ mod tests {
             parse_move(r#"{"type":"move","id":4,"move":"L"}"#, 4),
             Err(BadReply::NotAMove(_))
         ));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        /// Whatever the scanner accepts, the careful parser reads the same;
+        /// whatever it leaves, `parse_reply` answers as the careful parser.
+        #[test]
+        fn the_reply_scanner_agrees_with_the_json_parser(
+            order in 0..6usize,
+            values in [0..18usize, 0..18usize, 0..18usize],
+            extra in proptest::option::of((0..6usize, 0..18usize, 0..4usize)),
+            dropped in proptest::option::of(0..3usize),
+            space in 0..4usize,
+            trailer in 0..4usize,
+        ) {
+            const KEYS: [&str; 6] = ["type", "id", "move", "note", r"typ\u0065", "Move"];
+            // Value `k` is the good one for key `k`; half the values drawn are good.
+            const VALUES: [&str; 12] =
+                [r#""move""#, "4", "13", r#""ready""#, "04", "-4", "1.5", r#""13""#, "null",
+                 r#"{"a":1}"#, "18446744073709551615", "18446744073709551616"];
+            const SPACES: [&str; 4] = ["", " ", "\t", "\n "];
+            const ORDERS: [[usize; 3]; 6] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+            let mut pairs: Vec<(usize, usize)> = ORDERS[order]
+                .iter()
+                .map(|&key| (key, if values[key] < 9 { key } else { values[key] - 6 }))
+                .collect();
+            if let Some(index) = dropped {
+                pairs.remove(index);
+            }
+            if let Some((key, value, at)) = extra {
+                let value = if value < 9 { key.min(2) } else { value - 6 };
+                pairs.insert(at.min(pairs.len()), (key, value));
+            }
+            let space = SPACES[space];
+            let fields: Vec<String> = pairs
+                .iter()
+                .map(|&(key, value)| format!(r#"{space}"{}"{space}:{space}{}{space}"#, KEYS[key], VALUES[value]))
+                .collect();
+            let line = format!("{{{}{}", fields.join(","), ["}", "} ", "}x", ""][trailer]);
+            if let Some((id, token)) = scan_number_move_reply(line.as_bytes()) {
+                let expected: i64 = serde_json::from_slice(token).unwrap();
+                let careful = parse_reply_carefully::<i64>(line.as_bytes(), ReplyKind::Move, id);
+                proptest::prop_assert_eq!(careful, Ok(Reply::Move(expected)), "{}", line);
+            }
+            for id in [4, 5] {
+                proptest::prop_assert_eq!(
+                    parse_reply::<i64>(line.as_bytes(), ReplyKind::Move, id),
+                    parse_reply_carefully::<i64>(line.as_bytes(), ReplyKind::Move, id),
+                    "{}", line
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_reply_scanner_reads_plain_move_replies() {
+        assert_eq!(
+            scan_number_move_reply(br#" { "move" : -3 , "id":12,"type":"move"}"#),
+            Some((12, &b"-3"[..]))
+        );
+        for line in [
+            r#"{"type":"move","id":4,"move":13,"note":1}"#,
+            r#"{"type":"move","id":4,"id":4,"move":13}"#,
+            r#"{"type":"move","id":4,"move":1.5}"#,
+            r#"{"type":"move","id":4,"move":013}"#,
+            r#"{"type":"ready","id":4,"move":13}"#,
+            r#"{"type":"move","id":-4,"move":13}"#,
+            r#"{"type":"move","id":4,"move":13}x"#,
+        ] {
+            assert_eq!(scan_number_move_reply(line.as_bytes()), None, "{line}");
+        }
     }
 
     #[test]

@@ -298,11 +298,24 @@ impl<G: Game> Referee<'_, G> {
     ) -> [Option<Exchange<G::Move>>; 2] {
         let [first_bot, second_bot] = bots;
         let [first, second] = &mut exchanges;
-        tokio::join!(send(first_bot, first, limit), send(second_bot, second, limit));
-        tokio::join!(
-            receive(first_bot, first, kind, limit),
-            receive(second_bot, second, kind, limit)
-        );
+        match (first.is_some(), second.is_some()) {
+            // Most steps ask one seat: no joining needed.
+            (true, false) => {
+                send(first_bot, first, limit).await;
+                receive(first_bot, first, kind, limit).await;
+            }
+            (false, true) => {
+                send(second_bot, second, limit).await;
+                receive(second_bot, second, kind, limit).await;
+            }
+            _ => {
+                tokio::join!(send(first_bot, first, limit), send(second_bot, second, limit));
+                tokio::join!(
+                    receive(first_bot, first, kind, limit),
+                    receive(second_bot, second, kind, limit)
+                );
+            }
+        }
         for exchange in exchanges.iter().flatten() {
             if let Some(sent_at) = exchange.sent_at {
                 self.transcript.sent(
