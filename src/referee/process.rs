@@ -11,13 +11,14 @@ use std::time::Duration;
 
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
-use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use super::deadline::Deadline;
 use super::lines::{LineError, LineReader};
 use super::reaper;
 use crate::protocol::ForfeitReason;
@@ -202,8 +203,46 @@ impl std::fmt::Debug for LocalPlayer {
 enum Runner {
     /// A program: its pid (also its process group) and its stderr drain.
     Program { pid: u32, stderr_log: Arc<Mutex<StderrLog>>, stderr_task: JoinHandle<()> },
-    /// A local player's task.
-    Local { task: JoinHandle<()> },
+    /// A local player, whose session is the [`Exit`] task.
+    Local,
+}
+
+/// The end of a bot: a task that finishes when the bot does (it reaps a
+/// program, or it is a local player's session), and its status once known.
+///
+/// Awaiting the task itself, rather than a channel it fills, keeps the
+/// check for an exit that races every reply cheap.
+struct Exit {
+    task: JoinHandle<ExitStatus>,
+    status: Option<ExitStatus>,
+}
+
+impl Exit {
+    fn new(task: JoinHandle<ExitStatus>) -> Exit {
+        Exit { task, status: None }
+    }
+
+    /// Waits until the bot has ended. Cancel-safe.
+    async fn wait(&mut self) -> ExitStatus {
+        if let Some(status) = self.status {
+            return status;
+        }
+        // A task that failed or was cancelled stands for a plain exit.
+        let status = (&mut self.task).await.unwrap_or_else(|_| ExitStatus::from_raw(0));
+        self.status = Some(status);
+        status
+    }
+
+    /// The status, if the bot has ended already.
+    fn now(&mut self) -> Option<ExitStatus> {
+        if self.status.is_none() && self.task.is_finished() {
+            let mut context = Context::from_waker(Waker::noop());
+            if let Poll::Ready(result) = Pin::new(&mut self.task).poll(&mut context) {
+                self.status = Some(result.unwrap_or_else(|_| ExitStatus::from_raw(0)));
+            }
+        }
+        self.status
+    }
 }
 
 /// A running bot: a program in its own process group, or a local player.
@@ -214,7 +253,9 @@ pub struct BotProcess {
     /// (or when the session ends): one write and one wake-up of the bot.
     pending: Vec<u8>,
     stdout: LineReader<BotOutput>,
-    exit: watch::Receiver<Option<ExitStatus>>,
+    exit: Exit,
+    /// The deadline of the reply awaited; made at the first one.
+    reply_deadline: Option<Deadline>,
     stopped: bool,
 }
 
@@ -251,14 +292,13 @@ impl BotProcess {
         let stdout = child.stdout.take().expect("stdout is piped");
         let mut stderr = child.stderr.take().expect("stderr is piped");
 
-        let (exit_sender, exit) = watch::channel(None);
-        tokio::spawn(async move {
+        let exit = Exit::new(tokio::spawn(async move {
             let status = child.wait().await;
             reaper::unregister(pid);
             // Waiting only fails if the child was already reaped elsewhere;
             // report that as a plain exit.
-            let _ = exit_sender.send(Some(status.unwrap_or_else(|_| ExitStatus::from_raw(0))));
-        });
+            status.unwrap_or_else(|_| ExitStatus::from_raw(0))
+        }));
 
         let stderr_log =
             Arc::new(Mutex::new(StderrLog { path: None, file: None, written: 0, cap: stderr_cap }));
@@ -278,6 +318,7 @@ impl BotProcess {
             pending: Vec::new(),
             stdout: LineReader::new(Box::new(stdout), max_line_bytes),
             exit,
+            reply_deadline: None,
             stopped: false,
         })
     }
@@ -289,17 +330,17 @@ impl BotProcess {
         let (requests, replies) = tokio::io::split(player_end);
         let session =
             (player.start)(LocalIo { requests: Box::new(requests), replies: Box::new(replies) });
-        let (exit_sender, exit) = watch::channel(None);
-        let task = tokio::spawn(async move {
+        let exit = Exit::new(tokio::spawn(async move {
             session.await;
-            let _ = exit_sender.send(Some(ExitStatus::from_raw(0)));
-        });
+            ExitStatus::from_raw(0)
+        }));
         BotProcess {
-            runner: Runner::Local { task },
+            runner: Runner::Local,
             stdin: Some(Box::new(to_player)),
             pending: Vec::new(),
             stdout: LineReader::new(Box::new(from_player), max_line_bytes),
             exit,
+            reply_deadline: None,
             stopped: false,
         }
     }
@@ -308,7 +349,7 @@ impl BotProcess {
     pub fn pid(&self) -> Option<u32> {
         match &self.runner {
             Runner::Program { pid, .. } => Some(*pid),
-            Runner::Local { .. } => None,
+            Runner::Local => None,
         }
     }
 
@@ -347,7 +388,10 @@ impl BotProcess {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => {
                 wait_for_exit(&mut self.exit, deadline).await;
-                Err(Failure::new(ForfeitReason::Crash, gone_detail(&self.exit, "closed its input")))
+                Err(Failure::new(
+                    ForfeitReason::Crash,
+                    gone_detail(&mut self.exit, "closed its input"),
+                ))
             }
             Err(_) => Err(Failure::new(
                 ForfeitReason::Timeout,
@@ -359,6 +403,13 @@ impl BotProcess {
     /// Reads the next line before `deadline`.
     pub async fn receive(&mut self, deadline: Instant) -> Result<&[u8], Failure> {
         let exit = &mut self.exit;
+        let reply_deadline = match &mut self.reply_deadline {
+            Some(reply_deadline) => {
+                reply_deadline.set(deadline);
+                reply_deadline
+            }
+            empty => empty.insert(Deadline::new(deadline)),
+        };
         let outcome = tokio::select! {
             // A line already written wins over the news that the bot exited.
             biased;
@@ -373,11 +424,8 @@ impl BotProcess {
                     Failure::new(ForfeitReason::Crash, format!("output could not be read: {error}"))
                 }
             },
-            status = exit.wait_for(Option::is_some) => {
-                let status = status.ok().and_then(|status| *status);
-                Failure::new(ForfeitReason::Crash, describe_exit(status))
-            }
-            () = tokio::time::sleep_until(deadline) => {
+            status = exit.wait() => Failure::new(ForfeitReason::Crash, describe_exit(Some(status))),
+            () = std::future::poll_fn(|context| reply_deadline.poll_expired(context)) => {
                 Failure::new(ForfeitReason::Timeout, "no complete reply line before the deadline")
             }
         };
@@ -385,7 +433,7 @@ impl BotProcess {
             // "Closed its output" is more useful with the exit status.
             ForfeitReason::Crash => {
                 wait_for_exit(&mut self.exit, deadline).await;
-                Failure::new(ForfeitReason::Crash, gone_detail(&self.exit, &outcome.detail))
+                Failure::new(ForfeitReason::Crash, gone_detail(&mut self.exit, &outcome.detail))
             }
             _ => outcome,
         })
@@ -409,15 +457,13 @@ impl BotProcess {
             let _ = tokio::time::timeout(grace, stdin.write_all(&self.pending)).await;
         }
         drop(self.stdin.take());
-        let exited_in_grace =
-            tokio::time::timeout(grace, self.exit.wait_for(Option::is_some)).await.is_ok();
+        let exited_in_grace = tokio::time::timeout(grace, self.exit.wait()).await.is_ok();
         match &mut self.runner {
             Runner::Program { pid, stderr_task, .. } => {
                 // Also when the leader exited by itself: its children may
                 // live on and hold the pipes open.
                 kill_group(*pid);
-                let status =
-                    self.exit.wait_for(Option::is_some).await.ok().and_then(|status| *status);
+                let status = Some(self.exit.wait().await);
                 // stderr ends once every writer is gone; one that escaped the
                 // group is killed by the sweep, so do not wait for it here.
                 if tokio::time::timeout(Duration::from_millis(50), &mut *stderr_task).await.is_err()
@@ -427,8 +473,8 @@ impl BotProcess {
                 reaper::sweep_orphans_now_and_then(Duration::from_millis(200));
                 Stopped { status, exited_in_grace }
             }
-            Runner::Local { task } => {
-                task.abort();
+            Runner::Local => {
+                self.exit.task.abort();
                 Stopped { status: None, exited_in_grace }
             }
         }
@@ -454,7 +500,7 @@ impl Drop for BotProcess {
                     kill_group(*pid);
                     stderr_task.abort();
                 }
-                Runner::Local { task } => task.abort(),
+                Runner::Local => self.exit.task.abort(),
             }
         }
     }
@@ -463,14 +509,14 @@ impl Drop for BotProcess {
 /// Gives the exit status of a bot whose pipe just closed a moment (at most
 /// until `deadline`) to arrive: a pipe closes as its process exits, usually
 /// before the status is collected, and the status says what happened.
-async fn wait_for_exit(exit: &mut watch::Receiver<Option<ExitStatus>>, deadline: Instant) {
+async fn wait_for_exit(exit: &mut Exit, deadline: Instant) {
     let moment = deadline.min(Instant::now() + Duration::from_millis(100));
-    let _ = tokio::time::timeout_at(moment, exit.wait_for(Option::is_some)).await;
+    let _ = tokio::time::timeout_at(moment, exit.wait()).await;
 }
 
 /// `what`, completed with the exit status if the bot has exited already.
-fn gone_detail(exit: &watch::Receiver<Option<ExitStatus>>, what: &str) -> String {
-    match *exit.borrow() {
+fn gone_detail(exit: &mut Exit, what: &str) -> String {
+    match exit.now() {
         Some(status) if !what.starts_with("exited") && !what.starts_with("killed") => {
             format!("{what}; {}", describe_exit(Some(status)))
         }

@@ -154,7 +154,7 @@ struct WorkerShared {
 async fn work<G: Game>(
     shared: &WorkerShared,
     failures: mpsc::UnboundedSender<anyhow::Error>,
-    mut cancel: watch::Receiver<bool>,
+    cancel: watch::Receiver<bool>,
 ) {
     let tournament = &shared.tournament;
     let settings: &Settings = &tournament.settings;
@@ -162,6 +162,11 @@ async fn work<G: Game>(
     // The processes this worker holds, by bot index: at most the two of the
     // current pairing.
     let mut held: Vec<(usize, Bot)> = Vec::new();
+    // One wait for the whole run: it is polled whenever a game wakes, and a
+    // wait that is already registered costs least to poll again.
+    let mut watching = cancel.clone();
+    let cancelled = watching.wait_for(|cancelled| *cancelled);
+    tokio::pin!(cancelled);
     'jobs: loop {
         let Some(job) =
             shared.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop_front()
@@ -198,7 +203,7 @@ async fn work<G: Game>(
             let files = lock(&shared.recorder).layout().files(game.index, [&names[0], &names[1]]);
             let outcome = tokio::select! {
                 biased;
-                _ = cancel.wait_for(|cancelled| *cancelled) => break 'jobs,
+                _ = &mut cancelled => break 'jobs,
                 outcome = play_game::<G>(seated, &params, game.seed, settings, &files) => outcome,
             };
             let report = match outcome {
