@@ -212,9 +212,9 @@ pub fn parse_reply<M: DeserializeOwned>(
     // read by a scanner; then any good move reply, in one pass. Anything
     // else takes the careful path below, which says what is wrong.
     if kind == ReplyKind::Move {
-        if let Some((found, token)) = scan_number_move_reply(line)
+        if let Some((found, number)) = scan_number_move_reply(line)
             && found == id
-            && let Ok(mv) = serde_json::from_slice::<M>(token)
+            && let Some(mv) = number.read::<M>()
         {
             return Ok(Reply::Move(mv));
         }
@@ -275,9 +275,9 @@ fn parse_reply_carefully<M: DeserializeOwned>(
 
 /// Reads the most common reply, `{"type":"move","id":N,"move":K}` with the
 /// three keys in any order, any JSON whitespace, and integers for `N` and
-/// `K`, without a general JSON parser. Returns the id and the bytes of the
-/// move, or `None` for any other line (which may still be a good reply).
-fn scan_number_move_reply(line: &[u8]) -> Option<(u64, &[u8])> {
+/// `K`, without a general JSON parser. Returns the id and the move's number,
+/// or `None` for any other line (which may still be a good reply).
+fn scan_number_move_reply(line: &[u8]) -> Option<(u64, Integer)> {
     let mut rest = skip_space(line).strip_prefix(b"{")?;
     let (mut kind_seen, mut id, mut mv) = (false, None, None);
     loop {
@@ -292,16 +292,13 @@ fn scan_number_move_reply(line: &[u8]) -> Option<(u64, &[u8])> {
                 kind_seen = true;
             }
             b"id" if id.is_none() => {
-                let (digits, after) = split_integer(rest)?;
-                if digits.starts_with(b"-") {
-                    return None;
-                }
-                id = Some(std::str::from_utf8(digits).ok()?.parse::<u64>().ok()?);
+                let (Integer::Unsigned(number), after) = split_integer(rest)? else { return None };
+                id = Some(number);
                 rest = after;
             }
             b"move" if mv.is_none() => {
-                let (token, after) = split_integer(rest)?;
-                mv = Some(token);
+                let (number, after) = split_integer(rest)?;
+                mv = Some(number);
                 rest = after;
             }
             _ => return None,
@@ -319,20 +316,50 @@ fn scan_number_move_reply(line: &[u8]) -> Option<(u64, &[u8])> {
     }
 }
 
-/// Splits a JSON integer (`-?(0|[1-9][0-9]*)`, at most 19 digits) off the
-/// front of `bytes`.
-fn split_integer(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
-    let sign = usize::from(bytes.first() == Some(&b'-'));
-    let digits = bytes[sign..].iter().take_while(|byte| byte.is_ascii_digit()).count();
-    let leading_zero = digits > 1 && bytes[sign] == b'0';
-    if digits == 0 || digits > 19 || leading_zero {
+/// A JSON integer, as a JSON parser hands it to a type: unsigned unless it
+/// is negative.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Integer {
+    Unsigned(u64),
+    Negative(i64),
+}
+
+impl Integer {
+    /// The integer as a `T`, with the same result as parsing its JSON text.
+    fn read<T: DeserializeOwned>(self) -> Option<T> {
+        use serde::de::value::{Error, I64Deserializer, U64Deserializer};
+        match self {
+            Integer::Unsigned(number) => T::deserialize(U64Deserializer::<Error>::new(number)),
+            Integer::Negative(number) => T::deserialize(I64Deserializer::<Error>::new(number)),
+        }
+        .ok()
+    }
+}
+
+/// Splits a JSON integer (`-?(0|[1-9][0-9]*)`) off the front of `bytes`.
+/// `None` for anything else, and for integers a JSON parser would not hand
+/// over as integers: out of range, or `-0`.
+fn split_integer(bytes: &[u8]) -> Option<(Integer, &[u8])> {
+    let negative = bytes.first() == Some(&b'-');
+    let digits = &bytes[usize::from(negative)..];
+    let count = digits.iter().take_while(|byte| byte.is_ascii_digit()).count();
+    if count == 0 || (count > 1 && digits[0] == b'0') {
         return None;
     }
     // `1.5`, `1e3`: a number, but not an integer; not this scanner's case.
-    if matches!(bytes.get(sign + digits), Some(b'.' | b'e' | b'E')) {
+    if matches!(digits.get(count), Some(b'.' | b'e' | b'E')) {
         return None;
     }
-    Some(bytes.split_at(sign + digits))
+    let mut magnitude: u64 = 0;
+    for digit in &digits[..count] {
+        magnitude = magnitude.checked_mul(10)?.checked_add(u64::from(digit - b'0'))?;
+    }
+    let number = match (negative, magnitude) {
+        (false, _) => Integer::Unsigned(magnitude),
+        (true, 0) => return None,
+        (true, _) => Integer::Negative(0i64.checked_sub_unsigned(magnitude)?),
+    };
+    Some((number, &digits[count..]))
 }
 
 /// `bytes` without leading JSON whitespace.
@@ -403,17 +430,18 @@ mod tests {
         #[test]
         fn the_reply_scanner_agrees_with_the_json_parser(
             order in 0..6usize,
-            values in [0..18usize, 0..18usize, 0..18usize],
-            extra in proptest::option::of((0..6usize, 0..18usize, 0..4usize)),
+            values in [0..22usize, 0..22usize, 0..22usize],
+            extra in proptest::option::of((0..6usize, 0..22usize, 0..4usize)),
             dropped in proptest::option::of(0..3usize),
             space in 0..4usize,
             trailer in 0..4usize,
         ) {
             const KEYS: [&str; 6] = ["type", "id", "move", "note", r"typ\u0065", "Move"];
             // Value `k` is the good one for key `k`; half the values drawn are good.
-            const VALUES: [&str; 12] =
+            const VALUES: [&str; 16] =
                 [r#""move""#, "4", "13", r#""ready""#, "04", "-4", "1.5", r#""13""#, "null",
-                 r#"{"a":1}"#, "18446744073709551615", "18446744073709551616"];
+                 r#"{"a":1}"#, "18446744073709551615", "18446744073709551616", "-0", "300",
+                 "-9223372036854775808", "-9223372036854775809"];
             const SPACES: [&str; 4] = ["", " ", "\t", "\n "];
             const ORDERS: [[usize; 3]; 6] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
             let mut pairs: Vec<(usize, usize)> = ORDERS[order]
@@ -433,15 +461,22 @@ mod tests {
                 .map(|&(key, value)| format!(r#"{space}"{}"{space}:{space}{}{space}"#, KEYS[key], VALUES[value]))
                 .collect();
             let line = format!("{{{}{}", fields.join(","), ["}", "} ", "}x", ""][trailer]);
-            if let Some((id, token)) = scan_number_move_reply(line.as_bytes()) {
-                let expected: i64 = serde_json::from_slice(token).unwrap();
+            if let Some((id, number)) = scan_number_move_reply(line.as_bytes()) {
                 let careful = parse_reply_carefully::<i64>(line.as_bytes(), ReplyKind::Move, id);
-                proptest::prop_assert_eq!(careful, Ok(Reply::Move(expected)), "{}", line);
+                match number.read::<i64>() {
+                    Some(expected) => proptest::prop_assert_eq!(careful, Ok(Reply::Move(expected)), "{}", line),
+                    None => proptest::prop_assert!(matches!(careful, Err(BadReply::NotAMove(_))), "{}", line),
+                }
             }
             for id in [4, 5] {
                 proptest::prop_assert_eq!(
                     parse_reply::<i64>(line.as_bytes(), ReplyKind::Move, id),
                     parse_reply_carefully::<i64>(line.as_bytes(), ReplyKind::Move, id),
+                    "{}", line
+                );
+                proptest::prop_assert_eq!(
+                    parse_reply::<u8>(line.as_bytes(), ReplyKind::Move, id),
+                    parse_reply_carefully::<u8>(line.as_bytes(), ReplyKind::Move, id),
                     "{}", line
                 );
             }
@@ -452,7 +487,7 @@ mod tests {
     fn the_reply_scanner_reads_plain_move_replies() {
         assert_eq!(
             scan_number_move_reply(br#" { "move" : -3 , "id":12,"type":"move"}"#),
-            Some((12, &b"-3"[..]))
+            Some((12, Integer::Negative(-3)))
         );
         for line in [
             r#"{"type":"move","id":4,"move":13,"note":1}"#,
