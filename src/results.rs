@@ -3,13 +3,14 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::games::{GameId, Seat};
 use crate::protocol::ForfeitReason;
-use crate::referee::{GameFiles, GameReport};
+use crate::referee::{GameFiles, GameReport, LogPath};
 
 /// One row of games.csv: one finished game. Column order is field order;
 /// protocol.md's sibling, the README, documents each column.
@@ -120,7 +121,7 @@ impl GameRow {
 
 /// Where a game's files go inside a results folder, named by game number.
 pub struct FileLayout {
-    pub folder: PathBuf,
+    pub folder: Arc<Path>,
     /// Whether transcripts are kept.
     pub transcripts: bool,
 }
@@ -141,11 +142,15 @@ impl FileLayout {
         GameFiles {
             transcript: (!transcript.is_empty()).then(|| self.folder.join(transcript)),
             stderr_logs: [0, 1].map(|seat| {
-                Some(self.folder.join(format!(
-                    "logs/game-{game_index:06}-seat{}-{}.log",
-                    seat + 1,
-                    file_safe(names[seat])
-                )))
+                let folder = Arc::clone(&self.folder);
+                let name = names[seat].to_owned();
+                Some(LogPath::new(move || {
+                    folder.join(format!(
+                        "logs/game-{game_index:06}-seat{}-{}.log",
+                        seat + 1,
+                        file_safe(&name)
+                    ))
+                }))
             }),
         }
     }

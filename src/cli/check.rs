@@ -16,7 +16,9 @@ use super::options::{UsageError, default_bot_name};
 use crate::games::{Game, GameId, Seat, parse_params};
 use crate::players::random_player;
 use crate::protocol::ForfeitReason;
-use crate::referee::{self, Bot, BotCommand, Forfeit, GameReport, Settings, Stopped, play_game};
+use crate::referee::{
+    self, Bot, BotCommand, Forfeit, GameReport, LogPath, Settings, Stopped, play_game,
+};
 use crate::results::FileLayout;
 use crate::seeds::derive_seed;
 use crate::units::parse_duration;
@@ -144,7 +146,7 @@ async fn gather<G: Game>(
     let params: G::Params = parse_params(serde_json::Map::new()).expect("defaults are valid");
     let mut bot = Bot::new(name, command.clone());
     let mut random = Bot::local("random", random_player());
-    let layout = FileLayout { folder: folder.to_path_buf(), transcripts: true };
+    let layout = FileLayout { folder: folder.into(), transcripts: true };
     let probed_from = (args.games / 2) as usize;
     let mut games = Vec::new();
     let mut logs = Vec::new();
@@ -156,7 +158,7 @@ async fn gather<G: Game>(
             if seat == Seat::One { [&mut bot, &mut random] } else { [&mut random, &mut bot] };
         let names = [seated[0].name.clone(), seated[1].name.clone()];
         let files = layout.files(index + 1, [&names[0], &names[1]]);
-        logs.extend(files.stderr_logs[seat.index()].clone());
+        logs.extend(files.stderr_logs[seat.index()].as_ref().map(LogPath::path));
         let report =
             play_game::<G>(seated, &params, derive_seed(args.seed, index), &settings, &files)
                 .await

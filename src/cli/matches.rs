@@ -189,7 +189,7 @@ async fn play_match<G: Game>(
     let mut bots =
         [0, 1].map(|index| Bot::new(plan.names[index].clone(), plan.commands[index].clone()));
     let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
-    let layout = FileLayout { folder: plan.out.clone(), transcripts: true };
+    let layout = FileLayout { folder: plan.out.as_path().into(), transcripts: true };
     let mut rows = Vec::new();
     let mut interrupted = false;
     for index in 0..plan.games {

@@ -44,7 +44,7 @@ pub async fn play_game<G: Game>(
     let [first, second] = bots;
     let mut bots = [first, second];
     for (bot, log) in bots.iter_mut().zip(&files.stderr_logs) {
-        bot.ensure_running(settings)?.log_stderr_to(log.as_deref());
+        bot.ensure_running(settings)?.log_stderr_to(log.as_ref());
     }
     let mut game = G::new(params, seed);
     let started = Instant::now();

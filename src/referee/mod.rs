@@ -13,6 +13,7 @@ pub mod reaper;
 pub mod transcript;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -207,5 +208,27 @@ impl GameReport {
 #[derive(Clone, Debug, Default)]
 pub struct GameFiles {
     pub transcript: Option<PathBuf>,
-    pub stderr_logs: [Option<PathBuf>; 2],
+    pub stderr_logs: [Option<LogPath>; 2],
+}
+
+/// The path of a bot's stderr log for one game, worked out only when the
+/// bot first writes to stderr: most bots never do, and naming a file for
+/// each of them in every game would cost more than refereeing a move.
+#[derive(Clone)]
+pub struct LogPath(Arc<dyn Fn() -> PathBuf + Send + Sync>);
+
+impl LogPath {
+    pub fn new(path: impl Fn() -> PathBuf + Send + Sync + 'static) -> LogPath {
+        LogPath(Arc::new(path))
+    }
+
+    pub fn path(&self) -> PathBuf {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for LogPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("LogPath").field(&self.path()).finish()
+    }
 }

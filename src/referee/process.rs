@@ -20,7 +20,7 @@ use tokio::time::Instant;
 
 use super::deadline::Deadline;
 use super::lines::{LineError, LineReader};
-use super::reaper;
+use super::{LogPath, reaper};
 use crate::protocol::ForfeitReason;
 
 /// How to start a bot.
@@ -106,7 +106,7 @@ pub enum CommandError {
 /// The file is created on the first byte, so silent bots cost no file.
 #[derive(Debug)]
 struct StderrLog {
-    path: Option<PathBuf>,
+    path: Option<LogPath>,
     file: Option<File>,
     written: u64,
     cap: u64,
@@ -119,7 +119,7 @@ impl StderrLog {
             return;
         }
         if self.file.is_none() {
-            self.file = File::create(path).ok();
+            self.file = File::create(path.path()).ok();
         }
         let Some(file) = &mut self.file else { return };
         let room = (self.cap - self.written) as usize;
@@ -136,7 +136,7 @@ impl StderrLog {
         }
     }
 
-    fn switch_to(&mut self, path: Option<PathBuf>) {
+    fn switch_to(&mut self, path: Option<LogPath>) {
         self.file = None;
         self.written = 0;
         self.path = path;
@@ -355,12 +355,12 @@ impl BotProcess {
 
     /// Sends the bot's stderr to `path` from now on (`None`: discard). A
     /// local player has no stderr.
-    pub fn log_stderr_to(&self, path: Option<&Path>) {
+    pub fn log_stderr_to(&self, path: Option<&LogPath>) {
         if let Runner::Program { stderr_log, .. } = &self.runner {
             stderr_log
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .switch_to(path.map(Path::to_path_buf));
+                .switch_to(path.cloned());
         }
     }
 

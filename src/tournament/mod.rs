@@ -174,8 +174,10 @@ pub async fn run(
             );
         }
         let progress = Progress::new(to_play, already);
-        let layout =
-            FileLayout { folder: folder.path.clone(), transcripts: tournament.transcripts };
+        let layout = FileLayout {
+            folder: folder.path.as_path().into(),
+            transcripts: tournament.transcripts,
+        };
         let recorder = Arc::new(Mutex::new(Recorder {
             folder,
             progress,

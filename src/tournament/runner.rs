@@ -199,8 +199,9 @@ async fn work<G: Game>(
             } else {
                 [&mut second.1, &mut first.1]
             };
-            let names = [seated[0].name.clone(), seated[1].name.clone()];
-            let files = lock(&shared.recorder).layout().files(game.index, [&names[0], &names[1]]);
+            let files = lock(&shared.recorder)
+                .layout()
+                .files(game.index, [&seated[0].name, &seated[1].name]);
             let outcome = tokio::select! {
                 biased;
                 _ = &mut cancelled => break 'jobs,
