@@ -183,7 +183,9 @@ struct ReplyLine<'a> {
     #[serde(rename = "type", borrow)]
     kind: Option<Cow<'a, str>>,
     id: Option<u64>,
-    name: Option<String>,
+    /// Read only in a `ready`; elsewhere an unknown field like any other.
+    #[serde(borrow)]
+    name: Option<&'a RawValue>,
     #[serde(rename = "move", borrow)]
     mv: Option<&'a RawValue>,
 }
@@ -208,16 +210,25 @@ pub fn parse_reply<M: DeserializeOwned>(
     if line.trim_ascii_start().first() != Some(&b'{') {
         return Err(BadReply::Malformed("a reply must be a JSON object, `{...}`".to_owned()));
     }
-    // The common cases first: a plain move reply with a number for a move,
-    // read by a scanner; then any good move reply, in one pass. Anything
-    // else takes the careful path below, which says what is wrong.
-    if kind == ReplyKind::Move {
-        if let Some((found, number)) = scan_number_move_reply(line)
-            && found == id
-            && let Some(mv) = number.read::<M>()
-        {
-            return Ok(Reply::Move(mv));
+    // The common cases first: plain replies (a number for a move), read by
+    // a scanner; then any good move reply, in one pass. Anything else takes
+    // the careful path below, which says what is wrong.
+    if let Some(scanned) = scan_reply(line)
+        && scanned.kind == kind
+        && scanned.id == id
+    {
+        match kind {
+            ReplyKind::Ready => {
+                return Ok(Reply::Ready { name: scanned.name.map(str::to_owned) });
+            }
+            ReplyKind::Move => {
+                if let Some(mv) = scanned.mv.and_then(Integer::read::<M>) {
+                    return Ok(Reply::Move(mv));
+                }
+            }
         }
+    }
+    if kind == ReplyKind::Move {
         if let Ok(reply) = serde_json::from_slice::<MoveReply<'_, M>>(line)
             && reply.kind == "move"
             && reply.id == id
@@ -261,7 +272,14 @@ fn parse_reply_carefully<M: DeserializeOwned>(
         None => return Err(BadReply::Malformed(format!("the reply has no `id` (expected {id})"))),
     }
     match kind {
-        ReplyKind::Ready => Ok(Reply::Ready { name: reply.name }),
+        ReplyKind::Ready => match reply.name {
+            None => Ok(Reply::Ready { name: None }),
+            Some(raw) => {
+                serde_json::from_str(raw.get()).map(|name| Reply::Ready { name }).map_err(|_| {
+                    BadReply::Malformed(format!("the name {} is not a string", raw.get()))
+                })
+            }
+        },
         ReplyKind::Move => {
             let raw = reply
                 .mv
@@ -273,23 +291,35 @@ fn parse_reply_carefully<M: DeserializeOwned>(
     }
 }
 
-/// Reads the most common reply, `{"type":"move","id":N,"move":K}` with the
-/// three keys in any order, any JSON whitespace, and integers for `N` and
-/// `K`, without a general JSON parser. Returns the id and the move's number,
-/// or `None` for any other line (which may still be a good reply).
-fn scan_number_move_reply(line: &[u8]) -> Option<(u64, Integer)> {
+/// A reply as [`scan_reply`] reads it.
+#[derive(Debug, PartialEq)]
+struct ScannedReply<'a> {
+    kind: ReplyKind,
+    id: u64,
+    mv: Option<Integer>,
+    name: Option<&'a str>,
+}
+
+/// Reads the common replies, such as `{"type":"move","id":7,"move":12}` and
+/// `{"type":"ready","id":1,"name":"me"}`, without a general JSON parser:
+/// the keys `type`, `id`, `move` and `name` in any order, any JSON
+/// whitespace, integers for `id` and `move`, and a `name` without escapes.
+/// `None` for any other line, which may still be a good reply.
+fn scan_reply(line: &[u8]) -> Option<ScannedReply<'_>> {
     let mut rest = skip_space(line).strip_prefix(b"{")?;
-    let (mut kind_seen, mut id, mut mv) = (false, None, None);
+    let (mut kind, mut id, mut mv, mut name) = (None, None, None, None);
     loop {
-        rest = skip_space(rest).strip_prefix(b"\"")?;
-        let key_end = rest.iter().position(|&byte| byte == b'"' || byte == b'\\')?;
-        let (key, after_key) = rest.split_at(key_end);
-        rest = skip_space(after_key.strip_prefix(b"\"")?).strip_prefix(b":")?;
-        rest = skip_space(rest);
+        let (key, after_key) = split_plain_string(skip_space(rest))?;
+        rest = skip_space(skip_space(after_key).strip_prefix(b":")?);
         match key {
-            b"type" if !kind_seen => {
-                rest = rest.strip_prefix(br#""move""#)?;
-                kind_seen = true;
+            b"type" if kind.is_none() => {
+                let (value, after) = split_plain_string(rest)?;
+                kind = Some(match value {
+                    b"move" => ReplyKind::Move,
+                    b"ready" => ReplyKind::Ready,
+                    _ => return None,
+                });
+                rest = after;
             }
             b"id" if id.is_none() => {
                 let (Integer::Unsigned(number), after) = split_integer(rest)? else { return None };
@@ -301,6 +331,11 @@ fn scan_number_move_reply(line: &[u8]) -> Option<(u64, Integer)> {
                 mv = Some(number);
                 rest = after;
             }
+            b"name" if name.is_none() => {
+                let (value, after) = split_plain_string(rest)?;
+                name = Some(std::str::from_utf8(value).ok()?);
+                rest = after;
+            }
             _ => return None,
         }
         rest = skip_space(rest);
@@ -310,10 +345,18 @@ fn scan_number_move_reply(line: &[u8]) -> Option<(u64, Integer)> {
             _ => return None,
         }
     }
-    match (kind_seen, id, mv) {
-        (true, Some(id), Some(mv)) => Some((id, mv)),
-        _ => None,
+    Some(ScannedReply { kind: kind?, id: id?, mv, name })
+}
+
+/// Splits a JSON string without escapes off the front of `bytes`: its text
+/// (still to be checked as UTF-8) and the rest after the closing quote.
+fn split_plain_string(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let body = bytes.strip_prefix(b"\"")?;
+    let end = body.iter().position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+    if body[end] != b'"' {
+        return None;
     }
+    Some((&body[..end], &body[end + 1..]))
 }
 
 /// A JSON integer, as a JSON parser hands it to a type: unsigned unless it
@@ -395,6 +438,11 @@ mod tests {
         assert_eq!(reply, Ok(Reply::Ready { name: Some("me".into()) }));
         let reply = parse_reply::<u32>(br#"{"type":"ready","id":1}"#, ReplyKind::Ready, 1);
         assert_eq!(reply, Ok(Reply::Ready { name: None }));
+        let reply =
+            parse_reply::<u32>(br#"{"type":"ready","id":1,"name":null}"#, ReplyKind::Ready, 1);
+        assert_eq!(reply, Ok(Reply::Ready { name: None }));
+        let reply = parse_reply::<u32>(br#"{"type":"ready","id":1,"name":7}"#, ReplyKind::Ready, 1);
+        assert!(matches!(reply, Err(BadReply::Malformed(_))));
     }
 
     #[test]
@@ -430,30 +478,30 @@ mod tests {
         #[test]
         fn the_reply_scanner_agrees_with_the_json_parser(
             order in 0..6usize,
-            values in [0..22usize, 0..22usize, 0..22usize],
-            extra in proptest::option::of((0..6usize, 0..22usize, 0..4usize)),
+            values in [0..32usize, 0..32usize, 0..32usize],
+            extra in proptest::option::of((0..7usize, 0..32usize, 0..4usize)),
             dropped in proptest::option::of(0..3usize),
             space in 0..4usize,
             trailer in 0..4usize,
         ) {
-            const KEYS: [&str; 6] = ["type", "id", "move", "note", r"typ\u0065", "Move"];
-            // Value `k` is the good one for key `k`; half the values drawn are good.
-            const VALUES: [&str; 16] =
-                [r#""move""#, "4", "13", r#""ready""#, "04", "-4", "1.5", r#""13""#, "null",
-                 r#"{"a":1}"#, "18446744073709551615", "18446744073709551616", "-0", "300",
-                 "-9223372036854775808", "-9223372036854775809"];
+            const KEYS: [&str; 7] = ["type", "id", "move", "name", "note", r"typ\u0065", "Move"];
+            // Value `k` is the good one for key `k`.
+            const VALUES: [&str; 20] =
+                [r#""move""#, "4", "13", r#""me""#, r#""ready""#, "04", "-4", "1.5", r#""13""#,
+                 "null", r#"{"a":1}"#, "18446744073709551615", "18446744073709551616", "-0",
+                 "300", "-9223372036854775808", "-9223372036854775809", r#""b\u0041""#,
+                 "\"\u{1}\"", r#""né""#];
             const SPACES: [&str; 4] = ["", " ", "\t", "\n "];
             const ORDERS: [[usize; 3]; 6] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
-            let mut pairs: Vec<(usize, usize)> = ORDERS[order]
-                .iter()
-                .map(|&key| (key, if values[key] < 9 { key } else { values[key] - 6 }))
-                .collect();
+            // Half the values drawn are the good one for their key.
+            let value_for = |key: usize, drawn: usize| if drawn < 16 { key.min(3) } else { drawn - 12 };
+            let mut pairs: Vec<(usize, usize)> =
+                ORDERS[order].iter().map(|&key| (key, value_for(key, values[key]))).collect();
             if let Some(index) = dropped {
                 pairs.remove(index);
             }
             if let Some((key, value, at)) = extra {
-                let value = if value < 9 { key.min(2) } else { value - 6 };
-                pairs.insert(at.min(pairs.len()), (key, value));
+                pairs.insert(at.min(pairs.len()), (key, value_for(key, value)));
             }
             let space = SPACES[space];
             let fields: Vec<String> = pairs
@@ -461,14 +509,29 @@ mod tests {
                 .map(|&(key, value)| format!(r#"{space}"{}"{space}:{space}{}{space}"#, KEYS[key], VALUES[value]))
                 .collect();
             let line = format!("{{{}{}", fields.join(","), ["}", "} ", "}x", ""][trailer]);
-            if let Some((id, number)) = scan_number_move_reply(line.as_bytes()) {
-                let careful = parse_reply_carefully::<i64>(line.as_bytes(), ReplyKind::Move, id);
-                match number.read::<i64>() {
-                    Some(expected) => proptest::prop_assert_eq!(careful, Ok(Reply::Move(expected)), "{}", line),
-                    None => proptest::prop_assert!(matches!(careful, Err(BadReply::NotAMove(_))), "{}", line),
+            if let Some(scanned) = scan_reply(line.as_bytes()) {
+                let careful = parse_reply_carefully::<i64>(line.as_bytes(), scanned.kind, scanned.id);
+                match (scanned.kind, scanned.mv.map(Integer::read::<i64>)) {
+                    (ReplyKind::Ready, _) => proptest::prop_assert_eq!(
+                        careful, Ok(Reply::Ready { name: scanned.name.map(str::to_owned) }), "{}", line
+                    ),
+                    (ReplyKind::Move, Some(Some(expected))) => {
+                        proptest::prop_assert_eq!(careful, Ok(Reply::Move(expected)), "{}", line)
+                    }
+                    (ReplyKind::Move, Some(None)) => {
+                        proptest::prop_assert!(matches!(careful, Err(BadReply::NotAMove(_))), "{}", line)
+                    }
+                    (ReplyKind::Move, None) => {
+                        proptest::prop_assert!(matches!(careful, Err(BadReply::Malformed(_))), "{}", line)
+                    }
                 }
             }
             for id in [4, 5] {
+                proptest::prop_assert_eq!(
+                    parse_reply::<i64>(line.as_bytes(), ReplyKind::Ready, id),
+                    parse_reply_carefully::<i64>(line.as_bytes(), ReplyKind::Ready, id),
+                    "{}", line
+                );
                 proptest::prop_assert_eq!(
                     parse_reply::<i64>(line.as_bytes(), ReplyKind::Move, id),
                     parse_reply_carefully::<i64>(line.as_bytes(), ReplyKind::Move, id),
@@ -484,21 +547,31 @@ mod tests {
     }
 
     #[test]
-    fn the_reply_scanner_reads_plain_move_replies() {
+    fn the_reply_scanner_reads_plain_replies() {
         assert_eq!(
-            scan_number_move_reply(br#" { "move" : -3 , "id":12,"type":"move"}"#),
-            Some((12, Integer::Negative(-3)))
+            scan_reply(br#" { "move" : -3 , "id":12,"type":"move"}"#),
+            Some(ScannedReply {
+                kind: ReplyKind::Move,
+                id: 12,
+                mv: Some(Integer::Negative(-3)),
+                name: None
+            })
+        );
+        assert_eq!(
+            scan_reply(br#"{"type":"ready","id":1,"name":"bot 7"}"#),
+            Some(ScannedReply { kind: ReplyKind::Ready, id: 1, mv: None, name: Some("bot 7") })
         );
         for line in [
             r#"{"type":"move","id":4,"move":13,"note":1}"#,
             r#"{"type":"move","id":4,"id":4,"move":13}"#,
             r#"{"type":"move","id":4,"move":1.5}"#,
             r#"{"type":"move","id":4,"move":013}"#,
-            r#"{"type":"ready","id":4,"move":13}"#,
+            r#"{"type":"start","id":4,"move":13}"#,
             r#"{"type":"move","id":-4,"move":13}"#,
             r#"{"type":"move","id":4,"move":13}x"#,
+            r#"{"type":"ready","id":4,"name":"a\"b"}"#,
         ] {
-            assert_eq!(scan_number_move_reply(line.as_bytes()), None, "{line}");
+            assert_eq!(scan_reply(line.as_bytes()), None, "{line}");
         }
     }
 

@@ -8,10 +8,10 @@ use tokio::time::Instant;
 use super::process::Failure;
 use super::transcript::{Transcript, TranscriptBot};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameReport, Settings};
-use crate::games::{Game, Seat};
+use crate::games::{Game, GameId, Seat};
 use crate::protocol::{
-    BadReply, ForfeitNotice, ForfeitReason, PROTOCOL_VERSION, Played, Reply, ReplyKind, ToBot,
-    parse_reply,
+    BadReply, ForfeitNotice, ForfeitReason, Limits, PROTOCOL_VERSION, Played, Reply, ReplyKind,
+    ToBot, parse_reply,
 };
 
 /// Longest offending line kept in a forfeit record.
@@ -175,16 +175,8 @@ impl<G: Game> Referee<'_, G> {
         let limits = self.settings.limits();
         let exchanges = Seat::BOTH.map(|seat| {
             let id = bots[seat.index()].take_id();
-            let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Start {
-                id,
-                protocol: PROTOCOL_VERSION,
-                game: G::ID,
-                params,
-                seat,
-                seed,
-                limits,
-            };
-            Some(Exchange::new(seat, id, self.line(&message)))
+            let start = StartMessage { id, game: G::ID, params, seat, seed, limits };
+            Some(Exchange::new(seat, id, self.probed(start.line())))
         });
         let [first, second] =
             self.exchange(bots, exchanges, ReplyKind::Ready, self.settings.startup_timeout).await;
@@ -450,6 +442,46 @@ fn move_request<V: Serialize, M: Serialize>(
     line
 }
 
+/// The fields of a `start` message.
+struct StartMessage<'a, P> {
+    id: u64,
+    game: GameId,
+    params: &'a P,
+    seat: Seat,
+    seed: u64,
+    limits: Limits,
+}
+
+impl<P: Serialize> StartMessage<'_, P> {
+    /// The message as one line, newline included: the same bytes as
+    /// serializing [`ToBot::Start`], written directly as it goes to both
+    /// seats of every game.
+    fn line(&self) -> Vec<u8> {
+        let mut number = itoa::Buffer::new();
+        let mut line = Vec::with_capacity(256);
+        line.extend_from_slice(br#"{"type":"start","id":"#);
+        line.extend_from_slice(number.format(self.id).as_bytes());
+        line.extend_from_slice(br#","protocol":"#);
+        line.extend_from_slice(number.format(PROTOCOL_VERSION).as_bytes());
+        line.extend_from_slice(br#","game":""#);
+        line.extend_from_slice(self.game.as_str().as_bytes());
+        line.extend_from_slice(br#"","params":"#);
+        serde_json::to_writer(&mut line, self.params).expect("parameters serialize");
+        line.extend_from_slice(br#","seat":"#);
+        line.push(b'0' + self.seat.number());
+        line.extend_from_slice(br#","seed":"#);
+        line.extend_from_slice(number.format(self.seed).as_bytes());
+        line.extend_from_slice(br#","limits":{"startup_ms":"#);
+        line.extend_from_slice(number.format(self.limits.startup_ms).as_bytes());
+        line.extend_from_slice(br#","move_ms":"#);
+        line.extend_from_slice(number.format(self.limits.move_ms).as_bytes());
+        line.extend_from_slice(br#","max_line_bytes":"#);
+        line.extend_from_slice(number.format(self.limits.max_line_bytes).as_bytes());
+        line.extend_from_slice(b"}}\n");
+        line
+    }
+}
+
 /// The fields of an `over` message, with the history already serialized.
 struct OverMessage<'a, V> {
     winner: Option<Seat>,
@@ -584,7 +616,30 @@ mod tests {
     use super::*;
     use crate::games::duel::{DuelParams, NumberDuel};
 
-    /// The hand-written request is byte for byte the documented message.
+    /// The hand-written messages are byte for byte the documented ones.
+    #[test]
+    fn start_messages_match_the_protocol_type() {
+        let params = DuelParams::default();
+        let limits = Limits { startup_ms: 5000, move_ms: 250, max_line_bytes: 65536 };
+        for (id, seat, seed) in [(1, Seat::One, 0), (12_345, Seat::Two, (1 << 53) - 1)] {
+            let expected: ToBot<'_, DuelParams, (), u32> = ToBot::Start {
+                id,
+                protocol: PROTOCOL_VERSION,
+                game: GameId::NumberDuel,
+                params: &params,
+                seat,
+                seed,
+                limits,
+            };
+            let fast =
+                StartMessage { id, game: GameId::NumberDuel, params: &params, seat, seed, limits };
+            assert_eq!(
+                String::from_utf8(fast.line()).unwrap(),
+                String::from_utf8(message_line(&expected)).unwrap()
+            );
+        }
+    }
+
     #[test]
     fn move_requests_match_the_protocol_type() {
         let mut game = NumberDuel::with(&DuelParams::default());
