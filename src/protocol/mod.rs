@@ -228,13 +228,12 @@ pub fn parse_reply<M: DeserializeOwned>(
             }
         }
     }
-    if kind == ReplyKind::Move {
-        if let Ok(reply) = serde_json::from_slice::<MoveReply<'_, M>>(line)
-            && reply.kind == "move"
-            && reply.id == id
-        {
-            return Ok(Reply::Move(reply.mv));
-        }
+    if kind == ReplyKind::Move
+        && let Ok(reply) = serde_json::from_slice::<MoveReply<'_, M>>(line)
+        && reply.kind == "move"
+        && reply.id == id
+    {
+        return Ok(Reply::Move(reply.mv));
     }
     parse_reply_carefully(line, kind, id)
 }
