@@ -20,6 +20,7 @@ use std::fmt;
 use std::ops::RangeInclusive;
 use std::str::FromStr;
 
+use crate::protocol::WriteJson;
 use rand::SeedableRng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -159,9 +160,16 @@ pub trait Game: Clone + fmt::Debug + Serialize + Send + Sync + 'static {
     const ID: GameId;
     type Params: GameParams;
     /// A move, serialized exactly as a bot sends it.
-    type Move: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync;
+    type Move: Clone
+        + fmt::Debug
+        + PartialEq
+        + Serialize
+        + WriteJson
+        + DeserializeOwned
+        + Send
+        + Sync;
     /// What one seat is shown of the state.
-    type View: Serialize + fmt::Debug;
+    type View: Serialize + WriteJson + fmt::Debug;
 
     /// The starting position for these (validated) parameters and this seed.
     fn new(params: &Self::Params, seed: u64) -> Self;

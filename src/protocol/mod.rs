@@ -8,6 +8,8 @@
 //! extra line is never mistaken for the answer to a later request. Fields a
 //! side does not know are ignored by it.
 
+mod json;
+
 use std::borrow::Cow;
 
 use serde::de::DeserializeOwned;
@@ -15,6 +17,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::games::{GameId, Seat};
+
+pub use json::WriteJson;
 
 /// The protocol version this referee speaks, sent in every `start`.
 pub const PROTOCOL_VERSION: u32 = 1;

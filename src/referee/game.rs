@@ -11,7 +11,7 @@ use super::{Bot, CommandError, Forfeit, GameFiles, GameReport, Settings};
 use crate::games::{Game, GameId, Seat};
 use crate::protocol::{
     BadReply, ForfeitNotice, ForfeitReason, Limits, PROTOCOL_VERSION, Played, Reply, ReplyKind,
-    ToBot, parse_reply,
+    ToBot, WriteJson, parse_reply,
 };
 
 /// Longest offending line kept in a forfeit record.
@@ -173,15 +173,14 @@ impl<G: Game> Referee<'_, G> {
             }
         }
         let limits = self.settings.limits();
-        let exchanges = Seat::BOTH.map(|seat| {
+        let mut exchanges = Seat::BOTH.map(|seat| {
             let id = bots[seat.index()].take_id();
             let start = StartMessage { id, game: G::ID, params, seat, seed, limits };
             Some(Exchange::new(seat, id, self.probed(start.line())))
         });
-        let [first, second] =
-            self.exchange(bots, exchanges, ReplyKind::Ready, self.settings.startup_timeout).await;
-        for exchange in [first, second].into_iter().flatten() {
-            if let Some(Ok(Reply::Ready { name })) = exchange.answer {
+        self.exchange(bots, &mut exchanges, ReplyKind::Ready, self.settings.startup_timeout).await;
+        for exchange in exchanges.iter_mut().flatten() {
+            if let Some(Ok(Reply::Ready { name })) = exchange.answer.take() {
                 self.reported_names[exchange.seat.index()] = name;
                 self.answered_start[exchange.seat.index()] = true;
             }
@@ -196,7 +195,7 @@ impl<G: Game> Referee<'_, G> {
         // so in a simultaneous turn no request can reflect the other choice.
         let legal: [Vec<G::Move>; 2] = Seat::BOTH
             .map(|seat| if seats.contains(&seat) { game.legal_moves(seat) } else { Vec::new() });
-        let exchanges = Seat::BOTH.map(|seat| {
+        let mut exchanges = Seat::BOTH.map(|seat| {
             if !seats.contains(&seat) {
                 return None;
             }
@@ -210,14 +209,13 @@ impl<G: Game> Referee<'_, G> {
             );
             Some(Exchange::new(seat, id, self.probed(request)))
         });
-        let answers =
-            self.exchange(bots, exchanges, ReplyKind::Move, self.settings.move_timeout).await;
+        self.exchange(bots, &mut exchanges, ReplyKind::Move, self.settings.move_timeout).await;
 
         let mut chosen: [Option<G::Move>; 2] = [None, None];
-        for exchange in answers.into_iter().flatten() {
+        for exchange in exchanges.iter_mut().flatten() {
             let seat = exchange.seat;
             let think = exchange.think_time();
-            match exchange.answer {
+            match exchange.answer.take() {
                 Some(Ok(Reply::Move(mv))) if game.is_legal(seat, &mv) => {
                     self.transcript.push(&MoveLine {
                         kind: "move",
@@ -284,12 +282,12 @@ impl<G: Game> Referee<'_, G> {
     async fn exchange(
         &mut self,
         bots: &mut [&mut Bot; 2],
-        mut exchanges: [Option<Exchange<G::Move>>; 2],
+        exchanges: &mut [Option<Exchange<G::Move>>; 2],
         kind: ReplyKind,
         limit: Duration,
-    ) -> [Option<Exchange<G::Move>>; 2] {
+    ) {
         let [first_bot, second_bot] = bots;
-        let [first, second] = &mut exchanges;
+        let [first, second] = exchanges;
         match (first.is_some(), second.is_some()) {
             // Most steps ask one seat: no joining needed.
             (true, false) => {
@@ -331,7 +329,6 @@ impl<G: Game> Referee<'_, G> {
                 None => {}
             }
         }
-        exchanges
     }
 
     fn in_doubt(&self, seat: Seat) -> bool {
@@ -420,7 +417,7 @@ impl<M> Exchange<M> {
 /// A `move` request as one line, newline included: the same bytes as
 /// serializing [`ToBot::Move`], written directly because it is the message
 /// sent most, and with the history already serialized.
-fn move_request<V: Serialize, M: Serialize>(
+fn move_request<V: WriteJson, M: WriteJson>(
     id: u64,
     state: &V,
     history_json: &[u8],
@@ -431,11 +428,11 @@ fn move_request<V: Serialize, M: Serialize>(
     line.extend_from_slice(br#"{"type":"move","id":"#);
     line.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
     line.extend_from_slice(br#","state":"#);
-    serde_json::to_writer(&mut line, state).expect("views serialize");
+    state.write_json(&mut line);
     line.extend_from_slice(br#","history":["#);
     line.extend_from_slice(history_json);
     line.extend_from_slice(br#"],"legal_moves":"#);
-    serde_json::to_writer(&mut line, legal_moves).expect("moves serialize");
+    legal_moves.write_json(&mut line);
     line.extend_from_slice(br#","time_ms":"#);
     line.extend_from_slice(itoa::Buffer::new().format(time_ms).as_bytes());
     line.extend_from_slice(b"}\n");
@@ -492,7 +489,7 @@ struct OverMessage<'a, V> {
     history_json: &'a [u8],
 }
 
-impl<V: Serialize> OverMessage<'_, V> {
+impl<V: WriteJson> OverMessage<'_, V> {
     /// The message as one line, newline included: the same bytes as
     /// serializing [`ToBot::Over`], with the history copied, not serialized
     /// again.
@@ -510,7 +507,7 @@ impl<V: Serialize> OverMessage<'_, V> {
         line.extend_from_slice(br#","scores":"#);
         serde_json::to_writer(&mut line, &self.scores).expect("scores serialize");
         line.extend_from_slice(br#","state":"#);
-        serde_json::to_writer(&mut line, self.state).expect("views serialize");
+        self.state.write_json(&mut line);
         line.extend_from_slice(br#","history":["#);
         line.extend_from_slice(self.history_json);
         line.extend_from_slice(b"]}\n");
@@ -520,14 +517,14 @@ impl<V: Serialize> OverMessage<'_, V> {
 
 /// Appends one entry of `history` to its JSON (without brackets): the same
 /// bytes as serializing [`Played`], written directly.
-fn append_played<M: Serialize>(history_json: &mut Vec<u8>, seat: Seat, mv: &M) {
+fn append_played<M: WriteJson>(history_json: &mut Vec<u8>, seat: Seat, mv: &M) {
     if !history_json.is_empty() {
         history_json.push(b',');
     }
     history_json.extend_from_slice(br#"{"seat":"#);
     history_json.push(b'0' + seat.number());
     history_json.extend_from_slice(br#","move":"#);
-    serde_json::to_writer(&mut *history_json, mv).expect("moves serialize");
+    mv.write_json(history_json);
     history_json.push(b'}');
 }
 
