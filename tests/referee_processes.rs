@@ -122,7 +122,9 @@ fn assert_forfeits(case: &Misbehaviour<'_>) -> Scratch {
 /// parameters, both bots, the initial state), a `result` last and only
 /// there, each seat's `send`/`recv` lines in time order, and before every
 /// `move` line the request and the reply it accepts, its think time being
-/// the time between them. In a game without forfeit, one `move` per ply.
+/// the time between them (or between a `ready` that came after the request,
+/// when the `start` went out with it, and the reply). In a game without
+/// forfeit, one `move` per ply.
 fn check_transcript(transcript: &[Value], row: &Row) {
     let game = &row["game_index"];
     let (header, result) = match transcript {
@@ -173,6 +175,13 @@ fn check_transcript(transcript: &[Value], row: &Row) {
                 match (kind, message["type"].as_str()) {
                     ("send", Some("move")) => {
                         request[index] = Some((message["id"].as_u64().expect("an id"), time));
+                    }
+                    // The clock of a request sent with its game's `start`
+                    // starts at the `ready`.
+                    ("recv", Some("ready")) => {
+                        if let Some((_, clock_from)) = &mut request[index] {
+                            *clock_from = time;
+                        }
                     }
                     ("recv", Some("move")) => {
                         let id = message["id"].as_u64().unwrap_or_default();
@@ -462,6 +471,83 @@ fn random_bots_play_100_games(game: &str, seed: u64) {
         assert!(row.number("plies") > 0, "game {index}");
         check_transcript(&transcript_of(&out, row), row);
     }
+}
+
+/// From a process's second game on, `start` goes out with the game's first
+/// request and the move clock starts at the `ready`: a bot that takes longer
+/// than the move limit to get ready, but less than the start-up limit, loses
+/// nothing.
+#[test]
+fn a_slow_ready_counts_against_the_start_up_limit_not_the_move_limit() {
+    let scratch = Scratch::new();
+    let rows = play_two_games(
+        &scratch,
+        "number-snatch",
+        &fixture("slow_start.py"),
+        25,
+        // The move limit is play_two_games' 500 ms.
+        &["--startup-timeout", "5s"],
+    );
+    for row in &rows {
+        assert_eq!(&row["reason"], "normal", "{}", &row["forfeit_detail"]);
+        let transcript = transcript_of(&scratch.out(), row);
+        check_transcript(&transcript, row);
+    }
+    // In the second game the fixture (seat 2) gets `start` with its first
+    // request, and answers `ready` 0.8 s later.
+    let second = transcript_of(&scratch.out(), &rows[1]);
+    let sent_to_fixture: Vec<&Value> = second
+        .iter()
+        .filter(|line| line["type"] == "send" && line["seat"] == 2)
+        .map(|line| &line["msg"])
+        .collect();
+    assert_eq!(sent_to_fixture[0]["type"], "start");
+    assert_eq!(sent_to_fixture[1]["type"], "move");
+    let time_of = |kind: &str, message: &str| {
+        second
+            .iter()
+            .find(|line| {
+                line["type"] == kind && line["seat"] == 2 && line["msg"]["type"] == message
+            })
+            .and_then(|line| line["t_us"].as_u64())
+            .expect("the line is in the transcript")
+    };
+    assert!(time_of("recv", "ready") - time_of("send", "start") >= 800_000);
+    scratch.assert_fixture_processes_gone();
+}
+
+/// A seat whose game ends before its first request never gets that game's
+/// `start` (nor its `over`), and the ids it sees still count up by one.
+#[test]
+fn ids_count_up_by_one_when_a_game_ends_before_a_seat_is_asked() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let run = scratch.arena([
+        "match",
+        "number-snatch",
+        &fixture("counts_ids.py"),
+        &fixture("illegal_move.py"),
+        "--games",
+        "4",
+        "--seed",
+        "26",
+        "--out",
+        out.to_str().expect("a UTF-8 temporary path"),
+    ]);
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 4);
+    for row in &rows {
+        // illegal_move.py forfeits each game at its first move; counts_ids.py
+        // would exit (and forfeit as crashed) on an id out of sequence.
+        assert_eq!(&row["reason"], "illegal_move", "{}", &row["forfeit_detail"]);
+        assert_eq!(&row["forfeiter"], "illegal_move", "game {}", &row["game_index"]);
+    }
+    // Game 2: illegal_move.py moves first and forfeits, so counts_ids.py in
+    // seat 2 is sent nothing at all.
+    let second = transcript_of(&out, &rows[1]);
+    assert!(!second.iter().any(|line| line["type"] == "send" && line["seat"] == 2));
+    scratch.assert_fixture_processes_gone();
 }
 
 #[test]

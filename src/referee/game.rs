@@ -22,11 +22,25 @@ struct Exchange<M> {
     seat: Seat,
     id: u64,
     request: Vec<u8>,
+    /// This game's `start`, when it goes out just before the request; its
+    /// `ready` is then read before the reply.
+    start: Option<Start>,
     sent_at: Option<Instant>,
+    /// When the clock for the reply started: when the request went out, or
+    /// when the `ready` arrived if a `start` went out with it.
+    clock_from: Option<Instant>,
+    /// The `ready` to `start` as received, when, and the name it gave.
+    ready: Option<(Vec<u8>, Instant, Option<String>)>,
     /// The reply line as received, and when.
     received: Option<(Vec<u8>, Instant)>,
     /// `None` until the exchange has run.
     answer: Option<Result<Reply<M>, Forfeit>>,
+}
+
+/// A `start` line and its id.
+struct Start {
+    id: u64,
+    line: Vec<u8>,
 }
 
 /// Plays one game of `G` between `bots` (seat 1 first) and reports it.
@@ -59,6 +73,7 @@ pub async fn play_game<G: Game>(
         slowest_reply: [Duration::ZERO; 2],
         reported_names: [None, None],
         answered_start: [false, false],
+        unsent_starts: [None, None],
         settings,
     };
     referee.transcript.header(
@@ -111,6 +126,10 @@ struct Referee<'s, G: Game> {
     slowest_reply: [Duration; 2],
     reported_names: [Option<String>; 2],
     answered_start: [bool; 2],
+    /// The `start` of a seat whose bot answered one before in its process:
+    /// it goes out with the seat's first request instead of waiting for
+    /// its `ready` on its own, which saves a round trip per game.
+    unsent_starts: [Option<Start>; 2],
     settings: &'s Settings,
 }
 
@@ -162,7 +181,8 @@ impl<G: Game> Referee<'_, G> {
         probed
     }
 
-    /// Sends `start` to both seats and waits for both `ready` replies.
+    /// Sends `start` to the seats whose process is new and waits for their
+    /// `ready`; the others get theirs with their first request.
     async fn handshake(&mut self, bots: &mut [&mut Bot; 2], params: &G::Params, seed: u64) {
         if self.settings.probe_unknown {
             let notice =
@@ -174,17 +194,33 @@ impl<G: Game> Referee<'_, G> {
         }
         let limits = self.settings.limits();
         let mut exchanges = Seat::BOTH.map(|seat| {
-            let id = bots[seat.index()].take_id();
-            let start = StartMessage { id, game: G::ID, params, seat, seed, limits };
-            Some(Exchange::new(seat, id, self.probed(start.line())))
+            let bot = &mut bots[seat.index()];
+            let id = bot.take_id();
+            let line =
+                self.probed(StartMessage { id, game: G::ID, params, seat, seed, limits }.line());
+            if bot.answered_a_start && bot.is_running() {
+                self.unsent_starts[seat.index()] = Some(Start { id, line });
+                None
+            } else {
+                Some(Exchange::new(seat, id, line))
+            }
         });
+        if exchanges.iter().all(Option::is_none) {
+            return;
+        }
         self.exchange(bots, &mut exchanges, ReplyKind::Ready, self.settings.startup_timeout).await;
         for exchange in exchanges.iter_mut().flatten() {
             if let Some(Ok(Reply::Ready { name })) = exchange.answer.take() {
-                self.reported_names[exchange.seat.index()] = name;
-                self.answered_start[exchange.seat.index()] = true;
+                self.ready(bots, exchange.seat, name);
             }
         }
+    }
+
+    /// Notes a `ready` from `seat`.
+    fn ready(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, name: Option<String>) {
+        self.reported_names[seat.index()] = name;
+        self.answered_start[seat.index()] = true;
+        bots[seat.index()].answered_a_start = true;
     }
 
     /// Asks every seat in `seats` for a move, then applies the moves (in
@@ -207,13 +243,18 @@ impl<G: Game> Referee<'_, G> {
                 &legal[seat.index()],
                 time_ms,
             );
-            Some(Exchange::new(seat, id, self.probed(request)))
+            let mut exchange = Exchange::new(seat, id, self.probed(request));
+            exchange.start = self.unsent_starts[seat.index()].take();
+            Some(exchange)
         });
         self.exchange(bots, &mut exchanges, ReplyKind::Move, self.settings.move_timeout).await;
 
         let mut chosen: [Option<G::Move>; 2] = [None, None];
         for exchange in exchanges.iter_mut().flatten() {
             let seat = exchange.seat;
+            if let Some((_, _, name)) = exchange.ready.take() {
+                self.ready(bots, seat, name);
+            }
             let think = exchange.think_time();
             match exchange.answer.take() {
                 Some(Ok(Reply::Move(mv))) if game.is_legal(seat, &mv) => {
@@ -288,26 +329,34 @@ impl<G: Game> Referee<'_, G> {
     ) {
         let [first_bot, second_bot] = bots;
         let [first, second] = exchanges;
+        let limits = Deadlines { startup: self.settings.startup_timeout, reply: limit };
         match (first.is_some(), second.is_some()) {
             // Most steps ask one seat: no joining needed.
             (true, false) => {
                 send(first_bot, first, limit).await;
-                receive(first_bot, first, kind, limit).await;
+                receive(first_bot, first, kind, limits).await;
             }
             (false, true) => {
                 send(second_bot, second, limit).await;
-                receive(second_bot, second, kind, limit).await;
+                receive(second_bot, second, kind, limits).await;
             }
             _ => {
                 tokio::join!(send(first_bot, first, limit), send(second_bot, second, limit));
                 tokio::join!(
-                    receive(first_bot, first, kind, limit),
-                    receive(second_bot, second, kind, limit)
+                    receive(first_bot, first, kind, limits),
+                    receive(second_bot, second, kind, limits)
                 );
             }
         }
         for exchange in exchanges.iter().flatten() {
             if let Some(sent_at) = exchange.sent_at {
+                if let Some(start) = &exchange.start {
+                    self.transcript.sent(
+                        exchange.seat,
+                        sent_at.into_std(),
+                        trim_newline(&start.line),
+                    );
+                }
                 self.transcript.sent(
                     exchange.seat,
                     sent_at.into_std(),
@@ -317,6 +366,9 @@ impl<G: Game> Referee<'_, G> {
         }
         for exchange in exchanges.iter().flatten() {
             let seat = exchange.seat;
+            if let Some((line, received_at, _)) = &exchange.ready {
+                self.transcript.received(seat, received_at.into_std(), line);
+            }
             if let Some((line, received_at)) = &exchange.received {
                 self.transcript.received(seat, received_at.into_std(), line);
             }
@@ -375,6 +427,12 @@ impl<G: Game> Referee<'_, G> {
             })
             .collect();
         for seat in Seat::BOTH {
+            // A seat whose `start` never went out has not heard of this game;
+            // its id is given back so the bot's ids still count up by one.
+            if let Some(start) = self.unsent_starts[seat.index()].take() {
+                bots[seat.index()].next_id = start.id;
+                continue;
+            }
             let over = OverMessage {
                 winner,
                 reason: report.reason(),
@@ -402,13 +460,23 @@ impl<G: Game> Referee<'_, G> {
 
 impl<M> Exchange<M> {
     fn new(seat: Seat, id: u64, request: Vec<u8>) -> Exchange<M> {
-        Exchange { seat, id, request, sent_at: None, received: None, answer: None }
+        Exchange {
+            seat,
+            id,
+            request,
+            start: None,
+            sent_at: None,
+            clock_from: None,
+            ready: None,
+            received: None,
+            answer: None,
+        }
     }
 
-    /// From the request going out to the reply coming in.
+    /// From the reply's clock starting to the reply coming in.
     fn think_time(&self) -> Duration {
-        match (self.sent_at, &self.received) {
-            (Some(sent_at), Some((_, received_at))) => received_at.duration_since(sent_at),
+        match (self.clock_from, &self.received) {
+            (Some(clock_from), Some((_, received_at))) => received_at.duration_since(clock_from),
             _ => Duration::ZERO,
         }
     }
@@ -554,22 +622,66 @@ async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>, limit: Durat
     };
     let sent_at = Instant::now();
     exchange.sent_at = Some(sent_at);
+    exchange.clock_from = Some(sent_at);
+    if let Some(start) = &exchange.start {
+        process.queue(&start.line);
+    }
     if let Err(failure) = process.send(&exchange.request, sent_at + limit).await {
         exchange.answer = Some(Err(forfeit_from(failure, None)));
     }
 }
 
-/// Reads one exchange's reply (unless sending failed) and parses it.
+/// The time limits of an exchange.
+#[derive(Clone, Copy)]
+struct Deadlines {
+    /// For a `ready` to a `start` sent with the request.
+    startup: Duration,
+    /// For the reply to the request.
+    reply: Duration,
+}
+
+/// Reads one exchange's reply (unless sending failed) and parses it; first
+/// the `ready` to a `start` sent with the request, if there was one.
 async fn receive<M: serde::de::DeserializeOwned>(
     bot: &mut Bot,
     exchange: &mut Option<Exchange<M>>,
     kind: ReplyKind,
-    limit: Duration,
+    limits: Deadlines,
 ) {
     let Some(exchange) = exchange else { return };
     let (Some(sent_at), None) = (exchange.sent_at, &exchange.answer) else { return };
     let process = bot.process.as_mut().expect("a bot that was sent a request runs");
-    let answer = match process.receive(sent_at + limit).await {
+    if let Some(start) = &exchange.start {
+        let answer = match process.receive(sent_at + limits.startup).await {
+            Ok(line) => {
+                let received_at = Instant::now();
+                match parse_reply::<M>(line, ReplyKind::Ready, start.id) {
+                    Ok(Reply::Ready { name }) => {
+                        exchange.ready = Some((line.to_vec(), received_at, name));
+                        exchange.clock_from = Some(received_at);
+                        None
+                    }
+                    Ok(Reply::Move(_)) => unreachable!("a `ready` was asked for"),
+                    Err(bad) => {
+                        let forfeit = bad_reply_forfeit(bad, line);
+                        exchange.received = Some((line.to_vec(), received_at));
+                        Some(Err(forfeit))
+                    }
+                }
+            }
+            Err(failure) => {
+                let partial = process.partial_line();
+                let partial = (!partial.is_empty()).then(|| cut(partial));
+                Some(Err(forfeit_from(failure, partial)))
+            }
+        };
+        if answer.is_some() {
+            exchange.answer = answer;
+            return;
+        }
+    }
+    let clock_from = exchange.clock_from.unwrap_or(sent_at);
+    let answer = match process.receive(clock_from + limits.reply).await {
         Ok(line) => {
             let received_at = Instant::now();
             let reply = parse_reply::<M>(line, kind, exchange.id)

@@ -72,6 +72,9 @@ pub struct Bot {
     process: Option<BotProcess>,
     /// The id of the next request; ids restart at 1 with every process.
     next_id: u64,
+    /// Whether the running process has answered a `start`: from then on a
+    /// game's `start` goes out with its first request (see protocol.md).
+    answered_a_start: bool,
     /// The name the bot gave in its last `ready`, if any.
     pub reported_name: Option<String>,
 }
@@ -84,6 +87,7 @@ impl Bot {
             local: None,
             process: None,
             next_id: 1,
+            answered_a_start: false,
             reported_name: None,
         }
     }
@@ -104,6 +108,7 @@ impl Bot {
                 }
             });
             self.next_id = 1;
+            self.answered_a_start = false;
         }
         Ok(self.process.as_mut().expect("started above"))
     }
