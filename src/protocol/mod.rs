@@ -309,57 +309,112 @@ struct ScannedReply<'a> {
 /// whitespace, integers for `id` and `move`, and a `name` without escapes.
 /// `None` for any other line, which may still be a good reply.
 fn scan_reply(line: &[u8]) -> Option<ScannedReply<'_>> {
-    let mut rest = skip_space(line).strip_prefix(b"{")?;
+    let mut cursor = Cursor { bytes: line, at: 0 };
+    cursor.expect(b'{')?;
     let (mut kind, mut id, mut mv, mut name) = (None, None, None, None);
     loop {
-        let (key, after_key) = split_plain_string(skip_space(rest))?;
-        rest = skip_space(skip_space(after_key).strip_prefix(b":")?);
+        let key = cursor.plain_string()?;
+        cursor.expect(b':')?;
         match key {
             b"type" if kind.is_none() => {
-                let (value, after) = split_plain_string(rest)?;
-                kind = Some(match value {
+                kind = Some(match cursor.plain_string()? {
                     b"move" => ReplyKind::Move,
                     b"ready" => ReplyKind::Ready,
                     _ => return None,
                 });
-                rest = after;
             }
             b"id" if id.is_none() => {
-                let (Integer::Unsigned(number), after) = split_integer(rest)? else { return None };
+                let Integer::Unsigned(number) = cursor.integer()? else { return None };
                 id = Some(number);
-                rest = after;
             }
-            b"move" if mv.is_none() => {
-                let (number, after) = split_integer(rest)?;
-                mv = Some(number);
-                rest = after;
-            }
+            b"move" if mv.is_none() => mv = Some(cursor.integer()?),
             b"name" if name.is_none() => {
-                let (value, after) = split_plain_string(rest)?;
-                name = Some(std::str::from_utf8(value).ok()?);
-                rest = after;
+                name = Some(std::str::from_utf8(cursor.plain_string()?).ok()?);
             }
             _ => return None,
         }
-        rest = skip_space(rest);
-        match rest.split_first()? {
-            (b',', after) => rest = after,
-            (b'}', after) if skip_space(after).is_empty() => break,
+        cursor.skip_space();
+        match cursor.next()? {
+            b',' => {}
+            b'}' => break,
             _ => return None,
         }
+    }
+    cursor.skip_space();
+    if cursor.at != line.len() {
+        return None;
     }
     Some(ScannedReply { kind: kind?, id: id?, mv, name })
 }
 
-/// Splits a JSON string without escapes off the front of `bytes`: its text
-/// (still to be checked as UTF-8) and the rest after the closing quote.
-fn split_plain_string(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
-    let body = bytes.strip_prefix(b"\"")?;
-    let end = body.iter().position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
-    if body[end] != b'"' {
-        return None;
+/// A position in a line being scanned.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn next(&mut self) -> Option<u8> {
+        let byte = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(byte)
     }
-    Some((&body[..end], &body[end + 1..]))
+
+    fn skip_space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    /// Skips whitespace, then `byte`.
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        self.skip_space();
+        (self.next()? == byte).then_some(())
+    }
+
+    /// Skips whitespace, then a JSON string without escapes: its bytes
+    /// (still to be checked as UTF-8).
+    fn plain_string(&mut self) -> Option<&'a [u8]> {
+        self.expect(b'"')?;
+        let start = self.at;
+        loop {
+            match self.next()? {
+                b'"' => return Some(&self.bytes[start..self.at - 1]),
+                b'\\' | 0..0x20 => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// Skips whitespace, then a JSON integer (`-?(0|[1-9][0-9]*)`). `None`
+    /// for anything else, and for integers a JSON parser would not hand over
+    /// as integers: out of range, or `-0`.
+    fn integer(&mut self) -> Option<Integer> {
+        self.skip_space();
+        let negative = self.bytes.get(self.at) == Some(&b'-');
+        if negative {
+            self.at += 1;
+        }
+        let start = self.at;
+        let mut magnitude: u64 = 0;
+        while let Some(&digit @ b'0'..=b'9') = self.bytes.get(self.at) {
+            magnitude = magnitude.checked_mul(10)?.checked_add(u64::from(digit - b'0'))?;
+            self.at += 1;
+        }
+        let digits = self.at - start;
+        if digits == 0 || (digits > 1 && self.bytes[start] == b'0') {
+            return None;
+        }
+        // `1.5`, `1e3`: a number, but not an integer; not this scanner's case.
+        if let Some(b'.' | b'e' | b'E') = self.bytes.get(self.at) {
+            return None;
+        }
+        match (negative, magnitude) {
+            (false, _) => Some(Integer::Unsigned(magnitude)),
+            (true, 0) => None,
+            (true, _) => Some(Integer::Negative(0i64.checked_sub_unsigned(magnitude)?)),
+        }
+    }
 }
 
 /// A JSON integer, as a JSON parser hands it to a type: unsigned unless it
@@ -380,41 +435,6 @@ impl Integer {
         }
         .ok()
     }
-}
-
-/// Splits a JSON integer (`-?(0|[1-9][0-9]*)`) off the front of `bytes`.
-/// `None` for anything else, and for integers a JSON parser would not hand
-/// over as integers: out of range, or `-0`.
-fn split_integer(bytes: &[u8]) -> Option<(Integer, &[u8])> {
-    let negative = bytes.first() == Some(&b'-');
-    let digits = &bytes[usize::from(negative)..];
-    let count = digits.iter().take_while(|byte| byte.is_ascii_digit()).count();
-    if count == 0 || (count > 1 && digits[0] == b'0') {
-        return None;
-    }
-    // `1.5`, `1e3`: a number, but not an integer; not this scanner's case.
-    if matches!(digits.get(count), Some(b'.' | b'e' | b'E')) {
-        return None;
-    }
-    let mut magnitude: u64 = 0;
-    for digit in &digits[..count] {
-        magnitude = magnitude.checked_mul(10)?.checked_add(u64::from(digit - b'0'))?;
-    }
-    let number = match (negative, magnitude) {
-        (false, _) => Integer::Unsigned(magnitude),
-        (true, 0) => return None,
-        (true, _) => Integer::Negative(0i64.checked_sub_unsigned(magnitude)?),
-    };
-    Some((number, &digits[count..]))
-}
-
-/// `bytes` without leading JSON whitespace.
-fn skip_space(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
-        .unwrap_or(bytes.len());
-    &bytes[start..]
 }
 
 #[cfg(test)]
