@@ -382,7 +382,18 @@ impl BotProcess {
             self.pending.extend_from_slice(line);
             &self.pending
         };
-        let written = tokio::time::timeout_at(deadline, stdin.write_all(bytes)).await;
+        // A line mostly fits in the pipe at once: try that before arming a
+        // timer. Whatever goes wrong here shows again in the write below.
+        let mut context = Context::from_waker(Waker::noop());
+        let done = match Pin::new(&mut *stdin).poll_write(&mut context, bytes) {
+            Poll::Ready(Ok(count)) => count,
+            _ => 0,
+        };
+        let written = if done == bytes.len() {
+            Ok(Ok(()))
+        } else {
+            tokio::time::timeout_at(deadline, stdin.write_all(&bytes[done..])).await
+        };
         self.pending.clear();
         match written {
             Ok(Ok(())) => Ok(()),
