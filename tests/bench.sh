@@ -4,7 +4,6 @@
 # for each setting. Not a test: figures depend on the machine and its load.
 #
 #   tests/bench.sh            # the settings quoted in the README
-#   GAMES=200000 tests/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -q
