@@ -695,7 +695,7 @@ fn mistakes_in_the_file_are_refused_before_anything_is_written() {
             "wrong type",
             tournament(&good_top.replace("seed = 1", "seed = \"one\""), &two_bots),
             2,
-            "expected",
+            "seed: invalid type",
         ),
         ("duplicate name", tournament(good_top, &[bot("a"), bot("a")]), 11, "used twice"),
         ("empty name", tournament(good_top, &[bot("a"), bot("")]), 11, "empty"),

@@ -123,8 +123,18 @@ impl Tournament {
             location: span.map(|span| line_and_column(text, span.start)),
             message,
         };
-        let raw: RawTournament =
-            toml::from_str(text).map_err(|error| fail(error.span(), error.message().to_owned()))?;
+        let toml_error = |error: toml::de::Error| fail(error.span(), error.message().to_owned());
+        let document = toml::Deserializer::parse(text).map_err(toml_error)?;
+        // The path names the key of a value of the wrong type, which toml's
+        // own message leaves out.
+        let raw: RawTournament = serde_path_to_error::deserialize(document).map_err(|error| {
+            let key = key_path(error.path());
+            let error = error.into_inner();
+            match key.is_empty() {
+                true => fail(error.span(), error.message().to_owned()),
+                false => fail(error.span(), format!("{key}: {}", error.message())),
+            }
+        })?;
         let folder =
             file.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
 
@@ -286,6 +296,33 @@ fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
+/// Where a value sits in the file, as a user finds it: `concurrency`,
+/// `[[bot]] 2, command, item 3`, `[[bot]] 1, env.HOME`.
+fn key_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut parts: Vec<String> = Vec::new();
+    for segment in path.iter() {
+        match segment {
+            // The wrapper that records where a value was; not a key.
+            Segment::Map { key } if key.starts_with("$__serde_spanned") => {}
+            Segment::Map { key } => match parts.last_mut() {
+                // A key inside a table: `env.HOME`.
+                Some(last) if !last.contains(' ') => {
+                    last.push('.');
+                    last.push_str(key);
+                }
+                _ => parts.push(key.clone()),
+            },
+            Segment::Seq { index } => match parts.last_mut() {
+                Some(last) if last == "bot" => *last = format!("[[bot]] {}", index + 1),
+                _ => parts.push(format!("item {}", index + 1)),
+            },
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    parts.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,7 +374,12 @@ env = { LEVEL = "3" }
         let error = error_of(&GOOD.replace("seed = 3", "sed = 3"));
         assert!(error.starts_with("t.toml:3:") && error.contains("sed"), "{error}");
         let error = error_of(&GOOD.replace("seed = 3", "seed = \"x\""));
-        assert!(error.starts_with("t.toml:3:"), "{error}");
+        assert!(error.starts_with("t.toml:3:") && error.contains("seed: invalid type"), "{error}");
+        let error = error_of(&GOOD.replace("[\"sh\"]", "[\"sh\", 4]"));
+        assert!(
+            error.starts_with("t.toml:16:") && error.contains("[[bot]] 2, command, item 2: "),
+            "{error}"
+        );
         let error = error_of(&GOOD.replace("number-snatch", "chess"));
         assert!(error.starts_with("t.toml:2:") && error.contains("number-duel"), "{error}");
         let error = error_of(&GOOD.replace("count = 12", "colour = 12"));
