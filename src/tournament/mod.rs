@@ -225,7 +225,9 @@ pub async fn run(
     if let Some(error) = failure {
         return Err(error.context("the run stopped; the games played so far are kept"));
     }
-    if interrupted {
+    // An interrupt that came after the last game stops nothing: the final
+    // files are written as usual.
+    if interrupted && already + played < total {
         return Ok(RunEnd::Interrupted { done: already + played, total });
     }
     let standings = folder.finish(&schedule, options.markdown.as_deref())?;
