@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::time::Instant;
 
-use super::process::Failure;
+use super::process::{BotProcess, Failure};
 use super::transcript::{Transcript, TranscriptBot};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameReport, Settings};
 use crate::games::{Game, GameId, Seat};
@@ -26,10 +26,8 @@ struct Exchange<M> {
     /// `ready` is then read before the reply.
     start: Option<Start>,
     sent_at: Option<Instant>,
-    /// When the clock for the reply started: when the request went out, or
-    /// when the `ready` arrived if a `start` went out with it.
-    clock_from: Option<Instant>,
-    /// The `ready` to `start` as received, when, and the name it gave.
+    /// The `ready` to `start` as received, when, and the name it gave; the
+    /// reply's clock starts at it.
     ready: Option<(Vec<u8>, Instant, Option<String>)>,
     /// The reply line as received, and when.
     received: Option<(Vec<u8>, Instant)>,
@@ -198,7 +196,8 @@ impl<G: Game> Referee<'_, G> {
             let id = bot.take_id();
             let line =
                 self.probed(StartMessage { id, game: G::ID, params, seat, seed, limits }.line());
-            if bot.answered_a_start && bot.is_running() {
+            // play_game has started every bot; a new process has answered nothing.
+            if bot.answered_a_start {
                 self.unsent_starts[seat.index()] = Some(Start { id, line });
                 None
             } else {
@@ -252,10 +251,10 @@ impl<G: Game> Referee<'_, G> {
         let mut chosen: [Option<G::Move>; 2] = [None, None];
         for exchange in exchanges.iter_mut().flatten() {
             let seat = exchange.seat;
+            let think = exchange.think_time();
             if let Some((_, _, name)) = exchange.ready.take() {
                 self.ready(bots, seat, name);
             }
-            let think = exchange.think_time();
             match exchange.answer.take() {
                 Some(Ok(Reply::Move(mv))) if game.is_legal(seat, &mv) => {
                     self.transcript.push(&MoveLine {
@@ -466,16 +465,21 @@ impl<M> Exchange<M> {
             request,
             start: None,
             sent_at: None,
-            clock_from: None,
             ready: None,
             received: None,
             answer: None,
         }
     }
 
+    /// When the clock for the reply started: when the request went out, or
+    /// when the `ready` arrived if a `start` went out with it.
+    fn clock_from(&self) -> Option<Instant> {
+        self.ready.as_ref().map(|(_, received_at, _)| *received_at).or(self.sent_at)
+    }
+
     /// From the reply's clock starting to the reply coming in.
     fn think_time(&self) -> Duration {
-        match (self.clock_from, &self.received) {
+        match (self.clock_from(), &self.received) {
             (Some(clock_from), Some((_, received_at))) => received_at.duration_since(clock_from),
             _ => Duration::ZERO,
         }
@@ -622,7 +626,6 @@ async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>, limit: Durat
     };
     let sent_at = Instant::now();
     exchange.sent_at = Some(sent_at);
-    exchange.clock_from = Some(sent_at);
     if let Some(start) = &exchange.start {
         process.queue(&start.line);
     }
@@ -652,50 +655,45 @@ async fn receive<M: serde::de::DeserializeOwned>(
     let (Some(sent_at), None) = (exchange.sent_at, &exchange.answer) else { return };
     let process = bot.process.as_mut().expect("a bot that was sent a request runs");
     if let Some(start) = &exchange.start {
-        let answer = match process.receive(sent_at + limits.startup).await {
-            Ok(line) => {
-                let received_at = Instant::now();
-                match parse_reply::<M>(line, ReplyKind::Ready, start.id) {
-                    Ok(Reply::Ready { name }) => {
-                        exchange.ready = Some((line.to_vec(), received_at, name));
-                        exchange.clock_from = Some(received_at);
-                        None
-                    }
-                    Ok(Reply::Move(_)) => unreachable!("a `ready` was asked for"),
-                    Err(bad) => {
-                        let forfeit = bad_reply_forfeit(bad, line);
-                        exchange.received = Some((line.to_vec(), received_at));
-                        Some(Err(forfeit))
-                    }
-                }
+        let deadline = sent_at + limits.startup;
+        match read_reply::<M>(process, deadline, ReplyKind::Ready, start.id).await {
+            (Some((line, received_at)), Ok(Reply::Ready { name })) => {
+                exchange.ready = Some((line, received_at, name));
             }
-            Err(failure) => {
-                let partial = process.partial_line();
-                let partial = (!partial.is_empty()).then(|| cut(partial));
-                Some(Err(forfeit_from(failure, partial)))
+            (received, answer) => {
+                exchange.received = received;
+                exchange.answer = Some(answer);
+                return;
             }
-        };
-        if answer.is_some() {
-            exchange.answer = answer;
-            return;
         }
     }
-    let clock_from = exchange.clock_from.unwrap_or(sent_at);
-    let answer = match process.receive(clock_from + limits.reply).await {
+    let deadline = exchange.clock_from().unwrap_or(sent_at) + limits.reply;
+    let (received, answer) = read_reply(process, deadline, kind, exchange.id).await;
+    exchange.received = received;
+    exchange.answer = Some(answer);
+}
+
+/// Reads the reply to request `id` before `deadline`: the line as received
+/// and when (if a line came), and the reply or the forfeit it makes.
+async fn read_reply<M: serde::de::DeserializeOwned>(
+    process: &mut BotProcess,
+    deadline: Instant,
+    kind: ReplyKind,
+    id: u64,
+) -> (Option<(Vec<u8>, Instant)>, Result<Reply<M>, Forfeit>) {
+    match process.receive(deadline).await {
         Ok(line) => {
             let received_at = Instant::now();
-            let reply = parse_reply::<M>(line, kind, exchange.id)
-                .map_err(|bad| bad_reply_forfeit(bad, line));
-            exchange.received = Some((line.to_vec(), received_at));
-            reply
+            let reply =
+                parse_reply::<M>(line, kind, id).map_err(|bad| bad_reply_forfeit(bad, line));
+            (Some((line.to_vec(), received_at)), reply)
         }
         Err(failure) => {
             let partial = process.partial_line();
             let partial = (!partial.is_empty()).then(|| cut(partial));
-            Err(forfeit_from(failure, partial))
+            (None, Err(forfeit_from(failure, partial)))
         }
-    };
-    exchange.answer = Some(answer);
+    }
 }
 
 fn forfeit_from(failure: Failure, line: Option<String>) -> Forfeit {

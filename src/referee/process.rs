@@ -312,15 +312,12 @@ impl BotProcess {
             }
         });
 
-        Ok(BotProcess {
-            runner: Runner::Program { pid, stderr_log, stderr_task },
-            stdin: Some(Box::new(stdin)),
-            pending: Vec::new(),
-            stdout: LineReader::new(Box::new(stdout), max_line_bytes),
+        Ok(BotProcess::with(
+            Runner::Program { pid, stderr_log, stderr_task },
+            Box::new(stdin),
+            LineReader::new(Box::new(stdout), max_line_bytes),
             exit,
-            reply_deadline: None,
-            stopped: false,
-        })
+        ))
     }
 
     /// Starts a session of a local player.
@@ -334,11 +331,26 @@ impl BotProcess {
             session.await;
             ExitStatus::from_raw(0)
         }));
+        BotProcess::with(
+            Runner::Local,
+            Box::new(to_player),
+            LineReader::new(Box::new(from_player), max_line_bytes),
+            exit,
+        )
+    }
+
+    /// A session that has sent and received nothing yet.
+    fn with(
+        runner: Runner,
+        stdin: BotInput,
+        stdout: LineReader<BotOutput>,
+        exit: Exit,
+    ) -> BotProcess {
         BotProcess {
-            runner: Runner::Local,
-            stdin: Some(Box::new(to_player)),
+            runner,
+            stdin: Some(stdin),
             pending: Vec::new(),
-            stdout: LineReader::new(Box::new(from_player), max_line_bytes),
+            stdout,
             exit,
             reply_deadline: None,
             stopped: false,

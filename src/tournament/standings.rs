@@ -283,16 +283,8 @@ pub fn standings_csv(table: &[Standing]) -> String {
     writer.write_record(&header).expect("writing to memory");
     for standing in table {
         let tally = &standing.tally;
-        let mut record = vec![
-            standing.rank.to_string(),
-            standing.bot.clone(),
-            tally.games.to_string(),
-            tally.wins.to_string(),
-            tally.draws.to_string(),
-            tally.losses.to_string(),
-            format_number(tally.points()),
-            format!("{:.1}", standing.score_percent()),
-        ];
+        let mut record = count_cells(standing).to_vec();
+        record.push(format!("{:.1}", standing.score_percent()));
         record.extend(
             ForfeitReason::ALL.iter().map(|reason| {
                 tally.forfeits.get(reason.as_str()).copied().unwrap_or(0).to_string()
@@ -348,6 +340,15 @@ const DISPLAY_COLUMNS: [(&str, bool); 10] = [
 
 /// One standing as the human-readable tables show it.
 fn display_cells(standing: &Standing) -> [String; 10] {
+    let [rank, bot, games, wins, draws, losses, points] = count_cells(standing);
+    let score = format!("{:.1}%", standing.score_percent());
+    let forfeits = standing.tally.forfeits_in_words();
+    [rank, bot, games, wins, draws, losses, points, score, elo_text(standing), forfeits]
+}
+
+/// The cells every standings table starts with: rank, bot, games, wins,
+/// draws, losses, points.
+fn count_cells(standing: &Standing) -> [String; 7] {
     let tally = &standing.tally;
     [
         standing.rank.to_string(),
@@ -357,9 +358,6 @@ fn display_cells(standing: &Standing) -> [String; 10] {
         tally.draws.to_string(),
         tally.losses.to_string(),
         format_number(tally.points()),
-        format!("{:.1}%", standing.score_percent()),
-        elo_text(standing),
-        tally.forfeits_in_words(),
     ]
 }
 
