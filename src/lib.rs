@@ -11,6 +11,7 @@ pub mod players;
 pub mod protocol;
 pub mod referee;
 pub mod results;
+pub mod sandbox;
 pub mod seeds;
 pub mod tournament;
 pub mod units;

@@ -502,7 +502,8 @@ fn ctrl_c_stops_cleanly_and_the_run_resumes() {
         "ctrl c.toml",
         &tournament(
             &format!(
-                "game = \"number-snatch\"\ngames_per_pair = {total}\nmove_timeout = \"1s\"\nconcurrency = {concurrency}\nout = \"out\"\n"
+                // The trace file is written by the bots: no sandbox.
+                "game = \"number-snatch\"\ngames_per_pair = {total}\nmove_timeout = \"1s\"\nconcurrency = {concurrency}\nout = \"out\"\nsandbox = false\n"
             ),
             &bots,
         ),
@@ -816,7 +817,8 @@ fn a_bot_is_restarted_after_a_timeout_and_plays_on() {
     let file = scratch.write(
         "t.toml",
         &tournament(
-            "game = \"number-snatch\"\ngames_per_pair = 6\nmove_timeout = \"1s\"\nout = \"out\"\n",
+            // The stall file is shared by the bot's processes: no sandbox.
+            "game = \"number-snatch\"\ngames_per_pair = 6\nmove_timeout = \"1s\"\nout = \"out\"\nsandbox = false\n",
             &bots,
         ),
     );

@@ -13,6 +13,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::options::{UsageError, default_bot_name};
+use super::sandboxing::{SandboxArgs, start_sandbox};
 use crate::games::{Game, GameId, Seat, parse_params};
 use crate::players::random_player;
 use crate::protocol::ForfeitReason;
@@ -49,6 +50,8 @@ pub struct CheckArgs {
     /// folder under the system's temporary folder].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    sandbox: SandboxArgs,
 }
 
 /// One line of the checklist.
@@ -80,7 +83,7 @@ struct Evidence {
 }
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    let command =
+    let mut command =
         BotCommand::parse(&args.command).map_err(|error| UsageError(error.to_string()))?;
     command.check_program().map_err(UsageError)?;
     let out = args.out.clone().unwrap_or_else(|| {
@@ -106,6 +109,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         games.iter().map(|game| game.as_str()).collect::<Vec<_>>().join(", "),
         out.display()
     );
+    let (sandbox, _) = start_sandbox(&args.sandbox.settings(), &[&out])?;
+    if let Some(sandbox) = &sandbox {
+        BotCommand::sandbox_all(std::slice::from_mut(&mut command), sandbox)?;
+    }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let mut failed = 0;
     for game in games {

@@ -9,10 +9,12 @@ use serde_json::Value;
 
 use super::interrupt::Interrupt;
 use super::options::{UsageError, default_bot_name, distinct_names, parse_param};
+use super::sandboxing::{SandboxArgs, start_sandbox};
 use super::{EXIT_INTERRUPTED, output};
 use crate::games::{Game, GameId, check_overrides, parse_params};
 use crate::referee::{self, Bot, BotCommand, GameReport, Settings, play_game};
 use crate::results::{FileLayout, GameRow, GamesCsv, RowContext};
+use crate::sandbox::SandboxSettings;
 use crate::seeds::{derive_seed, fresh_seed};
 use crate::units::parse_duration;
 use crate::with_game;
@@ -65,6 +67,8 @@ pub struct MatchArgs {
     /// malformed output).
     #[arg(long)]
     restart_each_game: bool,
+    #[command(flatten)]
+    sandbox: SandboxArgs,
 }
 
 /// Everything `arena match` needs once its arguments are checked.
@@ -78,10 +82,11 @@ struct MatchPlan {
     settings: Settings,
     out: PathBuf,
     restart_each_game: bool,
+    sandbox: SandboxSettings,
 }
 
 pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
-    let plan = MatchPlan::from_args(args)?;
+    let mut plan = MatchPlan::from_args(args)?;
     std::fs::create_dir_all(plan.out.join("transcripts"))
         .and_then(|()| std::fs::create_dir_all(plan.out.join("logs")))
         .with_context(|| format!("cannot create the results folder {}", plan.out.display()))?;
@@ -102,6 +107,10 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         plan.seed,
         plan.out.display()
     );
+    let (sandbox, _) = start_sandbox(&plan.sandbox, &[&plan.out])?;
+    if let Some(sandbox) = &sandbox {
+        BotCommand::sandbox_all(&mut plan.commands, sandbox)?;
+    }
 
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -170,6 +179,7 @@ impl MatchPlan {
             },
             out,
             restart_each_game: args.restart_each_game,
+            sandbox: args.sandbox.settings(),
         })
     }
 }

@@ -10,6 +10,7 @@ mod output;
 mod play;
 mod replay;
 mod run;
+mod sandboxing;
 
 use std::process::ExitCode;
 

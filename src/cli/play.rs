@@ -10,6 +10,7 @@ use anyhow::Context;
 use serde_json::Value;
 
 use super::options::{UsageError, default_bot_name, parse_param};
+use super::sandboxing::{SandboxArgs, start_sandbox};
 use crate::games::{GameId, Seat, check_overrides, parse_params};
 use crate::narrate::{Narrate, player};
 use crate::players::{SharedConsole, Terminal, human, random_player};
@@ -43,13 +44,15 @@ pub struct PlayArgs {
     /// Also write the game's transcript here.
     #[arg(long, value_name = "FILE")]
     transcript: Option<PathBuf>,
+    #[command(flatten)]
+    sandbox: SandboxArgs,
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let overrides: serde_json::Map<String, Value> = args.params.iter().cloned().collect();
     check_overrides(args.game, &overrides)
         .map_err(|error| UsageError(format!("{} parameters: {error}", args.game)))?;
-    let opponent_command = match args.vs.as_str() {
+    let mut opponent_command = match args.vs.as_str() {
         "random" | "human" => None,
         line => {
             let command =
@@ -60,6 +63,13 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     };
     if let Err(error) = referee::reaper::become_subreaper() {
         eprintln!("arena: warning: cannot become a subreaper ({error})");
+    }
+    if let Some(command) = &mut opponent_command {
+        let protected: Vec<&std::path::Path> =
+            args.transcript.iter().map(|path| path.as_path()).collect();
+        if let (Some(sandbox), _) = start_sandbox(&args.sandbox.settings(), &protected)? {
+            BotCommand::sandbox_all(std::slice::from_mut(command), &sandbox)?;
+        }
     }
     let seat = Seat::from_number(args.seat).expect("clap keeps the seat to 1 or 2");
     let seed = args.seed.unwrap_or_else(fresh_seed);

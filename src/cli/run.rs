@@ -8,6 +8,8 @@ use anyhow::Context;
 use super::EXIT_INTERRUPTED;
 use super::interrupt::Interrupt;
 use super::options::UsageError;
+use super::sandboxing::start_sandbox;
+use crate::sandbox::SandboxMode;
 use crate::tournament::schedule::Shard;
 use crate::tournament::standings::standings_text;
 use crate::tournament::{self, RunEnd, RunOptions, Tournament};
@@ -31,12 +33,18 @@ pub struct RunArgs {
     /// Also write the standings as a Markdown table to FILE.
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Run bots without the sandbox, whatever the file says: as arena's own
+    /// user, with its environment, files and network.
+    #[arg(long)]
+    no_sandbox: bool,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let tournament = Tournament::load(&args.file, args.out.as_deref())
+    let mut tournament = Tournament::load(&args.file, args.out.as_deref())
         .map_err(|error| UsageError(error.to_string()))?;
-    let options = RunOptions { shard: args.shard, fresh: args.fresh, markdown: args.markdown };
+    if args.no_sandbox {
+        tournament.sandbox.mode = SandboxMode::Off;
+    }
     println!(
         "{}: {} bots, {} games per pair, seed {}, {} at once; results in {}",
         tournament.game.title(),
@@ -46,6 +54,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         tournament.concurrency,
         tournament.out.display()
     );
+    let (sandbox, sandbox_line) =
+        start_sandbox(&tournament.sandbox, &[&tournament.out, &tournament.file])?;
+    let options = RunOptions {
+        shard: args.shard,
+        fresh: args.fresh,
+        markdown: args.markdown,
+        sandbox,
+        sandbox_line,
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

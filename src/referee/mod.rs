@@ -94,7 +94,12 @@ impl Bot {
 
     /// A bot played by a local player (its label stands in for a command).
     pub fn local(name: impl Into<String>, player: LocalPlayer) -> Bot {
-        let command = BotCommand { argv: vec![player.label.clone()], dir: None, env: Vec::new() };
+        let command = BotCommand {
+            argv: vec![player.label.clone()],
+            dir: None,
+            env: Vec::new(),
+            sandbox: None,
+        };
         Bot { local: Some(player), ..Bot::new(name, command) }
     }
 

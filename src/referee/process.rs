@@ -22,16 +22,20 @@ use super::deadline::Deadline;
 use super::lines::{LineError, LineReader};
 use super::{LogPath, reaper};
 use crate::protocol::ForfeitReason;
+use crate::sandbox::{BotSandbox, CommandFiles, Sandbox, SandboxError, ScratchFolder, limit_hit};
 
 /// How to start a bot.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct BotCommand {
     /// Program and arguments; no shell is involved.
     pub argv: Vec<String>,
     /// Working directory; the arena's own when `None`.
     pub dir: Option<PathBuf>,
-    /// Variables added to the arena's environment.
+    /// Variables added to the environment: to the sandbox's allowed few,
+    /// or to the arena's own when there is no sandbox.
     pub env: Vec<(String, String)>,
+    /// The sandbox its processes start in; `None` runs them as they are.
+    pub sandbox: Option<Arc<BotSandbox>>,
 }
 
 impl BotCommand {
@@ -49,7 +53,7 @@ impl BotCommand {
         if argv.first().is_none_or(|program| program.is_empty()) {
             return Err(CommandError::Empty);
         }
-        Ok(BotCommand { argv, dir: None, env: Vec::new() })
+        Ok(BotCommand { argv, dir: None, env: Vec::new(), sandbox: None })
     }
 
     /// Checks that a bot's program can be found and run, so a typo is reported
@@ -81,6 +85,30 @@ impl BotCommand {
         }
     }
 
+    /// Puts each of `commands` in `sandbox`, each bot's files set apart
+    /// from the others' (no bot may read another's program or script).
+    pub fn sandbox_all(
+        commands: &mut [BotCommand],
+        sandbox: &Arc<Sandbox>,
+    ) -> Result<(), SandboxError> {
+        let here = std::env::current_dir().unwrap_or_default();
+        let dir_of = |command: &BotCommand| command.dir.clone().unwrap_or_else(|| here.clone());
+        let files: Vec<CommandFiles> = commands
+            .iter()
+            .map(|command| Sandbox::command_files(&command.argv, &dir_of(command)))
+            .collect();
+        for (index, command) in commands.iter_mut().enumerate() {
+            let others: Vec<CommandFiles> = files
+                .iter()
+                .enumerate()
+                .filter(|(other, _)| *other != index)
+                .map(|(_, files)| files.clone())
+                .collect();
+            command.sandbox = Some(sandbox.for_bot(&command.argv, &dir_of(command), &others)?);
+        }
+        Ok(())
+    }
+
     /// The command as a user would type it, for messages.
     pub fn display(&self) -> String {
         shell_words::join(&self.argv)
@@ -100,6 +128,12 @@ pub enum CommandError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot start `{command}`: {source}")]
+    Sandbox {
+        command: String,
+        #[source]
+        source: SandboxError,
+    },
 }
 
 /// Where a bot's stderr goes: the current game's log file, capped in size.
@@ -110,10 +144,25 @@ struct StderrLog {
     file: Option<File>,
     written: u64,
     cap: u64,
+    /// The last bytes the bot wrote, logged or not: what a crash report
+    /// looks at to name a limit the bot ran into.
+    tail: Vec<u8>,
 }
 
+/// Bytes of stderr kept in [`StderrLog::tail`].
+const STDERR_TAIL: usize = 2048;
+
 impl StderrLog {
+    fn new(cap: u64) -> StderrLog {
+        StderrLog { path: None, file: None, written: 0, cap, tail: Vec::new() }
+    }
+
     fn write(&mut self, bytes: &[u8]) {
+        let keep = bytes.len().min(STDERR_TAIL);
+        self.tail.extend_from_slice(&bytes[bytes.len() - keep..]);
+        if self.tail.len() > STDERR_TAIL {
+            self.tail.drain(..self.tail.len() - STDERR_TAIL);
+        }
         let Some(path) = &self.path else { return };
         if self.written >= self.cap {
             return;
@@ -201,8 +250,14 @@ impl std::fmt::Debug for LocalPlayer {
 
 /// What runs behind a bot's pipes.
 enum Runner {
-    /// A program: its pid (also its process group) and its stderr drain.
-    Program { pid: u32, stderr_log: Arc<Mutex<StderrLog>>, stderr_task: JoinHandle<()> },
+    /// A program: its pid (also its process group), its stderr drain, and
+    /// its sandbox's scratch folder (removed once the program is gone).
+    Program {
+        pid: u32,
+        stderr_log: Arc<Mutex<StderrLog>>,
+        stderr_task: JoinHandle<()>,
+        sandbox: Option<(Arc<BotSandbox>, ScratchFolder)>,
+    },
     /// A local player, whose session is the [`Exit`] task.
     Local,
 }
@@ -260,8 +315,9 @@ pub struct BotProcess {
 }
 
 impl BotProcess {
-    /// Starts `command` in a process group of its own, with piped stdin and
-    /// stdout and stderr drained into a capped log.
+    /// Starts `command` in its sandbox, or without one in a process group
+    /// of its own, with piped stdin and stdout and stderr drained into a
+    /// capped log.
     pub fn spawn(
         command: &BotCommand,
         max_line_bytes: usize,
@@ -270,14 +326,25 @@ impl BotProcess {
         let mut builder = Command::new(&command.argv[0]);
         builder
             .args(&command.argv[1..])
-            .envs(command.env.iter().map(|(key, value)| (key, value)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
         if let Some(dir) = &command.dir {
             builder.current_dir(dir);
         }
+        let sandbox = match &command.sandbox {
+            // The sandbox makes the process a session (and group) leader.
+            Some(sandbox) => {
+                let scratch = sandbox.apply(&mut builder, &command.env).map_err(|source| {
+                    CommandError::Sandbox { command: command.display(), source }
+                })?;
+                Some((Arc::clone(sandbox), scratch))
+            }
+            None => {
+                builder.envs(command.env.iter().map(|(key, value)| (key, value))).process_group(0);
+                None
+            }
+        };
         // Spawning and registering behind the gate keeps an orphan sweep
         // from mistaking the new bot for an escaped process.
         let gate = reaper::spawning();
@@ -300,8 +367,7 @@ impl BotProcess {
             status.unwrap_or_else(|_| ExitStatus::from_raw(0))
         }));
 
-        let stderr_log =
-            Arc::new(Mutex::new(StderrLog { path: None, file: None, written: 0, cap: stderr_cap }));
+        let stderr_log = Arc::new(Mutex::new(StderrLog::new(stderr_cap)));
         let sink = Arc::clone(&stderr_log);
         let stderr_task = tokio::spawn(async move {
             let mut chunk = vec![0u8; 16 * 1024];
@@ -313,7 +379,7 @@ impl BotProcess {
         });
 
         Ok(BotProcess::with(
-            Runner::Program { pid, stderr_log, stderr_task },
+            Runner::Program { pid, stderr_log, stderr_task, sandbox },
             Box::new(stdin),
             LineReader::new(Box::new(stdout), max_line_bytes),
             exit,
@@ -413,7 +479,7 @@ impl BotProcess {
                 wait_for_exit(&mut self.exit, deadline).await;
                 Err(Failure::new(
                     ForfeitReason::Crash,
-                    gone_detail(&mut self.exit, "closed its input"),
+                    crash_detail(&mut self.exit, &self.runner, "closed its input"),
                 ))
             }
             Err(_) => Err(Failure::new(
@@ -456,7 +522,10 @@ impl BotProcess {
             // "Closed its output" is more useful with the exit status.
             ForfeitReason::Crash => {
                 wait_for_exit(&mut self.exit, deadline).await;
-                Failure::new(ForfeitReason::Crash, gone_detail(&mut self.exit, &outcome.detail))
+                Failure::new(
+                    ForfeitReason::Crash,
+                    crash_detail(&mut self.exit, &self.runner, &outcome.detail),
+                )
             }
             _ => outcome,
         })
@@ -544,6 +613,21 @@ fn gone_detail(exit: &mut Exit, what: &str) -> String {
             format!("{what}; {}", describe_exit(Some(status)))
         }
         _ => what.to_owned(),
+    }
+}
+
+/// `what` happened to a bot that is gone: with its exit status if it is
+/// known, and the sandbox limit it most likely ran into, if any.
+fn crash_detail(exit: &mut Exit, runner: &Runner, what: &str) -> String {
+    let detail = gone_detail(exit, what);
+    let Runner::Program { stderr_log, sandbox: Some((sandbox, _)), .. } = runner else {
+        return detail;
+    };
+    let signal = exit.now().and_then(|status| status.signal());
+    let log = stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    match limit_hit(sandbox.limits(), signal, &log.tail) {
+        Some(limit) => format!("{detail}: {limit}"),
+        None => detail,
     }
 }
 

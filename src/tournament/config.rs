@@ -11,6 +11,7 @@ use toml::Spanned;
 
 use crate::games::{GameId, check_overrides};
 use crate::referee::{BotCommand, Settings};
+use crate::sandbox::{SandboxMode, SandboxSettings, parse_size};
 use crate::units::parse_duration;
 
 /// A tournament, checked and ready to run.
@@ -31,6 +32,8 @@ pub struct Tournament {
     pub transcripts: bool,
     /// Run each worker thread and the bots it starts on one CPU of its own.
     pub pin: bool,
+    /// How bot processes are sandboxed.
+    pub sandbox: SandboxSettings,
     pub bots: Vec<BotEntry>,
 }
 
@@ -60,6 +63,7 @@ impl BotEntry {
             argv: self.argv.clone(),
             dir: Some(self.dir.clone()),
             env: self.env.iter().map(|(key, value)| (key.clone(), value.clone())).collect(),
+            sandbox: None,
         }
     }
 }
@@ -90,6 +94,15 @@ struct RawTournament {
     pin: Option<bool>,
     max_line_bytes: Option<Spanned<usize>>,
     stderr_cap: Option<Spanned<u64>>,
+    sandbox: Option<Spanned<toml::Value>>,
+    memory_limit: Option<Spanned<String>>,
+    process_limit: Option<Spanned<u64>>,
+    cpu_limit: Option<Spanned<String>>,
+    open_files_limit: Option<Spanned<u64>>,
+    file_size_limit: Option<Spanned<String>>,
+    network: Option<bool>,
+    #[serde(default)]
+    read_paths: Vec<Spanned<String>>,
     #[serde(rename = "bot", default)]
     bots: Vec<Spanned<RawBot>>,
 }
@@ -203,6 +216,50 @@ impl Tournament {
             Some(value) => *value.get_ref() as usize,
         };
 
+        let mut sandbox = SandboxSettings::default();
+        if let Some(value) = &raw.sandbox {
+            sandbox.mode = match value.get_ref() {
+                toml::Value::Boolean(true) => SandboxMode::On,
+                toml::Value::Boolean(false) => SandboxMode::Off,
+                toml::Value::String(word) if word == "required" => SandboxMode::Required,
+                other => {
+                    return Err(fail(
+                        Some(value.span()),
+                        format!("sandbox must be true, false or \"required\", got {other}"),
+                    ));
+                }
+            };
+        }
+        let size = |value: &Option<Spanned<String>>, key: &str, default: u64| match value {
+            None => Ok(default),
+            Some(text) => parse_size(text.get_ref())
+                .map_err(|error| fail(Some(text.span()), format!("{key}: {error}"))),
+        };
+        let count = |value: &Option<Spanned<u64>>, key: &str, default: u64| match value {
+            None => Ok(default),
+            Some(number) if *number.get_ref() == 0 => {
+                Err(fail(Some(number.span()), format!("{key} must be at least 1")))
+            }
+            Some(number) => Ok(*number.get_ref()),
+        };
+        let limits = &mut sandbox.limits;
+        limits.memory = size(&raw.memory_limit, "memory_limit", limits.memory)?;
+        limits.file_size = size(&raw.file_size_limit, "file_size_limit", limits.file_size)?;
+        limits.processes = count(&raw.process_limit, "process_limit", limits.processes)?;
+        limits.open_files = count(&raw.open_files_limit, "open_files_limit", limits.open_files)?;
+        limits.cpu_time = duration(&raw.cpu_limit, "cpu_limit", limits.cpu_time)?;
+        sandbox.network = raw.network.unwrap_or(false);
+        for path in &raw.read_paths {
+            let full = folder.join(path.get_ref());
+            if !full.exists() {
+                return Err(fail(
+                    Some(path.span()),
+                    format!("read_paths: {} does not exist", full.display()),
+                ));
+            }
+            sandbox.read_paths.push(full);
+        }
+
         if raw.bots.len() < 2 {
             // Point to the lone bot, if there is one.
             return Err(fail(
@@ -283,6 +340,7 @@ impl Tournament {
             restart: raw.restart.map(Spanned::into_inner).unwrap_or(Restart::AfterDoubt),
             transcripts: raw.transcripts.unwrap_or(true),
             pin: raw.pin.unwrap_or(true),
+            sandbox,
             bots,
         })
     }

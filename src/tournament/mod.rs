@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
+use config::BotEntry;
 pub use config::Tournament;
 use progress::Progress;
 use runner::start_workers;
@@ -26,8 +27,9 @@ pub use standings::Standing;
 use store::{GameKey, RecordedSettings, ResultsFolder};
 
 use crate::games::GameId;
-use crate::referee::{GameReport, reaper};
+use crate::referee::{BotCommand, GameReport, reaper};
 use crate::results::{FileLayout, GameRow, RowContext};
+use crate::sandbox::Sandbox;
 
 /// How to run a tournament, beyond its file.
 #[derive(Clone, Debug, Default)]
@@ -38,6 +40,11 @@ pub struct RunOptions {
     pub fresh: bool,
     /// Also write the standings as Markdown here.
     pub markdown: Option<PathBuf>,
+    /// The sandbox bots start in; `None` when it is off.
+    pub sandbox: Option<Arc<Sandbox>>,
+    /// The protections in force, as said at the start (kept in
+    /// tournament.json).
+    pub sandbox_line: String,
 }
 
 /// How a run ended.
@@ -150,8 +157,13 @@ pub async fn run(
     options: &RunOptions,
     interrupt: impl Future<Output = ()>,
 ) -> anyhow::Result<RunEnd> {
-    let mut folder =
-        ResultsFolder::open(&tournament.out, RecordedSettings::of(tournament), options.fresh)?;
+    let mut recorded = RecordedSettings::of(tournament);
+    recorded.sandbox = options.sandbox_line.clone();
+    let mut folder = ResultsFolder::open(&tournament.out, recorded, options.fresh)?;
+    let mut commands: Vec<BotCommand> = tournament.bots.iter().map(BotEntry::command).collect();
+    if let Some(sandbox) = &options.sandbox {
+        BotCommand::sandbox_all(&mut commands, sandbox)?;
+    }
     let schedule =
         Arc::new(Schedule::new(tournament.bots.len(), tournament.games_per_pair, tournament.seed));
     let names: Vec<String> = tournament.bots.iter().map(|bot| bot.name.clone()).collect();
@@ -189,6 +201,7 @@ pub async fn run(
         let (cancel, cancelled) = watch::channel(false);
         let (mut failures, workers) = start_workers(
             tournament,
+            commands,
             Arc::clone(&schedule),
             pending,
             Arc::clone(&recorder),

@@ -18,7 +18,7 @@ use super::Recorder;
 use super::config::{Restart, Tournament};
 use super::schedule::Schedule;
 use crate::games::{Game, parse_params};
-use crate::referee::{Bot, Settings, play_game};
+use crate::referee::{Bot, BotCommand, Settings, play_game};
 use crate::with_game;
 
 /// A run of consecutive setups of one pairing, played by one worker.
@@ -69,6 +69,7 @@ pub fn jobs(schedule: &Schedule, pending: &Pending, concurrency: usize) -> VecDe
 /// worker abandon its game and stop its bots.
 pub(crate) fn start_workers(
     tournament: &Tournament,
+    commands: Vec<BotCommand>,
     schedule: Arc<Schedule>,
     pending: Arc<Pending>,
     recorder: Arc<Mutex<Recorder>>,
@@ -79,6 +80,7 @@ pub(crate) fn start_workers(
     let (sender, receiver) = mpsc::unbounded_channel();
     let shared = Arc::new(WorkerShared {
         tournament: tournament.clone(),
+        commands,
         schedule,
         pending,
         recorder,
@@ -144,6 +146,8 @@ fn pin_current_thread(cpu: usize) {
 
 struct WorkerShared {
     tournament: Tournament,
+    /// Each bot's command, by bot index, in its sandbox.
+    commands: Vec<BotCommand>,
     schedule: Arc<Schedule>,
     pending: Arc<Pending>,
     recorder: Arc<Mutex<Recorder>>,
@@ -183,7 +187,7 @@ async fn work<G: Game>(
         for index in pairing {
             if !held.iter().any(|(held_index, _)| *held_index == index) {
                 let entry = &tournament.bots[index];
-                held.push((index, Bot::new(entry.name.clone(), entry.command())));
+                held.push((index, Bot::new(entry.name.clone(), shared.commands[index].clone())));
             }
         }
         for game in shared.schedule.games_of(pairing, job.setups) {

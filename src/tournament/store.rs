@@ -32,6 +32,11 @@ pub struct RecordedSettings {
     pub max_line_bytes: usize,
     /// Bots in file order.
     pub bots: Vec<RecordedBot>,
+    /// The protections bots ran under, as said at the start of the last
+    /// run. For the record only: a run on a machine with other protections
+    /// resumes the same results.
+    #[serde(default)]
+    pub sandbox: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,6 +57,7 @@ impl RecordedSettings {
             move_timeout_ms: tournament.settings.move_timeout.as_millis() as u64,
             max_line_bytes: tournament.settings.max_line_bytes,
             bots: tournament.bots.iter().map(RecordedBot::of).collect(),
+            sandbox: String::new(),
         }
     }
 
@@ -451,15 +457,17 @@ pub fn merge_folders(
             .with_context(|| format!("cannot read {}", path.display()))?;
         match &settings {
             None => settings = Some(recorded),
-            Some(first) if *first != recorded => {
-                bail!(ResumeRefused(format!(
-                    "{} belongs to a different tournament than {}: {}",
-                    shard.display(),
-                    shards[0].display(),
-                    first.differences(&recorded).join("; ")
-                )));
+            Some(first) => {
+                let differences = first.differences(&recorded);
+                if !differences.is_empty() {
+                    bail!(ResumeRefused(format!(
+                        "{} belongs to a different tournament than {}: {}",
+                        shard.display(),
+                        shards[0].display(),
+                        differences.join("; ")
+                    )));
+                }
             }
-            Some(_) => {}
         }
         for row in read_games_csv(&shard.join(GAMES_CSV), false)? {
             rows.insert(key_of_row(&row), row);
@@ -516,6 +524,7 @@ mod tests {
             move_timeout_ms: 1000,
             max_line_bytes: 65536,
             bots: vec![bot("a"), bot("b"), bot("c")],
+            sandbox: String::new(),
         }
     }
 

@@ -54,13 +54,7 @@ impl Scratch {
         self.dir.path().join("out")
     }
 
-    /// The file named by ARENA_TEST_PIDS.
-    pub fn pids_file(&self) -> PathBuf {
-        self.dir.path().join("pids")
-    }
-
-    /// Runs the arena binary with `args` from the repository root, with
-    /// ARENA_TEST_PIDS set. Its output goes to files rather than pipes, so a
+    /// Runs the arena binary with `args` from the repository root. Its output goes to files rather than pipes, so a
     /// leaked process holding a pipe could not keep the test waiting.
     pub fn arena<I, S>(&self, args: I) -> Run
     where
@@ -86,7 +80,6 @@ impl Scratch {
         let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
             .args(args)
             .current_dir(repo_dir())
-            .env("ARENA_TEST_PIDS", self.pids_file())
             .stdin(File::open(&stdin_path).expect("the input file"))
             .stdout(create(&stdout_path))
             .stderr(create(&stderr_path))
@@ -113,8 +106,12 @@ impl Scratch {
 
     /// Fails unless every process the fixtures recorded is gone.
     pub fn assert_fixture_processes_gone(&self) {
-        let pids = recorded_pids(&self.pids_file());
-        assert!(!pids.is_empty(), "the fixture recorded no pid in {}", self.pids_file().display());
+        let pids = recorded_pids(self.dir.path());
+        assert!(
+            !pids.is_empty(),
+            "no fixture wrote its pid to a log in {}",
+            self.dir.path().display()
+        );
         assert_processes_gone(&pids);
     }
 }
@@ -205,12 +202,25 @@ pub fn transcript_of(out: &Path, row: &Row) -> Vec<Value> {
     read_transcript(&out.join(&row["transcript"]))
 }
 
-/// The pids listed in `path`, one per line; none if it does not exist.
-pub fn recorded_pids(path: &Path) -> Vec<u32> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines()
-        .map(|line| line.trim().parse().unwrap_or_else(|_| panic!("a pid, not `{line}`")))
-        .collect()
+/// The pids the fixtures wrote to their stderr (`arena-test-pid N`), as
+/// found in the logs anywhere under `folder`.
+pub fn recorded_pids(folder: &Path) -> Vec<u32> {
+    let mut pids = Vec::new();
+    let Ok(entries) = std::fs::read_dir(folder) else { return pids };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            pids.extend(recorded_pids(&path));
+        } else if path.extension().is_some_and(|extension| extension == "log") {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            pids.extend(text.lines().filter_map(|line| {
+                line.strip_prefix("arena-test-pid ").map(|pid| {
+                    pid.trim().parse::<u32>().unwrap_or_else(|_| panic!("a pid, not `{line}`"))
+                })
+            }));
+        }
+    }
+    pids
 }
 
 /// The state letter and command name of `pid` from /proc/PID/stat, or

@@ -1,0 +1,97 @@
+//! The sandbox options every command that starts bots takes, and starting
+//! the sandbox with a line that says what is in force.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::sandbox::{Limits, Sandbox, SandboxMode, SandboxSettings, parse_size};
+use crate::units::parse_duration;
+
+/// Sandbox options of `arena match`, `check` and `play` (a tournament file
+/// has the same settings as keys).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SandboxArgs {
+    /// Run bots without the sandbox: as arena's own user, with its
+    /// environment, files and network. For debugging your own bot only.
+    #[arg(long, conflicts_with = "require_sandbox")]
+    no_sandbox: bool,
+    /// Refuse to run unless Landlock and seccomp are available, instead of
+    /// warning and running with the protections there are.
+    #[arg(long)]
+    require_sandbox: bool,
+    /// Memory of each bot process (heap and anonymous mappings; address
+    /// space only reserved is not counted) [default: 1GiB].
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    memory_limit: Option<u64>,
+    /// Processes and threads of each bot at once [default: 128].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    process_limit: Option<u64>,
+    /// CPU time of each bot process over its whole life [default: 10m].
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    cpu_limit: Option<Duration>,
+    /// Files each bot process may hold open [default: 512].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    open_files_limit: Option<u64>,
+    /// Largest file a bot may write [default: 64MiB].
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    file_size_limit: Option<u64>,
+    /// Let bots use the network (TCP, UDP and unix sockets of the host).
+    #[arg(long)]
+    allow_network: bool,
+    /// A file or folder bots may also read (repeatable).
+    #[arg(long = "allow-read", value_name = "PATH")]
+    read_paths: Vec<PathBuf>,
+}
+
+impl SandboxArgs {
+    pub fn settings(&self) -> SandboxSettings {
+        let defaults = Limits::default();
+        SandboxSettings {
+            mode: match (self.no_sandbox, self.require_sandbox) {
+                (true, _) => SandboxMode::Off,
+                (false, true) => SandboxMode::Required,
+                (false, false) => SandboxMode::On,
+            },
+            limits: Limits {
+                memory: self.memory_limit.unwrap_or(defaults.memory),
+                processes: self.process_limit.unwrap_or(defaults.processes),
+                cpu_time: self.cpu_limit.unwrap_or(defaults.cpu_time),
+                open_files: self.open_files_limit.unwrap_or(defaults.open_files),
+                file_size: self.file_size_limit.unwrap_or(defaults.file_size),
+            },
+            network: self.allow_network,
+            read_paths: self.read_paths.clone(),
+        }
+    }
+}
+
+/// Starts the run's sandbox and says what it enforces (or that there is
+/// none) on one line; warns on stderr about protections the machine lacks.
+/// `protected` are paths no bot may read. Returns the sandbox and its line.
+pub fn start_sandbox(
+    settings: &SandboxSettings,
+    protected: &[&Path],
+) -> anyhow::Result<(Option<Arc<Sandbox>>, String)> {
+    let sandbox = Sandbox::new(settings, protected)?;
+    let line = match &sandbox {
+        None => {
+            eprintln!(
+                "arena: warning: the sandbox is off: bots run as arena's user, with its environment, files and network, and can see and disturb each other"
+            );
+            "sandbox: off".to_owned()
+        }
+        Some(sandbox) => {
+            let missing = sandbox.protections().missing();
+            if !missing.is_empty() {
+                eprintln!(
+                    "arena: warning: this machine lacks {}; bots run with the other protections",
+                    missing.join(", ")
+                );
+            }
+            format!("sandbox: {}", sandbox.summary())
+        }
+    };
+    println!("{line}");
+    Ok((sandbox, line))
+}

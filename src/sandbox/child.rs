@@ -1,0 +1,175 @@
+//! What a new bot process does to itself between fork and exec.
+//!
+//! This runs in the forked child of a multi-threaded program, so it makes
+//! only system calls: every path, map line and rule was prepared before the
+//! fork, and nothing here allocates. The order matters: the session and the
+//! file descriptors first, then the identity (which needs privileges the
+//! later steps give up), the limits, Landlock and finally seccomp.
+
+use std::ffi::CString;
+use std::io;
+use std::sync::Arc;
+
+use seccompiler::BpfProgram;
+
+/// The user id of a bot started by root is this plus the bot's pid, so
+/// that no two live bots share one (and none is a real user's).
+pub const ROOT_BOT_UID_BASE: u32 = 0x4000_0000;
+
+/// Who the bot runs as.
+pub enum Identity {
+    /// The arena's own user, as it is.
+    Same,
+    /// The arena's own user inside a user namespace of its own, which makes
+    /// the process limit count this bot's processes only. The map lines are
+    /// `"{id} {id} 1"`.
+    UserNamespace { uid_map: Vec<u8>, gid_map: Vec<u8> },
+    /// Started by root: a user id of its own ([`ROOT_BOT_UID_BASE`] + pid)
+    /// with every capability dropped except reading files that Landlock
+    /// lets it read (interpreters under /root must still run). Its scratch
+    /// folder is handed to that user.
+    OwnUser { scratch: CString },
+}
+
+/// Everything the child applies to itself before exec.
+pub struct ChildSetup {
+    pub identity: Identity,
+    /// `(resource, limit)`: soft and hard limits alike.
+    pub rlimits: Vec<(libc::c_int, u64)>,
+    /// Taken by the first (and only) call in the child.
+    pub ruleset: Option<landlock::RulesetCreated>,
+    pub filter: Option<Arc<BpfProgram>>,
+}
+
+const CAP_DAC_READ_SEARCH: u32 = 2;
+const SECBIT_NOROOT: libc::c_ulong = 1 << 0;
+const SECBIT_NOROOT_LOCKED: libc::c_ulong = 1 << 1;
+const SECBIT_KEEP_CAPS: libc::c_ulong = 1 << 4;
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+impl ChildSetup {
+    /// Applies the setup to the calling process.
+    ///
+    /// # Safety
+    /// Only in a child between fork and exec (it changes the process for
+    /// good and must not run anywhere else).
+    pub unsafe fn apply(&mut self) -> io::Result<()> {
+        // SAFETY: plain system calls on this process, with pointers to
+        // memory prepared before the fork.
+        unsafe {
+            check(libc::setsid())?;
+            mark_inherited_files_close_on_exec();
+            match &self.identity {
+                Identity::Same => {}
+                Identity::UserNamespace { uid_map, gid_map } => {
+                    check(libc::unshare(libc::CLONE_NEWUSER))?;
+                    write_file(c"/proc/self/setgroups", b"deny")?;
+                    write_file(c"/proc/self/uid_map", uid_map)?;
+                    write_file(c"/proc/self/gid_map", gid_map)?;
+                }
+                Identity::OwnUser { scratch } => become_own_user(scratch)?,
+            }
+            for &(resource, limit) in &self.rlimits {
+                let value = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+                check(libc::setrlimit(resource as _, &value))?;
+            }
+            if let Some(ruleset) = self.ruleset.take() {
+                // Also sets no_new_privs: nothing the bot runs gains rights.
+                ruleset.restrict_self().map_err(|_| io::Error::from_raw_os_error(libc::EPERM))?;
+            }
+            if let Some(filter) = &self.filter {
+                seccompiler::apply_filter(filter)
+                    .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Drops root: a user id of its own, no capability but reading.
+unsafe fn become_own_user(scratch: &CString) -> io::Result<()> {
+    // SAFETY: system calls on this process only.
+    unsafe {
+        let id = ROOT_BOT_UID_BASE + libc::getpid() as u32;
+        check(libc::chown(scratch.as_ptr(), id, id))?;
+        // Out of the bounding set, a capability is gone for good.
+        let mut cap = 0;
+        while libc::prctl(libc::PR_CAPBSET_READ, cap as libc::c_ulong, 0, 0, 0) >= 0 {
+            if cap != CAP_DAC_READ_SEARCH {
+                check(libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0))?;
+            }
+            cap += 1;
+        }
+        check(libc::prctl(
+            libc::PR_SET_SECUREBITS,
+            SECBIT_KEEP_CAPS | SECBIT_NOROOT | SECBIT_NOROOT_LOCKED,
+            0,
+            0,
+            0,
+        ))?;
+        check(libc::setgroups(0, std::ptr::null()))?;
+        check(libc::setresgid(id, id, id))?;
+        check(libc::setresuid(id, id, id))?;
+        let header = CapHeader { version: 0x2008_0522, pid: 0 };
+        let read = 1 << CAP_DAC_READ_SEARCH;
+        let data = [
+            CapData { effective: read, permitted: read, inheritable: read },
+            CapData { effective: 0, permitted: 0, inheritable: 0 },
+        ];
+        check(libc::syscall(libc::SYS_capset, &header, data.as_ptr()) as libc::c_int)?;
+        // Ambient, so that it survives exec into a program without file
+        // capabilities (every interpreter).
+        check(libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_RAISE as libc::c_ulong,
+            CAP_DAC_READ_SEARCH as libc::c_ulong,
+            0,
+            0,
+        ))?;
+    }
+    Ok(())
+}
+
+/// Every descriptor above stderr is closed at exec: a bot inherits nothing
+/// of the arena's (its results files, terminal, other bots' pipes).
+unsafe fn mark_inherited_files_close_on_exec() {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: flags on this process's own descriptors.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) != 0 {
+            for fd in 3..4096 {
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+        }
+    }
+}
+
+unsafe fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
+    // SAFETY: open, write and close with valid pointers.
+    unsafe {
+        let fd = check(libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC))?;
+        let written = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        libc::close(fd);
+        if written != bytes.len() as isize {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+fn check(result: libc::c_int) -> io::Result<libc::c_int> {
+    if result < 0 { Err(io::Error::last_os_error()) } else { Ok(result) }
+}

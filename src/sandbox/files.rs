@@ -1,0 +1,249 @@
+//! Which files a bot may read: system folders, its interpreter's
+//! installation, and the folders of the files its command names, less what
+//! belongs to the arena or to other bots.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Folders every bot may read and execute from, where they exist.
+const SYSTEM_FOLDERS: [&str; 9] =
+    ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc"];
+
+/// What programs commonly read in /etc at start-up: the dynamic linker's
+/// cache, time zone, users and groups, the alternatives links, and the
+/// configuration of Python and Java installations. The rest of /etc (shadow
+/// passwords, host keys, tokens) stays closed. A trailing `*` matches a prefix.
+const ETC_ENTRIES: [&str; 17] = [
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "timezone",
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "host.conf",
+    "hosts",
+    "alternatives",
+    "ssl",
+    "ca-certificates",
+    "mime.types",
+    "os-release",
+    "python3*",
+    "java-*",
+];
+
+/// Device files every bot may use.
+pub const DEVICES: [&str; 5] =
+    ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+
+/// The system paths a bot may read: [`SYSTEM_FOLDERS`] and the chosen
+/// entries of /etc, those that exist.
+pub fn system_paths() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> =
+        SYSTEM_FOLDERS.iter().map(PathBuf::from).filter(|path| path.exists()).collect();
+    if let Ok(entries) = std::fs::read_dir("/etc") {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let wanted = ETC_ENTRIES.iter().any(|pattern| match pattern.strip_suffix('*') {
+                Some(prefix) => name.starts_with(prefix),
+                None => name == *pattern,
+            });
+            if wanted {
+                paths.push(entry.path());
+            }
+        }
+    }
+    paths.sort();
+    paths
+}
+
+/// The files a bot's command names, found as the bot would find them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CommandFiles {
+    /// The bot's own program and script files (absolute, links resolved):
+    /// the program when named by a path, and every later word that names
+    /// an existing file.
+    pub own: Vec<PathBuf>,
+    /// Installations of the interpreters it runs (a program found in PATH,
+    /// the interpreter of a `#!` line), outside the system folders.
+    pub installations: Vec<PathBuf>,
+}
+
+impl CommandFiles {
+    /// Looks up the files of `argv` run in `dir` with `path` as PATH.
+    pub fn of(argv: &[String], dir: &Path, path: &std::ffi::OsStr) -> CommandFiles {
+        let mut files = CommandFiles::default();
+        let Some((program, arguments)) = argv.split_first() else { return files };
+        if program.contains('/') {
+            if let Some(file) = existing_file(&dir.join(program)) {
+                files.add_interpreter_of(&file, path);
+                files.own.push(file);
+            }
+        } else if let Some(found) = find_in_path(program, path) {
+            files.add_installation(&found);
+            if let Ok(real) = found.canonicalize() {
+                files.add_installation(&real);
+                files.add_interpreter_of(&real, path);
+            }
+        }
+        for word in arguments.iter().filter(|word| !word.starts_with('-')) {
+            if let Some(file) = existing_file(&dir.join(word)) {
+                files.add_interpreter_of(&file, path);
+                files.own.push(file);
+            }
+        }
+        files.own.sort();
+        files.own.dedup();
+        files.installations.sort();
+        files.installations.dedup();
+        files
+    }
+
+    /// The folders holding the bot's own files.
+    pub fn folders(&self) -> BTreeSet<PathBuf> {
+        self.own.iter().filter_map(|file| file.parent().map(Path::to_path_buf)).collect()
+    }
+
+    /// The installation a program belongs to: the folder above `bin` or
+    /// `shims` (a pyenv or nvm tree, a JDK), else the program's folder.
+    fn add_installation(&mut self, program: &Path) {
+        let Some(folder) = program.parent() else { return };
+        let root = match folder.file_name().and_then(|name| name.to_str()) {
+            Some("bin" | "shims" | "sbin") => folder.parent().unwrap_or(folder),
+            _ => folder,
+        };
+        if !in_system_folder(root) && root != Path::new("/") {
+            self.installations.push(root.to_path_buf());
+        }
+    }
+
+    /// The interpreter named by `file`'s `#!` line, if it has one.
+    fn add_interpreter_of(&mut self, file: &Path, path: &std::ffi::OsStr) {
+        let Some(line) = shebang(file) else { return };
+        let mut words = line.split_ascii_whitespace();
+        let Some(interpreter) = words.next() else { return };
+        // `#!/usr/bin/env python3` names its program in PATH.
+        let program = if interpreter.ends_with("/env") {
+            words.find(|word| !word.starts_with('-')).and_then(|name| find_in_path(name, path))
+        } else {
+            Some(PathBuf::from(interpreter))
+        };
+        if let Some(program) = program {
+            self.add_installation(&program);
+            if let Ok(real) = program.canonicalize() {
+                self.add_installation(&real);
+            }
+        }
+    }
+}
+
+fn existing_file(path: &Path) -> Option<PathBuf> {
+    let real = path.canonicalize().ok()?;
+    real.is_file().then_some(real)
+}
+
+fn in_system_folder(path: &Path) -> bool {
+    SYSTEM_FOLDERS.iter().any(|folder| path.starts_with(folder))
+}
+
+/// The first executable file called `name` in the folders of `path`.
+pub fn find_in_path(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path).map(|folder| folder.join(name)).find(|candidate| {
+        candidate
+            .metadata()
+            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    })
+}
+
+/// The first line of `file` after `#!`, if it starts so.
+fn shebang(file: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let count = std::fs::File::open(file).ok()?.read(&mut head).ok()?;
+    let head = head[..count].strip_prefix(b"#!")?;
+    let end = head.iter().position(|&byte| byte == b'\n').unwrap_or(head.len());
+    Some(String::from_utf8_lossy(&head[..end]).trim().to_owned())
+}
+
+/// A path to open to a bot.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Grant {
+    /// Read (and execute) it and everything under it.
+    Whole(PathBuf),
+    /// List the folder (and the folders under it), without reading files:
+    /// a folder that holds something excluded, whose other entries are
+    /// granted one by one. Listing keeps imports of sibling modules working.
+    List(PathBuf),
+}
+
+/// The grants that open everything under `root` except `excluded` (and
+/// what lies under them): `root` whole when nothing excluded is inside it,
+/// else a listing of it and its entries one by one, recursing only into the
+/// folders that hold something excluded.
+pub fn tree_without(root: &Path, excluded: &[PathBuf]) -> Vec<Grant> {
+    let mut granted = Vec::new();
+    collect_tree_without(root, excluded, &mut granted);
+    granted
+}
+
+fn collect_tree_without(path: &Path, excluded: &[PathBuf], granted: &mut Vec<Grant>) {
+    if excluded.iter().any(|excluded| path.starts_with(excluded)) {
+        return;
+    }
+    if !excluded.iter().any(|excluded| excluded.starts_with(path)) {
+        granted.push(Grant::Whole(path.to_path_buf()));
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else { return };
+    granted.push(Grant::List(path.to_path_buf()));
+    let mut children: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+    children.sort();
+    for child in children {
+        collect_tree_without(&child, excluded, granted);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tree_is_granted_whole_or_around_what_is_excluded() {
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().canonicalize().unwrap();
+        for folder in ["bot/lib", "results/logs", ".git"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        std::fs::write(root.join("bot/main.py"), "").unwrap();
+        std::fs::write(root.join("tournament.toml"), "").unwrap();
+        assert_eq!(tree_without(&root, &[]), [Grant::Whole(root.clone())]);
+        let excluded = [root.join("results"), root.join(".git"), root.join("tournament.toml")];
+        assert_eq!(
+            tree_without(&root, &excluded),
+            [Grant::List(root.clone()), Grant::Whole(root.join("bot"))]
+        );
+        assert_eq!(tree_without(&root.join("bot"), &excluded), [Grant::Whole(root.join("bot"))]);
+        assert!(tree_without(&root.join("results/logs"), &excluded).is_empty());
+    }
+
+    #[test]
+    fn a_command_names_its_script_and_its_interpreter() {
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().canonicalize().unwrap();
+        let tools = root.join("tools/bin");
+        std::fs::create_dir_all(&tools).unwrap();
+        let interpreter = tools.join("lang");
+        std::fs::write(&interpreter, "").unwrap();
+        std::fs::set_permissions(&interpreter, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        std::fs::write(root.join("bot.lang"), "#!/usr/bin/env lang\n").unwrap();
+        let argv = ["lang".to_owned(), "-q".to_owned(), "bot.lang".to_owned()];
+        let files = CommandFiles::of(&argv, &root, tools.as_os_str());
+        assert_eq!(files.own, [root.join("bot.lang")]);
+        assert_eq!(files.installations, [root.join("tools")]);
+        assert_eq!(files.folders().into_iter().collect::<Vec<_>>(), [root]);
+    }
+}

@@ -1,0 +1,160 @@
+//! Resource limits of a bot process: what they are, how they are written in
+//! tournament files and on the command line, and how a bot over one is told.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// The resource limits of every bot process. Each applies per process tree
+/// where the machine allows it (see [`super::Protections`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    /// Bytes of private writable memory (RLIMIT_DATA): heap and anonymous
+    /// mappings. Address space merely reserved is not counted, so V8 and the
+    /// JVM start under it.
+    pub memory: u64,
+    /// Processes and threads the bot may run at once (RLIMIT_NPROC).
+    pub processes: u64,
+    /// CPU time of each process, over its whole life (RLIMIT_CPU).
+    #[serde(serialize_with = "seconds")]
+    pub cpu_time: Duration,
+    /// Open files at once (RLIMIT_NOFILE).
+    pub open_files: u64,
+    /// Largest file the bot may write (RLIMIT_FSIZE).
+    pub file_size: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            memory: 1 << 30,
+            processes: 128,
+            cpu_time: Duration::from_secs(600),
+            open_files: 512,
+            file_size: 64 << 20,
+        }
+    }
+}
+
+fn seconds<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(duration.as_secs())
+}
+
+impl fmt::Display for Limits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "memory {}, {} processes, CPU {}, {} open files, files up to {}, no core dumps",
+            show_size(self.memory),
+            self.processes,
+            humantime::format_duration(self.cpu_time),
+            self.open_files,
+            show_size(self.file_size)
+        )
+    }
+}
+
+/// A limit a dead bot most likely ran into, named for its forfeit detail.
+pub fn limit_hit(limits: &Limits, signal: Option<i32>, stderr_tail: &[u8]) -> Option<String> {
+    match signal {
+        Some(libc::SIGXCPU) => {
+            return Some(format!(
+                "over its CPU time limit ({})",
+                humantime::format_duration(limits.cpu_time)
+            ));
+        }
+        Some(libc::SIGXFSZ) => {
+            return Some(format!(
+                "wrote a file over its file size limit ({})",
+                show_size(limits.file_size)
+            ));
+        }
+        _ => {}
+    }
+    let tail = String::from_utf8_lossy(stderr_tail);
+    let said = |words: &[&str]| words.iter().any(|word| tail.contains(word));
+    if said(&["MemoryError", "out of memory", "Cannot allocate memory", "memory allocation of"]) {
+        Some(format!("probably over its memory limit ({})", show_size(limits.memory)))
+    } else if said(&["Resource temporarily unavailable", "can't start new thread", "fork: retry"]) {
+        Some(format!("probably over its process limit ({} processes)", limits.processes))
+    } else if said(&["Too many open files"]) {
+        Some(format!("probably over its open files limit ({})", limits.open_files))
+    } else {
+        None
+    }
+}
+
+/// A size as people write it: `1 GiB`, `64 MiB`, `512 KiB`, `100 bytes`.
+pub fn show_size(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 4] =
+        [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    for (unit, size) in UNITS {
+        if bytes >= size && bytes % size == 0 {
+            return format!("{} {unit}", bytes / size);
+        }
+    }
+    for (unit, size) in UNITS {
+        if bytes >= size {
+            return format!("{:.1} {unit}", bytes as f64 / size as f64);
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// Reads a size: a whole number of bytes with an optional unit, `512MiB`,
+/// `1 GiB`, `64MB` (decimal units are powers of ten).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size (write e.g. 512MiB or 1GiB)"))?;
+    let multiplier: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" | "bytes" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        other => {
+            return Err(format!(
+                "`{text}`: unknown unit `{other}` (use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)"
+            ));
+        }
+    };
+    number.checked_mul(multiplier).ok_or_else(|| format!("`{text}` is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_and_show() {
+        assert_eq!(parse_size("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_size(" 64 MiB "), Ok(64 << 20));
+        assert_eq!(parse_size("10MB"), Ok(10_000_000));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("3 parsecs").is_err());
+        assert!(parse_size("99999999999999TiB").is_err());
+        assert_eq!(show_size(1 << 30), "1 GiB");
+        assert_eq!(show_size(1536 << 20), "1536 MiB");
+        assert_eq!(show_size(1_610_612_737), "1.5 GiB");
+        assert_eq!(show_size(100), "100 bytes");
+    }
+
+    #[test]
+    fn the_limit_hit_is_named() {
+        let limits = Limits::default();
+        assert!(limit_hit(&limits, Some(libc::SIGXCPU), b"").unwrap().contains("CPU"));
+        assert!(limit_hit(&limits, Some(libc::SIGXFSZ), b"").unwrap().contains("64 MiB"));
+        assert!(limit_hit(&limits, None, b"...\nMemoryError\n").unwrap().contains("1 GiB"));
+        assert_eq!(limit_hit(&limits, Some(libc::SIGSEGV), b"ok"), None);
+    }
+}

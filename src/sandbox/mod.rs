@@ -1,0 +1,511 @@
+//! The sandbox every bot process starts in.
+//!
+//! Settings go in ([`SandboxSettings`]); [`Sandbox::new`] probes once per run
+//! what this machine can enforce ([`Protections`]); [`Sandbox::for_bot`]
+//! works out what one bot may read; and [`BotSandbox::apply`] turns a
+//! command into one that starts sandboxed. Per process that is:
+//!
+//! - its own Landlock domain: read and execute on system folders, its
+//!   interpreter's installation and the folders of its own files (less the
+//!   results, the tournament file, `.git` and other bots' files); read and
+//!   write in a scratch folder of its own (its HOME and TMPDIR, removed
+//!   afterwards); no TCP; no signals to, and no ptrace, /proc fd, mem or
+//!   environ access of, any process outside it;
+//! - its own session, so no terminal and no way into the arena's group;
+//! - a clean environment (PATH, locale, HOME, TMPDIR, its own `env`) and no
+//!   file descriptor but 0, 1 and 2;
+//! - resource limits ([`Limits`]); a user namespace of its own (or, under
+//!   root, a user id of its own) so that the process limit counts it alone;
+//! - a seccomp filter for what Landlock does not cover ([`seccomp`]).
+//!
+//! Nothing is added per move: all of it happens when a process starts.
+
+mod child;
+mod files;
+mod limits;
+mod seccomp;
+
+use std::ffi::CString;
+use std::fmt;
+use std::os::fd::AsFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, Scope,
+};
+use seccompiler::BpfProgram;
+use serde::{Deserialize, Serialize};
+
+pub use child::ROOT_BOT_UID_BASE;
+pub use files::CommandFiles;
+use files::Grant;
+pub use limits::{Limits, limit_hit, parse_size, show_size};
+
+use child::{ChildSetup, Identity};
+
+/// Whether bots run sandboxed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// No sandbox: bots run as the arena's user, with its environment.
+    Off,
+    /// Every protection this machine offers; what it lacks is said once.
+    #[default]
+    On,
+    /// Refuse to run unless Landlock and seccomp are both available.
+    Required,
+}
+
+/// How bots are sandboxed, as a tournament file or `arena match` sets it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SandboxSettings {
+    pub mode: SandboxMode,
+    pub limits: Limits,
+    /// Let bots use the network.
+    pub network: bool,
+    /// More paths bots may read (and execute).
+    pub read_paths: Vec<PathBuf>,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> SandboxSettings {
+        SandboxSettings {
+            mode: SandboxMode::On,
+            limits: Limits::default(),
+            network: false,
+            read_paths: Vec::new(),
+        }
+    }
+}
+
+/// A sandbox that cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error(
+        "the sandbox is required (`sandbox = \"required\"`) but this machine lacks {0}; run on Linux 5.13 or later with Landlock enabled, or set `sandbox = true` to run with what there is"
+    )]
+    Required(String),
+    #[error("cannot set up the bot sandbox: {0}")]
+    Setup(String),
+    #[error("cannot make a scratch folder for a bot in {path}: {source}")]
+    Scratch {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What this machine lets the sandbox enforce, probed once per run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Protections {
+    /// The kernel's Landlock ABI, when Landlock is enabled.
+    pub landlock_abi: Option<u32>,
+    pub seccomp: bool,
+    /// Each bot in a user namespace of its own (arena not root).
+    pub user_namespace: bool,
+    /// Arena runs as root: each bot gets a user id of its own.
+    pub as_root: bool,
+}
+
+impl Protections {
+    fn probe(filter: bool) -> Protections {
+        // SAFETY: geteuid cannot fail.
+        let as_root = unsafe { libc::geteuid() } == 0;
+        Protections {
+            landlock_abi: landlock_abi(),
+            seccomp: filter,
+            user_namespace: !as_root && user_namespaces_work(),
+            as_root,
+        }
+    }
+
+    /// What a full sandbox needs and this machine lacks.
+    pub fn missing(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        match self.landlock_abi {
+            None => missing.push("Landlock (Linux 5.13+, enabled at boot)"),
+            Some(abi) if abi < 4 => missing.push("Landlock TCP rules (Linux 6.7+)"),
+            Some(abi) if abi < 6 => missing.push("Landlock signal scoping (Linux 6.12+)"),
+            Some(_) => {}
+        }
+        if !self.seccomp {
+            missing.push("seccomp");
+        }
+        if !self.as_root && !self.user_namespace {
+            missing.push("unprivileged user namespaces (so no process limit)");
+        }
+        missing
+    }
+}
+
+impl fmt::Display for Protections {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.landlock_abi {
+            Some(abi) => {
+                write!(f, "landlock ABI {abi} (files")?;
+                if abi >= 4 {
+                    write!(f, ", TCP")?;
+                }
+                if abi >= 6 {
+                    write!(f, ", signals")?;
+                }
+                write!(f, ")")?;
+            }
+            None => write!(f, "no landlock")?,
+        }
+        write!(f, ", {}", if self.seccomp { "seccomp" } else { "no seccomp" })?;
+        if self.as_root {
+            write!(f, ", a user id per bot (arena runs as root; capabilities dropped)")
+        } else if self.user_namespace {
+            write!(f, ", a user namespace per bot")
+        } else {
+            write!(f, ", no user namespace")
+        }
+    }
+}
+
+/// The kernel's Landlock ABI version, if Landlock is enabled.
+fn landlock_abi() -> Option<u32> {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: with a null attribute and this flag the call only returns the
+    // version.
+    let version = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    u32::try_from(version).ok().filter(|&version| version > 0)
+}
+
+/// Whether this process can make a user namespace (Ubuntu's AppArmor
+/// default, for one, forbids it): a child tries and reports.
+fn user_namespaces_work() -> bool {
+    // SAFETY: the child makes system calls only and exits; the parent
+    // waits for it by pid.
+    unsafe {
+        let pid = libc::fork();
+        if pid == 0 {
+            let works = libc::unshare(libc::CLONE_NEWUSER) == 0;
+            libc::_exit(if works { 0 } else { 1 });
+        }
+        if pid < 0 {
+            return false;
+        }
+        let mut status = 0;
+        libc::waitpid(pid, &mut status, 0) == pid
+            && libc::WIFEXITED(status)
+            && libc::WEXITSTATUS(status) == 0
+    }
+}
+
+/// A run's sandbox: the settings, what the machine enforces, the seccomp
+/// filter and the folder that holds the bots' scratch folders.
+pub struct Sandbox {
+    settings: SandboxSettings,
+    protections: Protections,
+    filter: Option<Arc<BpfProgram>>,
+    /// Paths no bot may read: the results folder, the tournament file.
+    protected: Vec<PathBuf>,
+    scratch_root: tempfile::TempDir,
+    scratch_count: AtomicU64,
+}
+
+impl fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("settings", &self.settings)
+            .field("protections", &self.protections)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Sandbox {
+    /// The sandbox for a run, or `None` when it is off. `protected` are the
+    /// paths no bot may read (results folder, tournament file).
+    pub fn new(
+        settings: &SandboxSettings,
+        protected: &[&Path],
+    ) -> Result<Option<Arc<Sandbox>>, SandboxError> {
+        if settings.mode == SandboxMode::Off {
+            return Ok(None);
+        }
+        let filter = seccomp::filter(settings.network)
+            .map_err(|error| SandboxError::Setup(format!("seccomp filter: {error}")))?;
+        let protections = Protections::probe(filter.is_some());
+        if settings.mode == SandboxMode::Required
+            && (protections.landlock_abi.is_none() || !protections.seccomp)
+        {
+            return Err(SandboxError::Required(protections.missing().join(", ")));
+        }
+        let scratch_root = tempfile::Builder::new()
+            .prefix("arena-bots-")
+            .tempdir()
+            .map_err(|source| SandboxError::Scratch { path: std::env::temp_dir(), source })?;
+        let mut protected: Vec<PathBuf> = protected.iter().map(|path| real_path(path)).collect();
+        protected.push(real_path(scratch_root.path()));
+        Ok(Some(Arc::new(Sandbox {
+            settings: settings.clone(),
+            protections,
+            filter: filter.map(Arc::new),
+            protected,
+            scratch_root,
+            scratch_count: AtomicU64::new(0),
+        })))
+    }
+
+    pub fn protections(&self) -> Protections {
+        self.protections
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.settings.limits
+    }
+
+    /// The protections in force, in one line: "landlock ABI 7 (files, TCP,
+    /// signals), seccomp, ...; no network; memory 1 GiB, ...".
+    pub fn summary(&self) -> String {
+        let network = if self.settings.network { "network allowed" } else { "no network" };
+        let processes = if self.protections.as_root || self.protections.user_namespace {
+            String::new()
+        } else {
+            " (the process limit is not enforced: no user namespace)".to_owned()
+        };
+        format!("{}; {network}; {}{processes}", self.protections, self.settings.limits)
+    }
+
+    /// What the bot running `command` may read, its own files set apart
+    /// from those of `others` (the other bots of the run).
+    pub fn for_bot(
+        self: &Arc<Sandbox>,
+        argv: &[String],
+        dir: &Path,
+        others: &[CommandFiles],
+    ) -> Result<Arc<BotSandbox>, SandboxError> {
+        let own = Sandbox::command_files(argv, dir);
+        let mut excluded = self.protected.clone();
+        for other in others.iter().filter(|other| **other != own) {
+            excluded.extend(other.own.iter().filter(|file| !own.own.contains(file)).cloned());
+            // Another bot's folder, unless this bot's own files are in it.
+            excluded.extend(
+                other
+                    .folders()
+                    .into_iter()
+                    .filter(|folder| !own.own.iter().any(|file| file.starts_with(folder))),
+            );
+        }
+        // Only what exists needs keeping out, and a folder is split into
+        // its entries only around something that does.
+        excluded.retain(|path| path.exists());
+        let mut grants: Vec<Grant> = files::system_paths().into_iter().map(Grant::Whole).collect();
+        grants.extend(own.installations.iter().cloned().map(Grant::Whole));
+        for folder in own.folders() {
+            let git = folder.join(".git");
+            let mut excluded = excluded.clone();
+            if git.exists() {
+                excluded.push(git);
+            }
+            grants.extend(files::tree_without(&folder, &excluded));
+        }
+        grants.extend(self.settings.read_paths.iter().map(|path| Grant::Whole(real_path(path))));
+        grants.sort();
+        grants.dedup();
+        let read = AccessFs::from_read(ABI::V6);
+        let mut reads = Vec::new();
+        for grant in grants {
+            let (path, access) = match &grant {
+                Grant::Whole(path) if path.is_dir() => (path, read),
+                Grant::Whole(path) => (path, AccessFs::Execute | AccessFs::ReadFile),
+                Grant::List(path) => (path, BitFlags::from(AccessFs::ReadDir)),
+            };
+            // A path that vanished since is simply not granted.
+            if let Ok(fd) = PathFd::new(path) {
+                reads.push((fd, access));
+            }
+        }
+        let mut devices = Vec::new();
+        for device in files::DEVICES {
+            if let Ok(fd) = PathFd::new(device) {
+                devices.push(fd);
+            }
+        }
+        Ok(Arc::new(BotSandbox { sandbox: Arc::clone(self), reads, devices }))
+    }
+
+    /// The files `argv` names, for [`Sandbox::for_bot`]'s `others`.
+    pub fn command_files(argv: &[String], dir: &Path) -> CommandFiles {
+        CommandFiles::of(argv, dir, &std::env::var_os("PATH").unwrap_or_default())
+    }
+}
+
+/// The path with links resolved; for a path that does not exist yet, its
+/// parent's resolved path and its name.
+fn real_path(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    if let Ok(real) = absolute.canonicalize() {
+        return real;
+    }
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(parent), Some(name)) => real_path(parent).join(name),
+        _ => absolute,
+    }
+}
+
+/// One bot's sandbox: the run's, and the paths this bot may read.
+pub struct BotSandbox {
+    sandbox: Arc<Sandbox>,
+    /// Opened once per run, with the access each grants; each process's
+    /// ruleset refers to them.
+    reads: Vec<(PathFd, BitFlags<AccessFs>)>,
+    devices: Vec<PathFd>,
+}
+
+impl fmt::Debug for BotSandbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BotSandbox").field("reads", &self.reads.len()).finish_non_exhaustive()
+    }
+}
+
+/// Variables a bot gets from the arena's environment; everything else is
+/// left out (tokens and keys included).
+const PASSED_VARIABLES: [&str; 3] = ["PATH", "LANG", "TZ"];
+
+impl BotSandbox {
+    /// The run's limits.
+    pub fn limits(&self) -> &Limits {
+        self.sandbox.limits()
+    }
+
+    /// Makes `builder` start its process sandboxed, with `env` added to
+    /// the allowed environment. Returns the process's scratch folder, which
+    /// is removed when dropped (after the process has been killed).
+    pub fn apply(
+        &self,
+        builder: &mut tokio::process::Command,
+        env: &[(String, String)],
+    ) -> Result<ScratchFolder, SandboxError> {
+        let sandbox = &self.sandbox;
+        let number = sandbox.scratch_count.fetch_add(1, Ordering::Relaxed);
+        let path = sandbox.scratch_root.path().join(number.to_string());
+        std::fs::create_dir(&path)
+            .map_err(|source| SandboxError::Scratch { path: path.clone(), source })?;
+        let scratch = ScratchFolder { path };
+
+        let setup = ChildSetup {
+            identity: self.identity(&scratch.path)?,
+            rlimits: self.rlimits(),
+            ruleset: Some(self.ruleset(&scratch.path)?),
+            filter: sandbox.filter.clone(),
+        };
+        builder.env_clear();
+        for (key, value) in std::env::vars_os() {
+            let passed = key
+                .to_str()
+                .is_some_and(|key| PASSED_VARIABLES.contains(&key) || key.starts_with("LC_"));
+            if passed {
+                builder.env(key, value);
+            }
+        }
+        builder
+            .env("HOME", &scratch.path)
+            .env("TMPDIR", &scratch.path)
+            .envs(env.iter().map(|(key, value)| (key, value)));
+        let mut setup = Some(setup);
+        // SAFETY: the closure runs in the child between fork and exec and
+        // makes system calls only (see child.rs).
+        unsafe {
+            builder.pre_exec(move || match setup.as_mut() {
+                Some(setup) => setup.apply(),
+                None => Ok(()),
+            });
+        }
+        Ok(scratch)
+    }
+
+    fn identity(&self, scratch: &Path) -> Result<Identity, SandboxError> {
+        let protections = self.sandbox.protections;
+        if protections.as_root {
+            let scratch = CString::new(scratch.as_os_str().as_bytes())
+                .map_err(|_| SandboxError::Setup("a scratch path holds a NUL byte".into()))?;
+            return Ok(Identity::OwnUser { scratch });
+        }
+        if protections.user_namespace {
+            // SAFETY: getuid and getgid cannot fail.
+            let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+            return Ok(Identity::UserNamespace {
+                uid_map: format!("{uid} {uid} 1").into_bytes(),
+                gid_map: format!("{gid} {gid} 1").into_bytes(),
+            });
+        }
+        Ok(Identity::Same)
+    }
+
+    fn rlimits(&self) -> Vec<(libc::c_int, u64)> {
+        let limits = &self.sandbox.settings.limits;
+        let protections = self.sandbox.protections;
+        let mut rlimits = vec![
+            (libc::RLIMIT_DATA as libc::c_int, limits.memory),
+            (libc::RLIMIT_CPU as libc::c_int, limits.cpu_time.as_secs().max(1)),
+            (libc::RLIMIT_NOFILE as libc::c_int, limits.open_files),
+            (libc::RLIMIT_FSIZE as libc::c_int, limits.file_size),
+            (libc::RLIMIT_CORE as libc::c_int, 0),
+        ];
+        // Without a user id or namespace of its own, the count would
+        // include every process of the user.
+        if protections.as_root || protections.user_namespace {
+            rlimits.push((libc::RLIMIT_NPROC as libc::c_int, limits.processes));
+        }
+        rlimits
+    }
+
+    fn ruleset(&self, scratch: &Path) -> Result<landlock::RulesetCreated, SandboxError> {
+        let fail =
+            |error: landlock::RulesetError| SandboxError::Setup(format!("landlock: {error}"));
+        let abi = ABI::V6;
+        let mut ruleset = Ruleset::default()
+            .handle_access(AccessFs::from_all(abi))
+            .map_err(fail)?
+            .scope(Scope::from_all(abi))
+            .map_err(fail)?;
+        if !self.sandbox.settings.network {
+            ruleset = ruleset.handle_access(AccessNet::from_all(abi)).map_err(fail)?;
+        }
+        let mut ruleset = ruleset.create().map_err(fail)?;
+        for (fd, access) in &self.reads {
+            ruleset = ruleset.add_rule(PathBeneath::new(fd.as_fd(), *access)).map_err(fail)?;
+        }
+        let device = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate;
+        for fd in &self.devices {
+            ruleset = ruleset.add_rule(PathBeneath::new(fd.as_fd(), device)).map_err(fail)?;
+        }
+        let scratch =
+            PathFd::new(scratch).map_err(|error| SandboxError::Setup(error.to_string()))?;
+        ruleset =
+            ruleset.add_rule(PathBeneath::new(scratch, AccessFs::from_all(abi))).map_err(fail)?;
+        Ok(ruleset)
+    }
+}
+
+/// A bot process's scratch folder: its HOME and TMPDIR. Removed on drop.
+#[derive(Debug)]
+pub struct ScratchFolder {
+    path: PathBuf,
+}
+
+impl ScratchFolder {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for ScratchFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
