@@ -1,4 +1,15 @@
-//! Seeds for whole runs and for each game within them.
+//! Seeds for whole runs, for each game within them, and for each seat.
+//!
+//! A game's setup seed decides its setup and is public (games.csv has it).
+//! Each seat gets a seed of its own in `start`, derived from the setup seed
+//! with a key bots never see, so that a bot seeding its randomness from its
+//! seed cannot be predicted by the other seat.
+
+use std::hash::Hasher;
+
+use siphasher::sip::SipHasher24;
+
+use crate::games::Seat;
 
 /// The largest seed handed out: 2^53 - 1, so that every JSON parser
 /// (JavaScript's included) reads seeds exactly.
@@ -31,9 +42,77 @@ pub fn fresh_seed() -> u64 {
     mix(nanos ^ u64::from(std::process::id())) % 1_000_000_000
 }
 
+/// The environment variable that holds the key seat seeds derive with. A
+/// public leaderboard sets it from a CI secret; without it the key is a
+/// public default, and a bot that knows the tournament file can work out
+/// the other seat's seed.
+pub const SEED_KEY_VARIABLE: &str = "ARENA_SEED_KEY";
+
+/// The key seat seeds derive with (128 bits).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct SeedKey {
+    halves: [u64; 2],
+    /// Whether it came from [`SEED_KEY_VARIABLE`], not the public default.
+    secret: bool,
+}
+
+impl std::fmt::Debug for SeedKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the key itself: it may end up in logs.
+        f.debug_struct("SeedKey").field("secret", &self.secret).finish_non_exhaustive()
+    }
+}
+
+impl SeedKey {
+    /// The key from [`SEED_KEY_VARIABLE`], or the public default.
+    pub fn from_environment() -> SeedKey {
+        match std::env::var(SEED_KEY_VARIABLE) {
+            Ok(text) if !text.is_empty() => SeedKey::from_secret(&text),
+            _ => SeedKey::default(),
+        }
+    }
+
+    /// A key from a secret of any length: two SipHash digests of it.
+    pub fn from_secret(secret: &str) -> SeedKey {
+        let digest = |k0: u64| {
+            let mut hasher = SipHasher24::new_with_keys(k0, 0);
+            hasher.write(secret.as_bytes());
+            hasher.finish()
+        };
+        SeedKey { halves: [digest(1), digest(2)], secret: true }
+    }
+
+    pub fn is_secret(&self) -> bool {
+        self.secret
+    }
+
+    /// The seed `seat` gets in `start` for a game set up with `setup_seed`,
+    /// at most [`MAX_SEED`]. SipHash is a keyed pseudo-random function: the
+    /// other seat's seed cannot be computed without the key.
+    pub fn seat_seed(&self, setup_seed: u64, seat: Seat) -> u64 {
+        let mut hasher = SipHasher24::new_with_keys(self.halves[0], self.halves[1]);
+        hasher.write_u64(setup_seed);
+        hasher.write_u8(seat.number());
+        hasher.finish() & MAX_SEED
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seat_seeds_differ_by_seat_and_key_and_repeat() {
+        let public = SeedKey::default();
+        let secret = SeedKey::from_secret("a CI secret");
+        assert_ne!(public.seat_seed(7, Seat::One), public.seat_seed(7, Seat::Two));
+        assert_eq!(secret.seat_seed(7, Seat::One), SeedKey::from_secret("a CI secret").seat_seed(7, Seat::One));
+        assert_ne!(secret.seat_seed(7, Seat::One), public.seat_seed(7, Seat::One));
+        assert_ne!(secret.seat_seed(7, Seat::One), secret.seat_seed(8, Seat::One));
+        assert!(secret.seat_seed(u64::MAX, Seat::Two) <= MAX_SEED);
+        assert!(secret.is_secret() && !public.is_secret());
+        assert!(!format!("{secret:?}").contains(&secret.halves[0].to_string()));
+    }
 
     #[test]
     fn derived_seeds_are_stable_and_distinct() {

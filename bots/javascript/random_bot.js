@@ -24,13 +24,13 @@ function mulberry32(state) {
   };
 }
 
-// One 32-bit seed from the game's seed and our seat. The seed is below 2^53,
-// so it is an exact JavaScript number and splits exactly into two 32-bit
-// halves, which are mixed (MurmurHash3's finaliser) with the seat.
-function seedFor(seed, seat) {
+// One 32-bit seed from our seat's seed. The seed is below 2^53, so it is an
+// exact JavaScript number and splits exactly into two 32-bit halves, which
+// are mixed (MurmurHash3's finaliser).
+function seedFor(seed) {
   const low = seed % 2 ** 32;
   const high = Math.floor(seed / 2 ** 32);
-  let h = (low ^ Math.imul(high, 0x9e3779b9) ^ Math.imul(seat, 0x85ebca6b)) >>> 0;
+  let h = (low ^ Math.imul(high, 0x9e3779b9)) >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
@@ -72,7 +72,9 @@ input.on("line", (line) => {
     // this message and reset any per-game state here.
     game = message.game;
     seat = message.seat;
-    random = mulberry32(seedFor(message.seed, message.seat));
+    // Our seat's own seed: the same tournament replays the same games, and
+    // the other seat cannot work it out.
+    random = mulberry32(seedFor(message.seed));
     console.error(`game started: ${game}, seat ${seat}`);
     send({ type: "ready", id: message.id, name: "random_bot.js" });
   } else if (message.type === "move") {

@@ -37,8 +37,9 @@ def main():
             # A new game (the same process may play many): read everything
             # from this message and reset any per-game state here.
             game, seat = message["game"], message["seat"]
-            # Seeding from the game's seed makes tournaments reproducible.
-            rng.seed(message["seed"] * 2 + message["seat"])
+            # Your seat's own seed: the same tournament replays the same
+            # games, and the other seat cannot work it out.
+            rng.seed(message["seed"])
             print(f"game started: {game}, seat {seat}", file=sys.stderr, flush=True)
             reply = {"type": "ready", "id": message["id"], "name": "random_bot.py"}
         elif kind == "move":

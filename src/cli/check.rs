@@ -93,7 +93,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     if let Err(error) = referee::reaper::become_subreaper() {
         eprintln!("arena: warning: cannot become a subreaper ({error})");
     }
-    let settings = Settings {
+    let mut settings = Settings {
         move_timeout: args.move_timeout,
         startup_timeout: args.startup_timeout,
         // Generous: this measures whether the bot exits, not how fast.
@@ -109,7 +109,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         games.iter().map(|game| game.as_str()).collect::<Vec<_>>().join(", "),
         out.display()
     );
-    let (sandbox, _) = start_sandbox(&args.sandbox.settings(), &[&out])?;
+    let (sandbox, sandbox_line) = start_sandbox(&args.sandbox.settings(), &[&out])?;
+    settings.sandbox_line = sandbox_line.into();
     if let Some(sandbox) = &sandbox {
         BotCommand::sandbox_all(std::slice::from_mut(&mut command), sandbox)?;
     }

@@ -107,7 +107,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         plan.seed,
         plan.out.display()
     );
-    let (sandbox, _) = start_sandbox(&plan.sandbox, &[&plan.out])?;
+    let (sandbox, sandbox_line) = start_sandbox(&plan.sandbox, &[&plan.out])?;
+    plan.settings.sandbox_line = sandbox_line.into();
     if let Some(sandbox) = &sandbox {
         BotCommand::sandbox_all(&mut plan.commands, sandbox)?;
     }

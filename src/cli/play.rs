@@ -64,16 +64,18 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     if let Err(error) = referee::reaper::become_subreaper() {
         eprintln!("arena: warning: cannot become a subreaper ({error})");
     }
+    let mut settings = Settings { move_timeout: args.move_timeout, ..Settings::default() };
     if let Some(command) = &mut opponent_command {
         let protected: Vec<&std::path::Path> =
             args.transcript.iter().map(|path| path.as_path()).collect();
-        if let (Some(sandbox), _) = start_sandbox(&args.sandbox.settings(), &protected)? {
-            BotCommand::sandbox_all(std::slice::from_mut(command), &sandbox)?;
+        let (sandbox, sandbox_line) = start_sandbox(&args.sandbox.settings(), &protected)?;
+        settings.sandbox_line = sandbox_line.into();
+        if let Some(sandbox) = &sandbox {
+            BotCommand::sandbox_all(std::slice::from_mut(command), sandbox)?;
         }
     }
     let seat = Seat::from_number(args.seat).expect("clap keeps the seat to 1 or 2");
     let seed = args.seed.unwrap_or_else(fresh_seed);
-    let settings = Settings { move_timeout: args.move_timeout, ..Settings::default() };
     let console: SharedConsole = Arc::new(Mutex::new(Terminal));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let report = with_game!(args.game, G => {

@@ -56,6 +56,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     );
     let (sandbox, sandbox_line) =
         start_sandbox(&tournament.sandbox, &[&tournament.out, &tournament.file])?;
+    tournament.settings.sandbox_line = sandbox_line.as_str().into();
     let options = RunOptions {
         shard: args.shard,
         fresh: args.fresh,

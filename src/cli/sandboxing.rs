@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::sandbox::{Limits, Sandbox, SandboxMode, SandboxSettings, parse_size};
+use crate::seeds::{SEED_KEY_VARIABLE, SeedKey};
 use crate::units::parse_duration;
 
 /// Sandbox options of `arena match`, `check` and `play` (a tournament file
@@ -92,6 +93,11 @@ pub fn start_sandbox(
             format!("sandbox: {}", sandbox.summary())
         }
     };
-    println!("{line}");
+    let seeds = if SeedKey::from_environment().is_secret() {
+        format!("seat seeds keyed by {SEED_KEY_VARIABLE}")
+    } else {
+        format!("seat seeds keyed by the public default (set {SEED_KEY_VARIABLE} to keep them secret)")
+    };
+    println!("{line}; {seeds}");
     Ok((sandbox, line))
 }

@@ -74,9 +74,12 @@ pub async fn play_game<G: Game>(
         unsent_starts: [None, None],
         settings,
     };
+    let seat_seeds = Seat::BOTH.map(|seat| settings.seed_key.seat_seed(seed, seat));
     referee.transcript.header(
         G::ID,
         seed,
+        seat_seeds,
+        &settings.sandbox_line,
         params,
         [0, 1].map(|index| TranscriptBot {
             seat: Seat::BOTH[index],
@@ -86,7 +89,7 @@ pub async fn play_game<G: Game>(
         &game,
     );
 
-    referee.handshake(&mut bots, params, seed).await;
+    referee.handshake(&mut bots, params, seat_seeds).await;
     while referee.forfeits == [None, None] {
         let seats = game.to_move();
         if seats.is_empty() {
@@ -181,7 +184,7 @@ impl<G: Game> Referee<'_, G> {
 
     /// Sends `start` to the seats whose process is new and waits for their
     /// `ready`; the others get theirs with their first request.
-    async fn handshake(&mut self, bots: &mut [&mut Bot; 2], params: &G::Params, seed: u64) {
+    async fn handshake(&mut self, bots: &mut [&mut Bot; 2], params: &G::Params, seeds: [u64; 2]) {
         if self.settings.probe_unknown {
             let notice =
                 br#"{"type":"x_arena_probe","note":"a message type bots do not know; ignore it"}
@@ -195,7 +198,7 @@ impl<G: Game> Referee<'_, G> {
             let bot = &mut bots[seat.index()];
             let id = bot.take_id();
             let line =
-                self.probed(StartMessage { id, game: G::ID, params, seat, seed, limits }.line());
+                self.probed(StartMessage { id, game: G::ID, params, seat, seed: seeds[seat.index()], limits }.line());
             // play_game has started every bot; a new process has answered nothing.
             if bot.answered_a_start {
                 self.unsent_starts[seat.index()] = Some(Start { id, line });

@@ -23,6 +23,7 @@ pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, St
 
 use crate::games::Seat;
 use crate::protocol::{ForfeitReason, Limits};
+use crate::seeds::SeedKey;
 
 /// Everything about refereeing that is not the game itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +38,11 @@ pub struct Settings {
     /// Add a field and a message type that bots do not know to what they
     /// are sent (`arena check` uses it to see that a bot ignores them).
     pub probe_unknown: bool,
+    /// The key each seat's own seed derives with.
+    pub seed_key: SeedKey,
+    /// The protections bots run under, as the run says them (written in
+    /// every transcript's header).
+    pub sandbox_line: Arc<str>,
 }
 
 impl Default for Settings {
@@ -48,6 +54,8 @@ impl Default for Settings {
             stderr_cap: 1024 * 1024,
             exit_grace: Duration::from_millis(200),
             probe_unknown: false,
+            seed_key: SeedKey::from_environment(),
+            sandbox_line: Arc::from("sandbox: off"),
         }
     }
 }

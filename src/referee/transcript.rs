@@ -32,6 +32,10 @@ struct Header<'a, P: Serialize, S: Serialize> {
     protocol: u32,
     game: GameId,
     seed: u64,
+    /// The seed each seat got in `start`.
+    seat_seeds: [u64; 2],
+    /// The protections the bots ran under.
+    sandbox: &'a str,
     params: &'a P,
     bots: [TranscriptBot<'a>; 2],
     state: &'a S,
@@ -60,6 +64,8 @@ impl Transcript {
         &mut self,
         game: GameId,
         seed: u64,
+        seat_seeds: [u64; 2],
+        sandbox: &str,
         params: &P,
         bots: [TranscriptBot<'_>; 2],
         state: &S,
@@ -73,6 +79,8 @@ impl Transcript {
             protocol: crate::protocol::PROTOCOL_VERSION,
             game,
             seed,
+            seat_seeds,
+            sandbox: sandbox.strip_prefix("sandbox: ").unwrap_or(sandbox),
             params,
             bots,
             state,

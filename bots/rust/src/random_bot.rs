@@ -3,8 +3,9 @@
 //! It needs no knowledge of the rules: every `move` request lists the legal
 //! moves in exactly the form the reply takes, so echoing one of them back is
 //! always legal. It plays any number of games per process and exits when its
-//! input closes. Randomness is seeded from each game's `seed` and the seat,
-//! so the same tournament reproduces the same games. Debug output goes to
+//! input closes. Randomness is seeded from the seat's own `seed` in each
+//! `start`, so the same tournament reproduces the same games and the other
+//! seat cannot predict this one. Debug output goes to
 //! stderr (`eprintln!`), never stdout: stdout carries protocol lines only.
 //!
 //! It logs one line per game to stderr, which arena keeps in a log file per
@@ -64,8 +65,7 @@ fn main() -> io::Result<()> {
                 // A new game (the same process may play many): read it all
                 // from this message and reset any per-game state here.
                 let seat = message.seat.unwrap_or(1);
-                let seed = message.seed.unwrap_or(0) ^ seat.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                rng = ChaCha8Rng::seed_from_u64(seed);
+                rng = ChaCha8Rng::seed_from_u64(message.seed.unwrap_or(0));
                 if !quiet {
                     eprintln!(
                         "game started: {}, seat {seat}",
