@@ -8,6 +8,7 @@ pub mod cli;
 pub mod games;
 pub mod narrate;
 pub mod players;
+pub mod printable;
 pub mod protocol;
 pub mod referee;
 pub mod results;

@@ -106,7 +106,10 @@ mod tests {
         let public = SeedKey::default();
         let secret = SeedKey::from_secret("a CI secret");
         assert_ne!(public.seat_seed(7, Seat::One), public.seat_seed(7, Seat::Two));
-        assert_eq!(secret.seat_seed(7, Seat::One), SeedKey::from_secret("a CI secret").seat_seed(7, Seat::One));
+        assert_eq!(
+            secret.seat_seed(7, Seat::One),
+            SeedKey::from_secret("a CI secret").seat_seed(7, Seat::One)
+        );
         assert_ne!(secret.seat_seed(7, Seat::One), public.seat_seed(7, Seat::One));
         assert_ne!(secret.seat_seed(7, Seat::One), secret.seat_seed(8, Seat::One));
         assert!(secret.seat_seed(u64::MAX, Seat::Two) <= MAX_SEED);

@@ -12,6 +12,7 @@ use super::options::{UsageError, default_bot_name, distinct_names, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use super::{EXIT_INTERRUPTED, output};
 use crate::games::{Game, GameId, check_overrides, parse_params};
+use crate::printable::{check_bot_name, printable};
 use crate::referee::{self, Bot, BotCommand, GameReport, Settings, play_game};
 use crate::results::{FileLayout, GameRow, GamesCsv, RowContext};
 use crate::sandbox::SandboxSettings;
@@ -156,6 +157,14 @@ impl MatchPlan {
             args.name1.unwrap_or_else(|| default_bot_name(&commands[0])),
             args.name2.unwrap_or_else(|| default_bot_name(&commands[1])),
         ]);
+        for (name, number) in names.iter().zip([1, 2]) {
+            check_bot_name(name).map_err(|problem| {
+                UsageError(format!(
+                    "bot {number} is named `{}`: {problem}; choose another with --name{number}",
+                    printable(name)
+                ))
+            })?;
+        }
         let out = args.out.unwrap_or_else(default_out_dir);
         if out.join("games.csv").exists() {
             return Err(UsageError(format!(

@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use super::options::UsageError;
 use crate::games::{GameId, Seat, parse_params};
 use crate::narrate::{Narrate, player, tell_turns};
+use crate::printable::printable;
 use crate::protocol::Played;
 
 /// Arguments of `arena replay`.
@@ -313,7 +314,7 @@ impl<G: Narrate> Replay<G> {
     }
 
     fn name(&self, seat: Seat) -> String {
-        format!("{} ({})", player(seat), self.names[seat.index()])
+        format!("{} ({})", player(seat), printable(&self.names[seat.index()]))
     }
 
     fn forfeit(&self, forfeit: &ForfeitEntry) -> Vec<String> {
@@ -321,9 +322,11 @@ impl<G: Narrate> Replay<G> {
             "{} forfeits: {} — {}",
             self.name(forfeit.seat),
             forfeit.reason,
-            forfeit.detail
+            printable(&forfeit.detail)
         )];
-        lines.extend(forfeit.line.as_ref().map(|line| format!("Offending line: {line}")));
+        lines.extend(
+            forfeit.line.as_ref().map(|line| format!("Offending line: {}", printable(line))),
+        );
         lines
     }
 

@@ -96,7 +96,9 @@ pub fn start_sandbox(
     let seeds = if SeedKey::from_environment().is_secret() {
         format!("seat seeds keyed by {SEED_KEY_VARIABLE}")
     } else {
-        format!("seat seeds keyed by the public default (set {SEED_KEY_VARIABLE} to keep them secret)")
+        format!(
+            "seat seeds keyed by the public default (set {SEED_KEY_VARIABLE} to keep them secret)"
+        )
     };
     println!("{line}; {seeds}");
     Ok((sandbox, line))

@@ -1,5 +1,6 @@
 //! Playing one game between two bots.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -9,6 +10,7 @@ use super::process::{BotProcess, Failure};
 use super::transcript::{Transcript, TranscriptBot};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameReport, Settings};
 use crate::games::{Game, GameId, Seat};
+use crate::printable::printable;
 use crate::protocol::{
     BadReply, ForfeitNotice, ForfeitReason, Limits, PROTOCOL_VERSION, Played, Reply, ReplyKind,
     ToBot, WriteJson, parse_reply,
@@ -197,8 +199,10 @@ impl<G: Game> Referee<'_, G> {
         let mut exchanges = Seat::BOTH.map(|seat| {
             let bot = &mut bots[seat.index()];
             let id = bot.take_id();
-            let line =
-                self.probed(StartMessage { id, game: G::ID, params, seat, seed: seeds[seat.index()], limits }.line());
+            let line = self.probed(
+                StartMessage { id, game: G::ID, params, seat, seed: seeds[seat.index()], limits }
+                    .line(),
+            );
             // play_game has started every bot; a new process has answered nothing.
             if bot.answered_a_start {
                 self.unsent_starts[seat.index()] = Some(Start { id, line });
@@ -391,7 +395,15 @@ impl<G: Game> Referee<'_, G> {
             .is_some_and(|forfeit| forfeit.reason.leaves_bot_in_doubt())
     }
 
-    fn record_forfeit(&mut self, seat: Seat, forfeit: Forfeit) {
+    /// Records a forfeit, its words made printable: they may quote what the
+    /// bot sent, and they reach terminals and CSV cells.
+    fn record_forfeit(&mut self, seat: Seat, mut forfeit: Forfeit) {
+        if let Cow::Owned(shown) = printable(&forfeit.detail) {
+            forfeit.detail = shown;
+        }
+        if let Some(Cow::Owned(shown)) = forfeit.line.as_deref().map(printable) {
+            forfeit.line = Some(shown);
+        }
         self.transcript.push(&ForfeitLine { kind: "forfeit", seat, forfeit: &forfeit });
         self.forfeits[seat.index()] = Some(forfeit);
     }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use crate::games::{GameId, check_overrides};
+use crate::printable::{check_bot_name, printable};
 use crate::referee::{BotCommand, Settings};
 use crate::sandbox::{SandboxMode, SandboxSettings, parse_size};
 use crate::units::parse_duration;
@@ -277,6 +278,12 @@ impl Tournament {
             let name = bot.name.get_ref().trim();
             if name.is_empty() {
                 return Err(fail(Some(bot.name.span()), "bot name: must not be empty".to_owned()));
+            }
+            if let Err(problem) = check_bot_name(name) {
+                return Err(fail(
+                    Some(bot.name.span()),
+                    format!("bot `{}`: {problem}", printable(name)),
+                ));
             }
             if name.contains(';') || name.contains(" vs ") {
                 return Err(fail(

@@ -1,0 +1,558 @@
+//! The sandbox against a hostile bot. tests/fixtures/hostile.py tries one
+//! attack per run (on its opponent, the referee, the results or the machine)
+//! and reports the outcome in its log. Each attack is run twice: with the
+//! sandbox on it must fail, and with `--no-sandbox` it must succeed, which
+//! shows that the sandbox is what stops it. Where an attack leaves a trace
+//! (a forfeit, a changed file, a line on the arena's output), the trace is
+//! checked too, not only the bot's word.
+
+mod common;
+
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{Row, Run, Scratch, read_games_csv, read_transcript, repo_dir};
+
+/// The victim: a copy of the Python starter bot, so that an attack on its
+/// program file touches nothing in the repository.
+const VICTIM: &str = "random_bot";
+
+/// One run of the hostile bot (seat 1 of a one-game match) against the
+/// victim (seat 2).
+struct Attack {
+    scratch: Scratch,
+    run: Run,
+    rows: Vec<Row>,
+    /// What the hostile bot reported: `succeeded: ...` or `failed: ...`.
+    outcome: String,
+}
+
+impl Attack {
+    fn succeeded(&self) -> bool {
+        self.outcome.starts_with("succeeded")
+    }
+
+    fn victim_forfeit(&self) -> &str {
+        let row = &self.rows[0];
+        if &row["forfeiter"] == VICTIM { &row["reason"] } else { "" }
+    }
+}
+
+/// A copy of the victim in the scratch folder; returns its path.
+fn victim_copy(scratch: &Scratch) -> PathBuf {
+    let folder = scratch.out().with_file_name("victim");
+    std::fs::create_dir_all(&folder).expect("a folder for the victim");
+    let copy = folder.join("random_bot.py");
+    std::fs::copy(repo_dir().join("bots/python/random_bot.py"), &copy).expect("copying the victim");
+    copy
+}
+
+/// Runs `attack` (with `argument`) once, the sandbox on or off.
+fn attack(name: &str, argument: Option<&str>, sandbox: bool) -> Attack {
+    attack_in(Scratch::new(), "tests/fixtures/hostile.py", name, argument, sandbox, &[])
+}
+
+fn attack_in(
+    scratch: Scratch,
+    hostile: &str,
+    name: &str,
+    argument: Option<&str>,
+    sandbox: bool,
+    extra: &[&str],
+) -> Attack {
+    let out = scratch.out();
+    let victim = victim_copy(&scratch);
+    let hostile_command = match argument {
+        Some(argument) => format!("{hostile} {name} {}", shell_words::quote(argument)),
+        None => format!("{hostile} {name}"),
+    };
+    let names = ["--name1", "hostile", "--name2", VICTIM];
+    let victim_command = format!("python3 {}", victim.display());
+    let mut args = vec![
+        "match",
+        "number-snatch",
+        &hostile_command,
+        &victim_command,
+        "--games",
+        "1",
+        "--seed",
+        "8",
+        "--move-timeout",
+        "3s",
+        "--out",
+        out.to_str().expect("a UTF-8 path"),
+    ];
+    if !sandbox {
+        args.push("--no-sandbox");
+    }
+    args.extend_from_slice(&names);
+    args.extend_from_slice(extra);
+    let run = scratch.arena(&args);
+    // An attack on the results may leave games.csv unreadable: no rows then.
+    let rows = std::panic::catch_unwind(|| read_games_csv(&out)).unwrap_or_default();
+    let outcome = hostile_outcome(&out, name);
+    Attack { scratch, run, rows, outcome }
+}
+
+/// The hostile bot's report of `name` in its game log.
+fn hostile_outcome(out: &Path, name: &str) -> String {
+    let log = out.join("logs/game-000001-seat1-hostile.log");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let prefix = format!("attack {name}: ");
+    text.lines()
+        .find_map(|line| line.strip_prefix(&prefix))
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("no report of `{name}` in {}:\n{text}", log.display()))
+}
+
+/// Runs `name` with the sandbox off (it must succeed) and on (it must
+/// fail); returns both runs.
+fn both_ways(name: &str, argument: Option<&str>) -> (Attack, Attack) {
+    let open = attack(name, argument, false);
+    assert!(open.succeeded(), "{name} without the sandbox: {}\n{:?}", open.outcome, open.run);
+    let closed = attack(name, argument, true);
+    assert!(!closed.succeeded(), "{name} with the sandbox: {}", closed.outcome);
+    closed.run.assert_success();
+    (open, closed)
+}
+
+#[test]
+fn a_bot_cannot_kill_its_opponent() {
+    let (open, closed) = both_ways("kill-opponent", None);
+    assert_eq!(open.victim_forfeit(), "crash", "{}", &open.rows[0]["forfeit_detail"]);
+    assert_eq!(closed.victim_forfeit(), "", "{}", &closed.rows[0]["forfeit_detail"]);
+    assert!(closed.outcome.contains("Operation not permitted"), "{}", closed.outcome);
+}
+
+#[test]
+fn a_bot_cannot_stop_its_opponent() {
+    let (open, closed) = both_ways("stop-opponent", None);
+    assert_eq!(open.victim_forfeit(), "timeout");
+    assert_eq!(closed.victim_forfeit(), "");
+}
+
+#[test]
+fn a_bot_cannot_kill_the_arena() {
+    use std::os::unix::process::ExitStatusExt;
+    // Without the sandbox the arena dies, before it can write the bot's log.
+    let scratch = Scratch::new();
+    let victim = victim_copy(&scratch);
+    let out = scratch.out();
+    let run = scratch.arena([
+        "match",
+        "number-snatch",
+        "tests/fixtures/hostile.py kill-arena",
+        &format!("python3 {}", victim.display()),
+        "--games",
+        "1",
+        "--no-sandbox",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(run.status.signal(), Some(9), "{run:?}");
+    let closed = attack("kill-arena", None, true);
+    closed.run.assert_success();
+    assert!(!closed.succeeded(), "{}", closed.outcome);
+    assert_eq!(closed.rows.len(), 1);
+}
+
+#[test]
+fn a_bot_cannot_renice_its_opponent() {
+    let (open, _) = both_ways("renice-opponent", None);
+    assert!(open.outcome.contains("nice 19"), "{}", open.outcome);
+}
+
+#[test]
+fn a_bot_cannot_answer_in_its_opponents_name() {
+    let (open, closed) = both_ways("answer-for-opponent", None);
+    assert_eq!(open.victim_forfeit(), "malformed");
+    assert!(open.rows[0]["forfeit_detail"].contains("written by its opponent"));
+    assert_eq!(closed.victim_forfeit(), "");
+}
+
+#[test]
+fn a_bot_cannot_read_its_opponents_output() {
+    both_ways("read-opponent-output", None);
+}
+
+#[test]
+fn a_bot_cannot_trace_its_opponent() {
+    both_ways("ptrace-opponent", None);
+}
+
+#[test]
+fn a_bot_cannot_read_its_opponents_environment() {
+    both_ways("opponent-environment", None);
+}
+
+#[test]
+fn a_bot_cannot_read_its_opponents_log() {
+    both_ways("opponent-log", None);
+}
+
+#[test]
+fn a_bot_cannot_write_into_the_results() {
+    let (open, closed) = both_ways("tamper-results", None);
+    let csv = |attack: &Attack| {
+        std::fs::read_to_string(attack.scratch.out().join("games.csv")).expect("games.csv")
+    };
+    assert!(csv(&open).contains("FAKE,ROW"));
+    assert!(!csv(&closed).contains("FAKE"));
+}
+
+#[test]
+fn a_bot_cannot_write_into_the_arenas_output() {
+    let (open, closed) = both_ways("fake-arena-output", None);
+    assert!(open.run.stdout.contains("FAKE-ARENA-LINE"), "{}", open.run.stdout);
+    assert!(!closed.run.stdout.contains("FAKE"), "{}", closed.run.stdout);
+}
+
+#[test]
+fn a_bot_cannot_change_its_opponents_program() {
+    for sandbox in [false, true] {
+        let scratch = Scratch::new();
+        let victim = victim_copy(&scratch);
+        let victim_path = format!("path:{}", victim.display());
+        let attack = attack_in(
+            scratch,
+            "tests/fixtures/hostile.py",
+            "tamper-file",
+            Some(&victim_path),
+            sandbox,
+            &[],
+        );
+        let tampered = std::fs::read_to_string(&victim).expect("the victim").contains("# tampered");
+        assert_eq!(tampered, !sandbox, "sandbox {sandbox}: {}", attack.outcome);
+        assert_eq!(attack.succeeded(), !sandbox, "sandbox {sandbox}: {}", attack.outcome);
+    }
+}
+
+#[test]
+fn a_bot_cannot_read_files_outside_its_folder_nor_the_results() {
+    let scratch = Scratch::new();
+    let secret = scratch.out().with_file_name("tournament.toml");
+    std::fs::write(&secret, "[[bot]]\nenv = { TOKEN = \"secret\" }\n").expect("a secret file");
+    let secret = format!("path:{}", secret.display());
+    let (_, closed) = both_ways("read-file", Some(&secret));
+    assert!(closed.outcome.contains("Permission denied"), "{}", closed.outcome);
+    let results = format!("path:{}", closed.scratch.out().join("games.csv").display());
+    let closed = attack("read-file", Some(&results), true);
+    assert!(!closed.succeeded(), "{}", closed.outcome);
+}
+
+/// A bot whose own folder is a checkout's root: it reads its own files, but
+/// not the checkout's .git (where CI keeps a token).
+#[test]
+fn a_bot_in_a_checkouts_root_cannot_read_its_git_folder() {
+    for sandbox in [false, true] {
+        let scratch = Scratch::new();
+        let checkout = scratch.out().with_file_name("checkout");
+        std::fs::create_dir_all(checkout.join(".git")).expect("a .git folder");
+        std::fs::write(checkout.join(".git/config"), "token = secret\n").expect("a config");
+        for file in ["hostile.py", "botlib.py"] {
+            std::fs::copy(repo_dir().join("tests/fixtures").join(file), checkout.join(file))
+                .expect("copying the fixture");
+        }
+        let config = format!("path:{}", checkout.join(".git/config").display());
+        let hostile = checkout.join("hostile.py").to_str().expect("UTF-8").to_owned();
+        let attack = attack_in(scratch, &hostile, "read-file", Some(&config), sandbox, &[]);
+        assert_eq!(attack.succeeded(), !sandbox, "sandbox {sandbox}: {}", attack.outcome);
+        attack.run.assert_success();
+    }
+}
+
+#[test]
+fn a_bot_inherits_no_file_descriptor_of_the_arena() {
+    use std::os::unix::process::CommandExt;
+    for sandbox in [false, true] {
+        let scratch = Scratch::new();
+        let out = scratch.out();
+        let victim = victim_copy(&scratch);
+        let held = std::fs::File::create(out.with_file_name("held")).expect("a file");
+        let held_fd = std::os::fd::AsRawFd::as_raw_fd(&held);
+        let mut command = Command::new(env!("CARGO_BIN_EXE_arena"));
+        command.current_dir(repo_dir()).args([
+            "match",
+            "number-snatch",
+            "tests/fixtures/hostile.py inherited-files",
+            &format!("python3 {}", victim.display()),
+            "--games",
+            "1",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ]);
+        if !sandbox {
+            command.arg("--no-sandbox");
+        }
+        // The arena gets descriptor 9 without close-on-exec, as a CI
+        // runner's extra descriptors come.
+        // SAFETY: dup2 between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::dup2(held_fd, 9) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let status = command.output().expect("the arena runs").status;
+        assert!(status.success());
+        let outcome = hostile_outcome(&out, "inherited-files");
+        assert_eq!(outcome.starts_with("succeeded"), !sandbox, "sandbox {sandbox}: {outcome}");
+        if !sandbox {
+            assert!(outcome.contains('9'), "{outcome}");
+        }
+    }
+}
+
+#[test]
+fn a_bot_cannot_allocate_past_its_memory_limit() {
+    let (_, closed) = both_ways("allocate", None);
+    assert!(closed.outcome.contains("MemoryError"), "{}", closed.outcome);
+}
+
+#[test]
+fn a_bot_cannot_fork_past_its_process_limit() {
+    let (_, closed) = both_ways("fork-many", None);
+    assert!(closed.outcome.contains("Resource temporarily unavailable"), "{}", closed.outcome);
+}
+
+#[test]
+fn a_bot_cannot_write_past_its_file_size_limit() {
+    let (_, closed) = both_ways("fill-disk", None);
+    assert!(closed.outcome.contains("File too large"), "{}", closed.outcome);
+}
+
+#[test]
+fn a_bot_cannot_join_the_arenas_process_group() {
+    both_ways("join-arena-group", None);
+}
+
+#[test]
+fn a_bot_cannot_connect_over_tcp() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a listener");
+    let port = listener.local_addr().expect("its address").port().to_string();
+    both_ways("connect-tcp", Some(&port));
+}
+
+#[test]
+fn a_bot_cannot_send_udp() {
+    let socket = UdpSocket::bind("127.0.0.1:0").expect("a socket");
+    socket.set_read_timeout(Some(Duration::from_secs(10))).expect("a timeout");
+    let port = socket.local_addr().expect("its address").port().to_string();
+    let (_, _) = both_ways("send-udp", Some(&port));
+    let mut buffer = [0; 16];
+    // The datagram of the run without the sandbox, and no other.
+    assert_eq!(socket.recv(&mut buffer).expect("a datagram"), 5);
+    socket.set_read_timeout(Some(Duration::from_millis(200))).expect("a timeout");
+    assert!(socket.recv(&mut buffer).is_err(), "a second datagram arrived");
+}
+
+#[test]
+fn a_bot_cannot_connect_to_the_machines_unix_sockets() {
+    let folder = tempfile::tempdir().expect("a folder");
+    let path = folder.path().join("service.sock");
+    let _listener = UnixListener::bind(&path).expect("a unix socket");
+    both_ways("connect-unix", Some(path.to_str().expect("UTF-8")));
+}
+
+/// Whatever a bot writes, no control byte reaches the arena's output or a
+/// CSV cell raw: the forfeit detail quotes the line with escapes.
+#[test]
+fn control_bytes_from_a_bot_are_escaped_everywhere() {
+    for sandbox in [false, true] {
+        let attack = attack("control-bytes", None, sandbox);
+        attack.run.assert_success();
+        let row = &attack.rows[0];
+        assert_eq!(&row["forfeiter"], "hostile");
+        let detail = &row["forfeit_detail"];
+        assert!(detail.contains("\\u{1b}[2J") && detail.contains("\\u{202e}"), "{detail}");
+        let csv = std::fs::read(attack.scratch.out().join("games.csv")).expect("games.csv");
+        for output in [&csv, attack.run.stdout.as_bytes()] {
+            assert!(!output.contains(&0x1b) && !output.contains(&0x07), "{}", attack.run.stdout);
+        }
+        assert!(!attack.run.stdout.contains('\u{202e}'));
+    }
+}
+
+/// Each seat gets a seed of its own; with ARENA_SEED_KEY set, other seeds
+/// again, and the same ones every run.
+#[test]
+fn each_seat_gets_its_own_seed_keyed_by_a_secret() {
+    let seeds_of = |key: Option<&str>| {
+        let scratch = Scratch::new();
+        let out = scratch.out();
+        let rust_bot = common::rust_random_bot().to_str().expect("UTF-8").to_owned();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_arena"));
+        command.current_dir(repo_dir()).args([
+            "match",
+            "number-snatch",
+            &rust_bot,
+            &rust_bot,
+            "--games",
+            "1",
+            "--seed",
+            "3",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ]);
+        match key {
+            Some(key) => command.env("ARENA_SEED_KEY", key),
+            None => command.env_remove("ARENA_SEED_KEY"),
+        };
+        let output = command.output().expect("the arena runs");
+        assert!(output.status.success());
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let said = if key.is_some() { "keyed by ARENA_SEED_KEY" } else { "public default" };
+        assert!(stdout.contains(said), "{stdout}");
+        let transcript = read_transcript(&out.join("transcripts/game-000001.jsonl"));
+        let starts: Vec<u64> = transcript
+            .iter()
+            .filter(|line| line["type"] == "send" && line["msg"]["type"] == "start")
+            .map(|line| line["msg"]["seed"].as_u64().expect("a seed"))
+            .collect();
+        assert_eq!(starts.len(), 2);
+        assert_ne!(starts[0], starts[1], "both seats got the same seed");
+        assert_ne!(starts[0], transcript[0]["seed"].as_u64().unwrap(), "a seat got the setup seed");
+        assert_eq!(transcript[0]["seat_seeds"], serde_json::json!(starts));
+        starts
+    };
+    let public = seeds_of(None);
+    let secret = seeds_of(Some("a leaderboard's secret"));
+    assert_ne!(public, secret);
+    assert_eq!(secret, seeds_of(Some("a leaderboard's secret")));
+}
+
+/// The run says what protects the bots, and so do tournament.json and each
+/// transcript's header.
+#[test]
+fn the_protections_in_force_are_said_out_loud() {
+    let attack = attack("kill-opponent", None, true);
+    let said = attack
+        .run
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("sandbox: "))
+        .unwrap_or_else(|| panic!("no sandbox line in:\n{}", attack.run.stdout))
+        .to_owned();
+    assert!(said.contains("landlock ABI") && said.contains("memory 1 GiB"), "{said}");
+    let header = &read_transcript(&attack.scratch.out().join("transcripts/game-000001.jsonl"))[0];
+    assert!(said.contains(header["sandbox"].as_str().expect("the header names the sandbox")));
+    let open =
+        attack_in(Scratch::new(), "tests/fixtures/hostile.py", "renice-opponent", None, false, &[]);
+    assert!(open.run.stdout.contains("sandbox: off"), "{}", open.run.stdout);
+    assert!(open.run.stderr.contains("warning: the sandbox is off"), "{}", open.run.stderr);
+}
+
+/// The starter kits and strong-bot play every game under the sandbox.
+#[test]
+fn honest_bots_play_every_game_in_the_sandbox() {
+    let rust_bot = common::rust_random_bot().to_str().expect("UTF-8").to_owned();
+    for (game, opponent) in common::GAMES.iter().zip([
+        "python3 bots/python/random_bot.py",
+        "node bots/javascript/random_bot.js",
+        "python3 bots/python/random_bot.py",
+        "node bots/javascript/random_bot.js",
+        "python3 bots/python/random_bot.py",
+    ]) {
+        let scratch = Scratch::new();
+        let out = scratch.out();
+        let run = scratch.arena([
+            "match",
+            game,
+            opponent,
+            &rust_bot,
+            "--games",
+            "4",
+            "--move-timeout",
+            "5s",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ]);
+        run.assert_success();
+        for row in read_games_csv(&out) {
+            assert_eq!(&row["reason"], "normal", "{game}: {}", &row["forfeit_detail"]);
+        }
+    }
+}
+
+/// The same attacks, the arena run by an unprivileged user: as root the
+/// tests above run the bots under their own user ids; here the arena itself
+/// is unprivileged and each bot gets a user namespace. When the tests run
+/// as root, the arena is started as uid 65534 through setpriv, from a copy
+/// of what it needs in a folder that user can read.
+#[test]
+fn attacks_fail_when_the_arena_runs_as_an_unprivileged_user() {
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let place = tempfile::Builder::new().prefix("arena-unprivileged-").tempdir().expect("a folder");
+    let base = place.path();
+    std::fs::set_permissions(base, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let fixtures = base.join("fixtures");
+    std::fs::create_dir(&fixtures).expect("a folder");
+    for file in ["hostile.py", "botlib.py"] {
+        std::fs::copy(repo_dir().join("tests/fixtures").join(file), fixtures.join(file))
+            .expect("copying a fixture");
+    }
+    std::fs::copy(repo_dir().join("bots/python/random_bot.py"), base.join("random_bot.py"))
+        .expect("copying the victim");
+    let arena = base.join("arena");
+    std::fs::copy(env!("CARGO_BIN_EXE_arena"), &arena).expect("copying the arena");
+    let runs = base.join("runs");
+    std::fs::create_dir(&runs).expect("a folder");
+    std::fs::set_permissions(&runs, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+
+    let secret = base.join("secret.toml");
+    std::fs::write(&secret, "token\n").expect("a secret");
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a listener");
+    let port = listener.local_addr().expect("an address").port().to_string();
+    let cases: [(&str, Option<&str>); 8] = [
+        ("kill-opponent", None),
+        ("answer-for-opponent", None),
+        ("ptrace-opponent", None),
+        ("opponent-environment", None),
+        ("renice-opponent", None),
+        ("read-file", Some(secret.to_str().expect("UTF-8"))),
+        ("connect-tcp", Some(&port)),
+        ("fork-many", None),
+    ];
+    for (name, argument) in cases {
+        let out = runs.join(name);
+        let hostile = match argument {
+            Some(argument) => format!("fixtures/hostile.py {name} path:{argument}"),
+            None => format!("fixtures/hostile.py {name}"),
+        };
+        let mut command = if root {
+            let mut command = Command::new("setpriv");
+            command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+            command.arg(&arena);
+            command
+        } else {
+            Command::new(&arena)
+        };
+        command
+            .current_dir(base)
+            // The system's python3: an interpreter under root's home is
+            // out of this user's reach.
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .args(["match", "number-snatch", &hostile, "python3 random_bot.py"])
+            .args(["--name1", "hostile", "--name2", VICTIM])
+            .args(["--games", "1", "--move-timeout", "3s", "--out", out.to_str().expect("UTF-8")]);
+        let output = command.output().expect("the arena runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{name}: {stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(stdout.contains("a user namespace per bot") || !root, "{stdout}");
+        let outcome = hostile_outcome(&out, name);
+        assert!(outcome.starts_with("failed"), "{name} as an unprivileged user: {outcome}");
+        let rows = read_games_csv(&out);
+        assert_ne!(&rows[0]["forfeiter"], VICTIM, "{name}: {}", &rows[0]["forfeit_detail"]);
+    }
+}
