@@ -44,7 +44,7 @@ fn a_good_bot_passes_every_check_of_every_game() {
         assert!(run.stdout.contains(&format!("{game}:")), "{}", run.stdout);
     }
     let passes = run.stdout.lines().filter(|line| line.trim_start().starts_with("PASS")).count();
-    assert_eq!(passes, 5 * 9, "{}", run.stdout);
+    assert_eq!(passes, 5 * 10, "{}", run.stdout);
     assert!(run.stdout.contains("All checks passed."));
 }
 
@@ -66,6 +66,22 @@ fn check_fixture(fixture_bot: &str) -> Run {
     assert_eq!(run.status.code(), Some(1), "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("failed."), "{}", run.stdout);
     run
+}
+
+/// A bot refused something by the sandbox is told what and why.
+#[test]
+fn a_bot_refused_by_the_sandbox_is_told_why() {
+    let scratch = Scratch::new();
+    let run = check(
+        &scratch,
+        &["--game", "number-claim", &fixture("hostile.py read-file path:/etc/shadow")],
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", run.stdout);
+    assert!(item(&run, "stays inside its sandbox").starts_with("FAIL"), "{}", run.stdout);
+    let details = details(&run, "stays inside its sandbox");
+    assert!(details.iter().any(|line| line.contains("/etc/shadow")), "{details:?}");
+    assert!(details.iter().any(|line| line.contains("--allow-read")), "{details:?}");
+    assert!(run.stdout.contains("outside its folders"), "{}", run.stdout);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! (a forfeit, a changed file, a line on the arena's output), the trace is
 //! checked too, not only the bot's word.
 
+#[allow(dead_code)]
 mod common;
 
 use std::net::{TcpListener, UdpSocket};
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{Row, Run, Scratch, read_games_csv, read_transcript, repo_dir};
+use common::{PYTHON_RANDOM_BOT, Row, Run, Scratch, read_games_csv, read_transcript, repo_dir};
 
 /// The victim: a copy of the Python starter bot, so that an attack on its
 /// program file touches nothing in the repository.
@@ -117,6 +118,7 @@ fn both_ways(name: &str, argument: Option<&str>) -> (Attack, Attack) {
     let closed = attack(name, argument, true);
     assert!(!closed.succeeded(), "{name} with the sandbox: {}", closed.outcome);
     closed.run.assert_success();
+    closed.scratch.assert_fixture_processes_gone();
     (open, closed)
 }
 
@@ -451,31 +453,32 @@ fn the_protections_in_force_are_said_out_loud() {
 /// The starter kits and strong-bot play every game under the sandbox.
 #[test]
 fn honest_bots_play_every_game_in_the_sandbox() {
-    let rust_bot = common::rust_random_bot().to_str().expect("UTF-8").to_owned();
-    for (game, opponent) in common::GAMES.iter().zip([
-        "python3 bots/python/random_bot.py",
-        "node bots/javascript/random_bot.js",
-        "python3 bots/python/random_bot.py",
-        "node bots/javascript/random_bot.js",
-        "python3 bots/python/random_bot.py",
-    ]) {
-        let scratch = Scratch::new();
-        let out = scratch.out();
-        let run = scratch.arena([
-            "match",
-            game,
-            opponent,
-            &rust_bot,
-            "--games",
-            "4",
-            "--move-timeout",
-            "5s",
-            "--out",
-            out.to_str().expect("UTF-8"),
-        ]);
-        run.assert_success();
-        for row in read_games_csv(&out) {
-            assert_eq!(&row["reason"], "normal", "{game}: {}", &row["forfeit_detail"]);
+    let random_rust = common::rust_random_bot().to_str().expect("UTF-8").to_owned();
+    let strong = common::rust_strong_bot().to_str().expect("UTF-8").to_owned();
+    for game in common::GAMES {
+        for (first, second) in [
+            (PYTHON_RANDOM_BOT, strong.as_str()),
+            ("node bots/javascript/random_bot.js", random_rust.as_str()),
+        ] {
+            let scratch = Scratch::new();
+            let out = scratch.out();
+            let run = scratch.arena([
+                "match",
+                game,
+                first,
+                second,
+                "--games",
+                "2",
+                "--move-timeout",
+                "5s",
+                "--out",
+                out.to_str().expect("UTF-8"),
+            ]);
+            run.assert_success();
+            assert!(run.stdout.contains("sandbox: landlock"), "{}", run.stdout);
+            for row in read_games_csv(&out) {
+                assert_eq!(&row["reason"], "normal", "{game}: {}", &row["forfeit_detail"]);
+            }
         }
     }
 }

@@ -16,11 +16,13 @@ use super::options::{UsageError, default_bot_name};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use crate::games::{Game, GameId, Seat, parse_params};
 use crate::players::random_player;
+use crate::printable::printable;
 use crate::protocol::ForfeitReason;
 use crate::referee::{
     self, Bot, BotCommand, Forfeit, GameReport, LogPath, Settings, Stopped, play_game,
 };
 use crate::results::FileLayout;
+use crate::sandbox::{Limits, limit_hit};
 use crate::seeds::derive_seed;
 use crate::units::parse_duration;
 use crate::with_game;
@@ -125,7 +127,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         let evidence = with_game!(game, G => {
             runtime.block_on(gather::<G>(&name, &command, &settings, &args, &folder))?
         });
-        let items = checklist(&evidence, &settings);
+        let mut items = checklist(&evidence, &settings);
+        items.push(sandbox_item(&evidence, sandbox.as_deref().map(|sandbox| sandbox.limits())));
         println!("\n{}:", game.title());
         for item in &items {
             print_item(item);
@@ -343,6 +346,50 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
         settings,
     ));
     items
+}
+
+/// Words of a refusal as programs print them, and what the sandbox refused.
+const DENIALS: [(&str, &str); 4] = [
+    ("Permission denied", "your bot tried to open a file outside its folders"),
+    ("PermissionError", "your bot tried to open a file outside its folders"),
+    (
+        "Operation not permitted",
+        "your bot tried something the sandbox forbids (another process, the network, or a protected system call)",
+    ),
+    ("Read-only file system", "your bot tried to write outside its scratch folder"),
+];
+
+/// Whether the bot's stderr shows the sandbox refusing it something.
+fn sandbox_item(evidence: &Evidence, limits: Option<&Limits>) -> Item {
+    const TITLE: &str = "stays inside its sandbox";
+    let Some(limits) = limits else {
+        return skip(TITLE, "not checked: the sandbox is off (--no-sandbox)".to_owned());
+    };
+    for (index, log) in evidence.logs.iter().enumerate() {
+        let Ok(text) = std::fs::read_to_string(log) else { continue };
+        for line in text.lines() {
+            let denial = DENIALS
+                .iter()
+                .find(|(words, _)| line.contains(words))
+                .map(|(_, what)| (*what).to_owned());
+            let Some(what) = denial.or_else(|| {
+                limit_hit(limits, None, line.as_bytes())
+                    .map(|limit| format!("your bot ran {limit}"))
+            }) else {
+                continue;
+            };
+            return Item {
+                title: TITLE,
+                status: Status::Fail,
+                evidence: format!("game {}: {what}; its stderr ({}) says:", index + 1, log.display()),
+                line: Some(printable(line).into_owned()),
+                hint: Some(
+                    "a bot may read the system and the folders of its program and script, write only in $HOME (= $TMPDIR, its scratch folder), and has no network (protocol.md section 7); keep the files it reads beside its program, or allow a path with --allow-read (read_paths in a tournament file)".to_owned(),
+                ),
+            };
+        }
+    }
+    pass(TITLE, "its stderr shows no refusal by the sandbox".to_owned())
 }
 
 fn pass(title: &'static str, evidence: String) -> Item {

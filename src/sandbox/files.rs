@@ -66,6 +66,8 @@ pub struct CommandFiles {
     /// the program when named by a path, and every later word that names
     /// an existing file.
     pub own: Vec<PathBuf>,
+    /// Folders its command names (a class path, a package folder).
+    pub own_folders: Vec<PathBuf>,
     /// Installations of the interpreters it runs (a program found in PATH,
     /// the interpreter of a `#!` line), outside the system folders.
     pub installations: Vec<PathBuf>,
@@ -89,9 +91,14 @@ impl CommandFiles {
             }
         }
         for word in arguments.iter().filter(|word| !word.starts_with('-')) {
-            if let Some(file) = existing_file(&dir.join(word)) {
+            let named = dir.join(word);
+            if let Some(file) = existing_file(&named) {
                 files.add_interpreter_of(&file, path);
                 files.own.push(file);
+            } else if let Ok(folder) = named.canonicalize()
+                && folder.is_dir()
+            {
+                files.own_folders.push(folder);
             }
         }
         files.own.sort();
@@ -101,9 +108,10 @@ impl CommandFiles {
         files
     }
 
-    /// The folders holding the bot's own files.
+    /// The folders holding the bot's own files, and those its command names.
     pub fn folders(&self) -> BTreeSet<PathBuf> {
-        self.own.iter().filter_map(|file| file.parent().map(Path::to_path_buf)).collect()
+        let parents = self.own.iter().filter_map(|file| file.parent().map(Path::to_path_buf));
+        parents.chain(self.own_folders.iter().cloned()).collect()
     }
 
     /// The installation a program belongs to: the folder above `bin` or

@@ -293,12 +293,11 @@ impl Sandbox {
         for other in others.iter().filter(|other| **other != own) {
             excluded.extend(other.own.iter().filter(|file| !own.own.contains(file)).cloned());
             // Another bot's folder, unless this bot's own files are in it.
-            excluded.extend(
-                other
-                    .folders()
-                    .into_iter()
-                    .filter(|folder| !own.own.iter().any(|file| file.starts_with(folder))),
-            );
+            let own_folders = own.folders();
+            excluded.extend(other.folders().into_iter().filter(|folder| {
+                !own.own.iter().any(|file| file.starts_with(folder))
+                    && !own_folders.iter().any(|mine| mine.starts_with(folder))
+            }));
         }
         // Only what exists needs keeping out, and a folder is split into
         // its entries only around something that does.

@@ -273,10 +273,16 @@ pub fn assert_processes_gone(pids: &[u32]) {
 /// in the same profile, next to the arena binary.
 pub fn rust_random_bot() -> &'static Path {
     static BOT: OnceLock<PathBuf> = OnceLock::new();
-    BOT.get_or_init(build_rust_random_bot)
+    BOT.get_or_init(|| build_rust_bot("random-bot"))
 }
 
-fn build_rust_random_bot() -> PathBuf {
+/// `strong-bot`, built like [`rust_random_bot`].
+pub fn rust_strong_bot() -> &'static Path {
+    static BOT: OnceLock<PathBuf> = OnceLock::new();
+    BOT.get_or_init(|| build_rust_bot("strong-bot"))
+}
+
+fn build_rust_bot(name: &str) -> PathBuf {
     let arena = Path::new(env!("CARGO_BIN_EXE_arena"));
     let profile_dir = arena.parent().expect("the arena binary is in a folder");
     let release = std::env::current_exe()
@@ -286,7 +292,7 @@ fn build_rust_random_bot() -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command.current_dir(repo_dir()).args(["build", "--quiet", "-p", "arena-bots"]);
-    command.args(["--bin", "random-bot"]);
+    command.args(["--bin", name]);
     if release {
         command.arg("--release");
     }
@@ -298,10 +304,10 @@ fn build_rust_random_bot() -> PathBuf {
     let output = command.output().expect("cargo runs");
     assert!(
         output.status.success(),
-        "building random-bot failed:\n{}",
+        "building {name} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let bot = profile_dir.join("random-bot");
-    assert!(bot.is_file(), "no random-bot at {}", bot.display());
+    let bot = profile_dir.join(name);
+    assert!(bot.is_file(), "no {name} at {}", bot.display());
     bot
 }
