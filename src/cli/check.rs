@@ -381,8 +381,13 @@ fn sandbox_item(evidence: &Evidence, limits: Option<&Limits>) -> Item {
             return Item {
                 title: TITLE,
                 status: Status::Fail,
-                evidence: format!("game {}: {what}; its stderr ({}) says:", index + 1, log.display()),
-                line: Some(printable(line).into_owned()),
+                evidence: format!(
+                    "game {}: {what}; its stderr ({}) says: {}",
+                    index + 1,
+                    log.display(),
+                    printable(line)
+                ),
+                line: None,
                 hint: Some(
                     "a bot may read the system and the folders of its program and script, write only in $HOME (= $TMPDIR, its scratch folder), and has no network (protocol.md section 7); keep the files it reads beside its program, or allow a path with --allow-read (read_paths in a tournament file)".to_owned(),
                 ),
