@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bot="$PWD/target/release/random-bot"
 
-run() { # label games_per_pair concurrency restart transcripts
+run() { # label games_per_pair concurrency restart transcripts [sandbox]
   cat > "$work/t.toml" <<TOML
 game = "number-snatch"
 seed = 1
@@ -20,6 +20,7 @@ move_timeout = "5s"
 concurrency = $3
 restart = "$4"
 transcripts = $5
+sandbox = ${6:-true}
 [[bot]]
 name = "a"
 command = ["$bot", "--quiet"]
@@ -27,9 +28,12 @@ command = ["$bot", "--quiet"]
 name = "b"
 command = ["$bot", "--quiet"]
 TOML
-  printf '%-48s ' "$1:"
-  ./target/release/arena run "$work/t.toml" --fresh --out "$work/out" | grep '^played'
+  printf '%-52s ' "$1:"
+  ./target/release/arena run "$work/t.toml" --fresh --out "$work/out" 2>/dev/null | grep '^played' | tee "$work/last"
 }
+
+# Games per second of the last run.
+rate() { sed -E 's/.*: ([0-9.]+) games\/s.*/\1/' "$work/last"; }
 
 run "kept alive, 1 at a time, 2000 games" 2000 1 after-doubt false
 run "kept alive, 2 at a time, 2000 games" 2000 2 after-doubt false
@@ -37,4 +41,11 @@ run "kept alive, 1 at a time, 20000 games" 20000 1 after-doubt false
 run "kept alive, 2 at a time, 200000 games" 200000 2 after-doubt false
 run "kept alive, 1 at a time, transcripts, 2000" 2000 1 after-doubt true
 run "process per game, 1 at a time, 500 games" 500 1 every-game false
+sandboxed=$(rate)
+run "process per game, 1 at a time, 500 games, no sandbox" 500 1 every-game false false
+bare=$(rate)
 run "process per game, 2 at a time, 500 games" 500 2 every-game false
+# Each game starts two bots, one after the other when one game runs at a time.
+awk -v with="$sandboxed" -v without="$bare" 'BEGIN {
+  printf "sandbox cost per bot start (1 at a time): %.3f ms\n", (1000 / with - 1000 / without) / 2
+}'

@@ -550,11 +550,17 @@ fn ctrl_c_stops_cleanly_and_the_run_resumes() {
             (fields[1].to_owned(), fields[2].to_owned())
         })
         .collect();
+    // The bot traces the seed its seat got, which the transcript's header
+    // keeps beside the game's setup seed.
     let finished: BTreeSet<(String, String)> = rows
         .iter()
         .map(|row| {
-            let seat = if row["seat1"] == *"py" { "1" } else { "2" };
-            (row["seed"].to_owned(), seat.to_owned())
+            let seat = if row["seat1"] == *"py" { 1 } else { 2 };
+            let transcript = text(&out.join(&row["transcript"]));
+            let header: serde_json::Value =
+                serde_json::from_str(transcript.lines().next().expect("a header"))
+                    .expect("a JSON header");
+            (header["seat_seeds"][seat - 1].to_string(), seat.to_string())
         })
         .collect();
     assert!(finished.is_subset(&starts));

@@ -3,6 +3,11 @@
 //! and unix socket connections, keyrings, terminal input injection, and
 //! file handles. A refused call fails with `EPERM`; everything else is
 //! allowed.
+//!
+//! The threads that start bots carry this filter themselves (bots inherit
+//! it at fork, which saves compiling it for every process), so it must
+//! never refuse what the referee does: pipes, files, signals to its own
+//! children, waiting, pinning itself to a CPU.
 
 use std::collections::BTreeMap;
 
