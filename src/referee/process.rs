@@ -13,7 +13,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
+use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::unix::pipe;
 use tokio::process::Command;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -22,7 +25,9 @@ use super::deadline::Deadline;
 use super::lines::{LineError, LineReader};
 use super::{LogPath, reaper};
 use crate::protocol::ForfeitReason;
-use crate::sandbox::{BotSandbox, CommandFiles, Sandbox, SandboxError, ScratchFolder, limit_hit};
+use crate::sandbox::{
+    BotSandbox, CommandFiles, Sandbox, SandboxError, ScratchFolder, limit_hit, wait_exited,
+};
 
 /// How to start a bot.
 #[derive(Clone, Debug)]
@@ -323,50 +328,17 @@ impl BotProcess {
         max_line_bytes: usize,
         stderr_cap: u64,
     ) -> Result<BotProcess, CommandError> {
-        let mut builder = Command::new(&command.argv[0]);
-        builder
-            .args(&command.argv[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        if let Some(dir) = &command.dir {
-            builder.current_dir(dir);
-        }
-        let sandbox = match &command.sandbox {
-            // The sandbox makes the process a session (and group) leader.
-            Some(sandbox) => {
-                let scratch = sandbox.apply(&mut builder, &command.env).map_err(|source| {
-                    CommandError::Sandbox { command: command.display(), source }
-                })?;
-                Some((Arc::clone(sandbox), scratch))
-            }
-            None => {
-                builder.envs(command.env.iter().map(|(key, value)| (key, value))).process_group(0);
-                None
-            }
-        };
         // Spawning and registering behind the gate keeps an orphan sweep
         // from mistaking the new bot for an escaped process.
         let gate = reaper::spawning();
-        let mut child = builder
-            .spawn()
-            .map_err(|source| CommandError::Spawn { command: command.display(), source })?;
-        let pid = child.id().expect("a just-spawned child has a pid");
-        reaper::register(pid);
+        let started = match &command.sandbox {
+            Some(sandbox) => start_sandboxed(command, sandbox)?,
+            None => start_plain(command)?,
+        };
+        reaper::register(started.pid);
         drop(gate);
 
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let mut stderr = child.stderr.take().expect("stderr is piped");
-
-        let exit = Exit::new(tokio::spawn(async move {
-            let status = child.wait().await;
-            reaper::unregister(pid);
-            // Waiting only fails if the child was already reaped elsewhere;
-            // report that as a plain exit.
-            status.unwrap_or_else(|_| ExitStatus::from_raw(0))
-        }));
-
+        let Started { pid, stdin, stdout, mut stderr, exit, sandbox } = started;
         let stderr_log = Arc::new(Mutex::new(StderrLog::new(stderr_cap)));
         let sink = Arc::clone(&stderr_log);
         let stderr_task = tokio::spawn(async move {
@@ -380,8 +352,8 @@ impl BotProcess {
 
         Ok(BotProcess::with(
             Runner::Program { pid, stderr_log, stderr_task, sandbox },
-            Box::new(stdin),
-            LineReader::new(Box::new(stdout), max_line_bytes),
+            stdin,
+            LineReader::new(stdout, max_line_bytes),
             exit,
         ))
     }
@@ -596,6 +568,109 @@ impl Drop for BotProcess {
             }
         }
     }
+}
+
+/// A program just started: its pid, pipes, the task that waits for its
+/// exit, and its sandbox.
+struct Started {
+    pid: u32,
+    stdin: BotInput,
+    stdout: BotOutput,
+    stderr: BotOutput,
+    exit: Exit,
+    sandbox: Option<(Arc<BotSandbox>, ScratchFolder)>,
+}
+
+/// Starts `command` without a sandbox, through tokio, in a process group of
+/// its own.
+fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
+    let mut builder = Command::new(&command.argv[0]);
+    builder
+        .args(&command.argv[1..])
+        .envs(command.env.iter().map(|(key, value)| (key, value)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if let Some(dir) = &command.dir {
+        builder.current_dir(dir);
+    }
+    let mut child = builder
+        .spawn()
+        .map_err(|source| CommandError::Spawn { command: command.display(), source })?;
+    let pid = child.id().expect("a just-spawned child has a pid");
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let exit = Exit::new(tokio::spawn(async move {
+        let status = child.wait().await;
+        reaper::unregister(pid);
+        // Waiting only fails if the child was already reaped elsewhere;
+        // report that as a plain exit.
+        status.unwrap_or_else(|_| ExitStatus::from_raw(0))
+    }));
+    Ok(Started {
+        pid,
+        stdin: Box::new(stdin),
+        stdout: Box::new(stdout),
+        stderr: Box::new(stderr),
+        exit,
+        sandbox: None,
+    })
+}
+
+/// Starts `command` in `sandbox` (which makes it a session leader), its
+/// exit watched through a pidfd.
+fn start_sandboxed(
+    command: &BotCommand,
+    sandbox: &Arc<BotSandbox>,
+) -> Result<Started, CommandError> {
+    let (mut prepared, scratch) = sandbox
+        .prepare(&command.argv, command.dir.as_deref(), &command.env)
+        .map_err(|source| CommandError::Sandbox { command: command.display(), source })?;
+    let spawn_error = |source| CommandError::Spawn { command: command.display(), source };
+    let spawned = crate::sandbox::spawn(&mut prepared).map_err(spawn_error)?;
+    let pid = spawned.pid;
+    let pipes = (|| {
+        Ok::<_, std::io::Error>((
+            pipe::Sender::from_owned_fd(spawned.stdin)?,
+            pipe::Receiver::from_owned_fd(spawned.stdout)?,
+            pipe::Receiver::from_owned_fd(spawned.stderr)?,
+            // SAFETY: an OwnedFd keeps its descriptor open and the same
+            // until it is dropped, with the AsyncFd.
+            unsafe { AsyncFd::register_with_interest(spawned.pidfd, Interest::READABLE) }
+                .map_err(|error| error.into_parts().1)?,
+        ))
+    })();
+    let (stdin, stdout, stderr, pidfd) = match pipes {
+        Ok(pipes) => pipes,
+        Err(error) => {
+            kill_group(pid);
+            return Err(spawn_error(error));
+        }
+    };
+    let exit = Exit::new(tokio::spawn(async move {
+        let status = loop {
+            let Ok(mut ready) = pidfd.readable().await else {
+                break wait_exited(pidfd.get_ref(), true).ok().flatten();
+            };
+            match wait_exited(pidfd.get_ref(), false) {
+                Ok(None) => ready.clear_ready(),
+                Ok(Some(status)) => break Some(status),
+                Err(_) => break None,
+            }
+        };
+        reaper::unregister(pid);
+        status.unwrap_or_else(|| ExitStatus::from_raw(0))
+    }));
+    Ok(Started {
+        pid,
+        stdin: Box::new(stdin),
+        stdout: Box::new(stdout),
+        stderr: Box::new(stderr),
+        exit,
+        sandbox: Some((Arc::clone(sandbox), scratch)),
+    })
 }
 
 /// Gives the exit status of a bot whose pipe just closed a moment (at most

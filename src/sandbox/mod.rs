@@ -24,6 +24,7 @@ mod child;
 mod files;
 mod limits;
 mod seccomp;
+mod spawn;
 
 use std::ffi::CString;
 use std::fmt;
@@ -44,6 +45,7 @@ pub use child::ROOT_BOT_UID_BASE;
 pub use files::CommandFiles;
 use files::Grant;
 pub use limits::{Limits, limit_hit, parse_size, show_size};
+pub use spawn::{Prepared, Spawned, spawn, wait_exited};
 
 use child::{ChildSetup, Identity};
 
@@ -414,14 +416,16 @@ impl BotSandbox {
         self.sandbox.limits()
     }
 
-    /// Makes `builder` start its process sandboxed, with `env` added to
-    /// the allowed environment. Returns the process's scratch folder, which
-    /// is removed when dropped (after the process has been killed).
-    pub fn apply(
+    /// Prepares `argv` (run in `dir`, with `env` added to the allowed
+    /// environment) to start sandboxed with [`spawn`]. Returns it with the
+    /// process's scratch folder, which is emptied and kept for the bot's
+    /// next process when dropped (after the process has been killed).
+    pub fn prepare(
         &self,
-        builder: &mut tokio::process::Command,
+        argv: &[String],
+        dir: Option<&Path>,
         env: &[(String, String)],
-    ) -> Result<ScratchFolder, SandboxError> {
+    ) -> Result<(Prepared, ScratchFolder), SandboxError> {
         let sandbox = &self.sandbox;
         let reused =
             self.free_scratch.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
@@ -448,29 +452,41 @@ impl BotSandbox {
             ruleset: Some(child_ruleset),
             filter: sandbox.filter_for_child(),
         };
-        builder.env_clear();
+        let c_string = |bytes: &[u8]| {
+            CString::new(bytes).map_err(|_| SandboxError::Setup("a NUL byte in the command".into()))
+        };
+        let mut envp = Vec::new();
         for (key, value) in std::env::vars_os() {
             let passed = key
                 .to_str()
                 .is_some_and(|key| PASSED_VARIABLES.contains(&key) || key.starts_with("LC_"));
             if passed {
-                builder.env(key, value);
+                envp.push(c_string(&[key.as_bytes(), b"=", value.as_bytes()].concat())?);
             }
         }
-        builder
-            .env("HOME", &scratch.path)
-            .env("TMPDIR", &scratch.path)
-            .envs(env.iter().map(|(key, value)| (key, value)));
-        let mut setup = Some(setup);
-        // SAFETY: the closure runs in the child between fork and exec and
-        // makes system calls only (see child.rs).
-        unsafe {
-            builder.pre_exec(move || match setup.as_mut() {
-                Some(setup) => setup.apply(),
-                None => Ok(()),
-            });
+        let scratch_bytes = scratch.path.as_os_str().as_bytes();
+        envp.push(c_string(&[b"HOME=", scratch_bytes].concat())?);
+        envp.push(c_string(&[b"TMPDIR=", scratch_bytes].concat())?);
+        for (key, value) in env {
+            envp.push(c_string(format!("{key}={value}").as_bytes())?);
         }
-        Ok(scratch)
+        // As execvp finds a program, in arena's PATH (which the bot gets).
+        let program = if argv[0].contains('/') {
+            PathBuf::from(&argv[0])
+        } else {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            files::find_in_path(&argv[0], &path).ok_or_else(|| {
+                SandboxError::Setup(format!("program `{}` was not found in PATH", argv[0]))
+            })?
+        };
+        let prepared = Prepared {
+            program: c_string(program.as_os_str().as_bytes())?,
+            argv: argv.iter().map(|word| c_string(word.as_bytes())).collect::<Result<_, _>>()?,
+            envp,
+            dir: dir.map(|dir| c_string(dir.as_os_str().as_bytes())).transpose()?,
+            setup,
+        };
+        Ok((prepared, scratch))
     }
 
     fn identity(&self, scratch: &Path) -> Result<Identity, SandboxError> {
