@@ -45,6 +45,7 @@ sandboxed=$(rate)
 run "process per game, 1 at a time, 500 games, no sandbox" 500 1 every-game false false
 bare=$(rate)
 run "process per game, 2 at a time, 500 games" 500 2 every-game false
+run "process per game, 2 at a time, 500 games, no sandbox" 500 2 every-game false false
 # Each game starts two bots, one after the other when one game runs at a time.
 awk -v with="$sandboxed" -v without="$bare" 'BEGIN {
   printf "sandbox cost per bot start (1 at a time): %.3f ms\n", (1000 / with - 1000 / without) / 2

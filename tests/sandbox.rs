@@ -362,6 +362,37 @@ fn a_bot_cannot_connect_to_the_machines_unix_sockets() {
     both_ways("connect-unix", Some(path.to_str().expect("UTF-8")));
 }
 
+/// A bot that runs into a limit forfeits, and the detail names the limit.
+#[test]
+fn a_bot_over_a_limit_forfeits_with_the_limit_named() {
+    for (name, option, value, named) in [
+        ("burn-cpu", "--cpu-limit", "1s", "over its CPU time limit (1s)"),
+        ("exhaust-memory", "--memory-limit", "256MiB", "over its memory limit (256 MiB)"),
+    ] {
+        let scratch = Scratch::new();
+        let out = scratch.out();
+        let victim = victim_copy(&scratch);
+        let run = scratch.arena([
+            "match",
+            "number-snatch",
+            &format!("tests/fixtures/hostile.py {name}"),
+            &format!("python3 {}", victim.display()),
+            "--games",
+            "1",
+            "--move-timeout",
+            "20s",
+            option,
+            value,
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ]);
+        run.assert_success();
+        let rows = read_games_csv(&out);
+        assert_eq!(&rows[0]["reason"], "crash", "{name}: {}", &rows[0]["forfeit_detail"]);
+        assert!(rows[0]["forfeit_detail"].contains(named), "{name}: {}", &rows[0]["forfeit_detail"]);
+    }
+}
+
 /// Whatever a bot writes, no control byte reaches the arena's output or a
 /// CSV cell raw: the forfeit detail quotes the line with escapes.
 #[test]
