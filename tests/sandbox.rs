@@ -389,7 +389,11 @@ fn a_bot_over_a_limit_forfeits_with_the_limit_named() {
         run.assert_success();
         let rows = read_games_csv(&out);
         assert_eq!(&rows[0]["reason"], "crash", "{name}: {}", &rows[0]["forfeit_detail"]);
-        assert!(rows[0]["forfeit_detail"].contains(named), "{name}: {}", &rows[0]["forfeit_detail"]);
+        assert!(
+            rows[0]["forfeit_detail"].contains(named),
+            "{name}: {}",
+            &rows[0]["forfeit_detail"]
+        );
     }
 }
 

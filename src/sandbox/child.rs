@@ -34,8 +34,8 @@ pub enum Identity {
 /// Everything the child applies to itself before exec.
 pub struct ChildSetup {
     pub identity: Identity,
-    /// `(resource, limit)`: soft and hard limits alike.
-    pub rlimits: Vec<(libc::c_int, u64)>,
+    /// `(resource, soft limit, hard limit)`.
+    pub rlimits: Vec<(libc::c_int, u64, u64)>,
     /// Taken by the first (and only) call in the child.
     pub ruleset: Option<landlock::RulesetCreated>,
     pub filter: Option<Arc<BpfProgram>>,
@@ -82,8 +82,8 @@ impl ChildSetup {
                 }
                 Identity::OwnUser { scratch } => become_own_user(scratch)?,
             }
-            for &(resource, limit) in &self.rlimits {
-                let value = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+            for &(resource, soft, hard) in &self.rlimits {
+                let value = libc::rlimit { rlim_cur: soft, rlim_max: hard };
                 check(libc::setrlimit(resource as _, &value))?;
             }
             if let Some(ruleset) = self.ruleset.take() {

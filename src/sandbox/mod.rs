@@ -507,20 +507,24 @@ impl BotSandbox {
         Ok(Identity::Same)
     }
 
-    fn rlimits(&self) -> Vec<(libc::c_int, u64)> {
+    fn rlimits(&self) -> Vec<(libc::c_int, u64, u64)> {
         let limits = &self.sandbox.settings.limits;
         let protections = self.sandbox.protections;
+        let cpu = limits.cpu_time.as_secs().max(1);
         let mut rlimits = vec![
-            (libc::RLIMIT_DATA as libc::c_int, limits.memory),
-            (libc::RLIMIT_CPU as libc::c_int, limits.cpu_time.as_secs().max(1)),
-            (libc::RLIMIT_NOFILE as libc::c_int, limits.open_files),
-            (libc::RLIMIT_FSIZE as libc::c_int, limits.file_size),
-            (libc::RLIMIT_CORE as libc::c_int, 0),
+            (libc::RLIMIT_DATA as libc::c_int, limits.memory, limits.memory),
+            // SIGXCPU at the limit, SIGKILL a second later: at equal limits
+            // the kernel sends SIGKILL alone, and the forfeit could not say
+            // which limit it was.
+            (libc::RLIMIT_CPU as libc::c_int, cpu, cpu + 1),
+            (libc::RLIMIT_NOFILE as libc::c_int, limits.open_files, limits.open_files),
+            (libc::RLIMIT_FSIZE as libc::c_int, limits.file_size, limits.file_size),
+            (libc::RLIMIT_CORE as libc::c_int, 0, 0),
         ];
         // Without a user id or namespace of its own, the count would
         // include every process of the user.
         if protections.as_root || protections.user_namespace {
-            rlimits.push((libc::RLIMIT_NPROC as libc::c_int, limits.processes));
+            rlimits.push((libc::RLIMIT_NPROC as libc::c_int, limits.processes, limits.processes));
         }
         rlimits
     }
