@@ -3,6 +3,7 @@
 //! bots. Every forfeit must name the right reason and bot, credit the other
 //! bot, stay within the time limits, and leave no process of the bot behind.
 
+#[allow(dead_code)]
 mod common;
 
 use std::collections::BTreeSet;

@@ -518,9 +518,10 @@ fn honest_bots_play_every_game_in_the_sandbox() {
     }
 }
 
-/// The same attacks, the arena run by an unprivileged user: as root the
-/// tests above run the bots under their own user ids; here the arena itself
-/// is unprivileged and each bot gets a user namespace. When the tests run
+/// The same attacks, and honest bots in every game, the arena run by an
+/// unprivileged user: as root the tests above run the bots under their own
+/// user ids; here the arena itself is unprivileged and each bot gets a user
+/// namespace. When the tests run
 /// as root, the arena is started as uid 65534 through setpriv, from a copy
 /// of what it needs in a folder that user can read.
 #[test]
@@ -540,6 +541,13 @@ fn attacks_fail_when_the_arena_runs_as_an_unprivileged_user() {
         .expect("copying the victim");
     let arena = base.join("arena");
     std::fs::copy(env!("CARGO_BIN_EXE_arena"), &arena).expect("copying the arena");
+    for (from, to) in [
+        (common::rust_random_bot(), "random-bot"),
+        (common::rust_strong_bot(), "strong-bot"),
+        (&repo_dir().join("bots/javascript/random_bot.js"), "random_bot.js"),
+    ] {
+        std::fs::copy(from, base.join(to)).expect("copying a bot");
+    }
     let runs = base.join("runs");
     std::fs::create_dir(&runs).expect("a folder");
     std::fs::set_permissions(&runs, std::fs::Permissions::from_mode(0o777)).expect("chmod");
@@ -558,12 +566,7 @@ fn attacks_fail_when_the_arena_runs_as_an_unprivileged_user() {
         ("connect-tcp", Some(&port)),
         ("fork-many", None),
     ];
-    for (name, argument) in cases {
-        let out = runs.join(name);
-        let hostile = match argument {
-            Some(argument) => format!("fixtures/hostile.py {name} path:{argument}"),
-            None => format!("fixtures/hostile.py {name}"),
-        };
+    let unprivileged = |args: &[&str]| {
         let mut command = if root {
             let mut command = Command::new("setpriv");
             command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
@@ -572,22 +575,65 @@ fn attacks_fail_when_the_arena_runs_as_an_unprivileged_user() {
         } else {
             Command::new(&arena)
         };
-        command
-            .current_dir(base)
-            // The system's python3: an interpreter under root's home is
-            // out of this user's reach.
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .args(["match", "number-snatch", &hostile, "python3 random_bot.py"])
-            .args(["--name1", "hostile", "--name2", VICTIM])
-            .args(["--games", "1", "--move-timeout", "3s", "--out", out.to_str().expect("UTF-8")]);
+        // The system's python3: an interpreter under root's home is out of
+        // this user's reach.
+        command.current_dir(base).env("PATH", "/usr/local/bin:/usr/bin:/bin").args(args);
         let output = command.output().expect("the arena runs");
-        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         assert!(
             output.status.success(),
-            "{name}: {stdout}\n{}",
+            "{args:?}: {stdout}\n{}",
             String::from_utf8_lossy(&output.stderr)
         );
         assert!(stdout.contains("a user namespace per bot") || !root, "{stdout}");
+    };
+    // Honest bots play every game.
+    for game in common::GAMES {
+        for (first, second) in
+            [("python3 random_bot.py", "./strong-bot"), ("node random_bot.js", "./random-bot")]
+        {
+            let out = runs.join(format!("{game}-{}", &second[2..]));
+            let out = out.to_str().expect("UTF-8");
+            unprivileged(&[
+                "match",
+                game,
+                first,
+                second,
+                "--games",
+                "2",
+                "--move-timeout",
+                "5s",
+                "--out",
+                out,
+            ]);
+            for row in read_games_csv(Path::new(out)) {
+                assert_eq!(&row["reason"], "normal", "{game}: {}", &row["forfeit_detail"]);
+            }
+        }
+    }
+    for (name, argument) in cases {
+        let out = runs.join(name);
+        let hostile = match argument {
+            Some(argument) => format!("fixtures/hostile.py {name} path:{argument}"),
+            None => format!("fixtures/hostile.py {name}"),
+        };
+        let out_text = out.to_str().expect("UTF-8");
+        unprivileged(&[
+            "match",
+            "number-snatch",
+            &hostile,
+            "python3 random_bot.py",
+            "--name1",
+            "hostile",
+            "--name2",
+            VICTIM,
+            "--games",
+            "1",
+            "--move-timeout",
+            "3s",
+            "--out",
+            out_text,
+        ]);
         let outcome = hostile_outcome(&out, name);
         assert!(outcome.starts_with("failed"), "{name} as an unprivileged user: {outcome}");
         let rows = read_games_csv(&out);

@@ -277,7 +277,6 @@ pub fn rust_random_bot() -> &'static Path {
 }
 
 /// `strong-bot`, built like [`rust_random_bot`].
-#[allow(dead_code)]
 pub fn rust_strong_bot() -> &'static Path {
     static BOT: OnceLock<PathBuf> = OnceLock::new();
     BOT.get_or_init(|| build_rust_bot("strong-bot"))
