@@ -14,5 +14,6 @@ pub mod referee;
 pub mod results;
 pub mod sandbox;
 pub mod seeds;
+pub mod stdout;
 pub mod tournament;
 pub mod units;

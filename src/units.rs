@@ -2,12 +2,20 @@
 
 use std::time::Duration;
 
-/// Parses a time limit such as "500ms", "5s" or "1m 30s"; zero is refused.
+/// The longest time limit arena takes: a day. Far beyond any game, and
+/// short enough that a deadline computed from it never overflows a clock.
+pub const MAX_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Parses a time limit such as "500ms", "5s" or "1m 30s"; zero and more
+/// than [`MAX_DURATION`] are refused.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let duration = humantime::parse_duration(text)
         .map_err(|error| format!("`{text}` is not a duration like 500ms or 5s ({error})"))?;
     if duration.is_zero() {
         return Err("a time limit must be more than zero".to_owned());
+    }
+    if duration > MAX_DURATION {
+        return Err(format!("`{text}` is longer than the longest time limit, 24h"));
     }
     Ok(duration)
 }
@@ -22,5 +30,8 @@ mod tests {
         assert_eq!(parse_duration("5s").unwrap(), Duration::from_secs(5));
         assert!(parse_duration("5").is_err());
         assert!(parse_duration("0s").is_err());
+        assert_eq!(parse_duration("24h").unwrap(), MAX_DURATION);
+        assert!(parse_duration("25h").unwrap_err().contains("24h"));
+        assert!(parse_duration("500000000000y").is_err());
     }
 }

@@ -103,7 +103,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         ..Settings::default()
     };
     let name = default_bot_name(&command);
-    println!(
+    crate::say!(
         "Checking `{}` against the built-in random player: {} game{} of each of {} (logs and transcripts in {})",
         args.command,
         args.games,
@@ -129,19 +129,19 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         });
         let mut items = checklist(&evidence, &settings);
         items.push(sandbox_item(&evidence, sandbox.as_deref().map(|sandbox| sandbox.limits())));
-        println!("\n{}:", game.title());
+        crate::say!("\n{}:", game.title());
         for item in &items {
             print_item(item);
         }
         failed += items.iter().filter(|item| item.status == Status::Fail).count();
     }
     referee::reaper::sweep_orphans();
-    println!();
+    crate::say!();
     if failed == 0 {
-        println!("All checks passed.");
+        crate::say!("All checks passed.");
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("{failed} check{} failed.", if failed == 1 { "" } else { "s" });
+        crate::say!("{failed} check{} failed.", if failed == 1 { "" } else { "s" });
         Ok(ExitCode::FAILURE)
     }
 }
@@ -489,11 +489,11 @@ fn print_item(item: &Item) {
         Status::Fail => "FAIL",
         Status::Skip => "SKIP",
     };
-    println!("  {status}  {}: {}", item.title, item.evidence);
+    crate::say!("  {status}  {}: {}", item.title, item.evidence);
     if let Some(line) = &item.line {
-        println!("        it sent: {line}");
+        crate::say!("        it sent: {line}");
     }
     if let Some(hint) = &item.hint {
-        println!("        hint: {hint}");
+        crate::say!("        hint: {hint}");
     }
 }

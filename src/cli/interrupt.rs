@@ -18,13 +18,16 @@ impl Interrupt {
         })
     }
 
-    /// Completes when either signal arrives (or has arrived since the last call).
+    /// Completes when either signal arrives (or has arrived since the last
+    /// call), or when arena's standard output closes: nobody reads the run
+    /// any more, so it stops as on Ctrl-C, its results resumable.
     pub async fn wait(&self) {
         let mut signals = self.signals.lock().await;
         let (interrupt, terminate) = &mut *signals;
         tokio::select! {
             _ = interrupt.recv() => {}
             _ = terminate.recv() => {}
+            () = crate::stdout::wait_closed() => {}
         }
     }
 }

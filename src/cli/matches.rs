@@ -17,6 +17,7 @@ use crate::referee::{self, Bot, BotCommand, GameReport, Settings, play_game};
 use crate::results::{FileLayout, GameRow, GamesCsv, RowContext};
 use crate::sandbox::SandboxSettings;
 use crate::seeds::{derive_seed, fresh_seed};
+use crate::tournament::config::MAX_LINE_BYTES;
 use crate::units::parse_duration;
 use crate::with_game;
 
@@ -32,7 +33,7 @@ pub struct MatchArgs {
     /// The second bot's command line.
     cmd2: String,
     /// Number of games; seats alternate from game to game.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     games: u64,
     /// Seed of the whole match: every game's setup derives from it. Without
     /// it a fresh seed is drawn and printed.
@@ -57,8 +58,8 @@ pub struct MatchArgs {
     /// Name of the second bot.
     #[arg(long)]
     name2: Option<String>,
-    /// Longest line a bot may send, in bytes.
-    #[arg(long, default_value_t = 64 * 1024)]
+    /// Longest line a bot may send, in bytes (64 to 64 MiB).
+    #[arg(long, default_value_t = 64 * 1024, value_parser = max_line_bytes)]
     max_line_bytes: usize,
     /// Most bytes of a bot's stderr kept per game.
     #[arg(long, default_value_t = 1024 * 1024)]
@@ -99,7 +100,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "arena: warning: cannot become a subreaper ({error}); escaped bot processes may outlive arena"
         );
     }
-    println!(
+    crate::say!(
         "{} match, {} game{}, seed {} (repeat with --seed {}), results in {}",
         plan.game.title(),
         plan.games,
@@ -124,11 +125,11 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     let (rows, interrupted) = played?;
     csv.into_inner().with_context(|| format!("cannot finish {}", csv_path.display()))?;
 
-    println!();
-    print!("{}", output::summary(&rows));
-    println!("games.csv: {}", csv_path.display());
+    crate::say!();
+    crate::say_raw!("{}", output::summary(&rows));
+    crate::say!("games.csv: {}", csv_path.display());
     if interrupted {
-        println!(
+        crate::say!(
             "Interrupted after {} of {} games; the rows above are on disk.",
             rows.len(),
             plan.games
@@ -194,6 +195,15 @@ impl MatchPlan {
     }
 }
 
+fn max_line_bytes(text: &str) -> Result<usize, String> {
+    let bytes: usize = text.parse().map_err(|_| format!("`{text}` is not a number of bytes"))?;
+    if (64..=MAX_LINE_BYTES).contains(&bytes) {
+        Ok(bytes)
+    } else {
+        Err(format!("must be from 64 to {MAX_LINE_BYTES} (64 MiB)"))
+    }
+}
+
 fn default_out_dir() -> PathBuf {
     let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let stamp: String = stamp.trim_end_matches('Z').replace(':', "").replace('T', "-");
@@ -241,7 +251,7 @@ async fn play_match<G: Game>(
             &report,
         );
         csv.append(&row).context("cannot append to games.csv")?;
-        println!("{}", output::game_line(&row, plan.games));
+        crate::say!("{}", output::game_line(&row, plan.games));
         rows.push(row);
         if plan.restart_each_game {
             for bot in &mut bots {

@@ -30,8 +30,8 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let (rows, standings) = merge_folders(&args.shards, &args.out, args.markdown.as_deref())?;
-    print!("{}", standings_text(&standings));
-    println!(
+    crate::say_raw!("{}", standings_text(&standings));
+    crate::say!(
         "\nmerged {} games from {} folders into {}",
         rows,
         args.shards.len(),

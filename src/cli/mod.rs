@@ -84,10 +84,13 @@ pub fn run(command: Command) -> ExitCode {
         Command::Play(args) => play::run(args),
         Command::Check(args) => check::run(args),
         Command::Games => {
-            print!("{}", options::describe_games());
+            crate::say_raw!("{}", options::describe_games());
             Ok(ExitCode::SUCCESS)
         }
     };
+    if crate::stdout::closed() {
+        return ExitCode::from(crate::stdout::EXIT_CLOSED);
+    }
     match outcome {
         Ok(code) => code,
         Err(error) => {

@@ -45,7 +45,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.no_sandbox {
         tournament.sandbox.mode = SandboxMode::Off;
     }
-    println!(
+    crate::say!(
         "{}: {} bots, {} games per pair, seed {}, {} at once; results in {}",
         tournament.game.title(),
         tournament.bots.len(),
@@ -80,9 +80,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     match end {
         RunEnd::Complete { standings, .. } => {
-            println!();
-            print!("{}", standings_text(&standings));
-            println!(
+            crate::say!();
+            crate::say_raw!("{}", standings_text(&standings));
+            crate::say!(
                 "\nresults: {}/games.csv, standings.csv, crosstable.csv",
                 tournament.out.display()
             );
@@ -101,7 +101,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             if let Some(markdown) = &options.markdown {
                 resume.push_str(&format!(" --markdown {}", quoted(markdown)));
             }
-            println!(
+            crate::say!(
                 "\ninterrupted: {done} of {total} games are in {}/games.csv; resume with:\n  {resume}",
                 tournament.out.display()
             );

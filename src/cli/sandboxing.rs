@@ -100,6 +100,6 @@ pub fn start_sandbox(
             "seat seeds keyed by the public default (set {SEED_KEY_VARIABLE} to keep them secret)"
         )
     };
-    println!("{line}; {seeds}");
+    crate::say!("{line}; {seeds}");
     Ok((sandbox, line))
 }

@@ -15,6 +15,13 @@ use crate::referee::{BotCommand, Settings};
 use crate::sandbox::{SandboxMode, SandboxSettings, parse_size};
 use crate::units::parse_duration;
 
+/// Most games a pairing may play: the schedule keeps a bit per game.
+pub const MAX_GAMES_PER_PAIR: u32 = 10_000_000;
+/// Longest line a bot may be allowed: lines are read whole into memory.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+/// Most games at once.
+pub const MAX_CONCURRENCY: u32 = 256;
+
 /// A tournament, checked and ready to run.
 #[derive(Clone, Debug)]
 pub struct Tournament {
@@ -180,6 +187,15 @@ impl Tournament {
                     ),
                 ));
             }
+            Some(value) if *value.get_ref() > MAX_GAMES_PER_PAIR => {
+                return Err(fail(
+                    Some(value.span()),
+                    format!(
+                        "games_per_pair must be at most {MAX_GAMES_PER_PAIR}, got {}",
+                        value.get_ref()
+                    ),
+                ));
+            }
             Some(value) => *value.get_ref(),
         };
         let duration = |value: &Option<Spanned<String>>, key: &str, default: Duration| match value {
@@ -198,10 +214,13 @@ impl Tournament {
             ..defaults
         };
         if let Some(bytes) = &raw.max_line_bytes {
-            if *bytes.get_ref() < 64 {
+            if !(64..=MAX_LINE_BYTES).contains(bytes.get_ref()) {
                 return Err(fail(
                     Some(bytes.span()),
-                    "max_line_bytes must be at least 64".to_owned(),
+                    format!(
+                        "max_line_bytes must be from 64 to {MAX_LINE_BYTES} (64 MiB), got {}",
+                        bytes.get_ref()
+                    ),
                 ));
             }
             settings.max_line_bytes = *bytes.get_ref();
@@ -213,6 +232,16 @@ impl Tournament {
             None => 1,
             Some(value) if *value.get_ref() == 0 => {
                 return Err(fail(Some(value.span()), "concurrency must be at least 1".to_owned()));
+            }
+            Some(value) if *value.get_ref() > MAX_CONCURRENCY => {
+                return Err(fail(
+                    Some(value.span()),
+                    format!(
+                        "concurrency must be at most {MAX_CONCURRENCY} (each game at once is a thread and two bot processes; this machine has {} CPUs), got {}",
+                        std::thread::available_parallelism().map_or(1, usize::from),
+                        value.get_ref()
+                    ),
+                ));
             }
             Some(value) => *value.get_ref() as usize,
         };

@@ -65,7 +65,8 @@ pub struct Pending {
 }
 
 impl Pending {
-    /// `done` names the games already played, by (seat 1, seat 2, seed).
+    /// `done` names the games already played, by (seat 1, seat 2, round,
+    /// seed).
     fn new(
         schedule: &Schedule,
         shard: Option<Shard>,
@@ -75,12 +76,12 @@ impl Pending {
         let mut pending = Pending { shard, done: vec![0; schedule.len().div_ceil(64) as usize] };
         let index: HashMap<&str, usize> =
             names.iter().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
-        for (one, two, seed) in &done {
+        for (one, two, round, seed) in &done {
             let (Some(&one), Some(&two)) = (index.get(one.as_str()), index.get(two.as_str()))
             else {
                 continue;
             };
-            if let Some(game) = schedule.find([one, two], *seed) {
+            if let Some(game) = schedule.find([one, two], *round, *seed) {
                 let bit = game.index - 1;
                 pending.done[(bit / 64) as usize] |= 1 << (bit % 64);
             }
@@ -226,7 +227,18 @@ pub async fn run(
             }
         }
         for worker in workers {
-            let _ = worker.join();
+            // A worker that panicked is a failed run, never a quiet one.
+            if let Err(panic) = worker.thread.join() {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("no message");
+                let game = worker.playing.load(std::sync::atomic::Ordering::Relaxed);
+                failure.get_or_insert(anyhow::anyhow!(
+                    "arena failed while playing game {game}: {what} (a bug: please report it with the tournament file)"
+                ));
+            }
         }
         reaper::sweep_orphans();
         let recorder = Arc::into_inner(recorder).expect("the workers are gone");

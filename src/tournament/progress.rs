@@ -41,7 +41,7 @@ impl Progress {
             Display::Lines { last: Instant::now(), every: Duration::from_secs(2) }
         };
         if already > 0 {
-            println!("resuming: {already} games already in games.csv, {total} to play");
+            crate::say!("resuming: {already} games already in games.csv, {total} to play");
         }
         Progress {
             total,
@@ -66,11 +66,11 @@ impl Progress {
             }
             Display::Lines { last, every } => {
                 if let Some(note) = note {
-                    println!("{note}");
+                    crate::say!("{note}");
                 }
                 if last.elapsed() >= *every || self.done == self.total {
                     *last = Instant::now();
-                    println!("{}", self.line());
+                    crate::say!("{}", self.line());
                 }
             }
         }
@@ -98,7 +98,7 @@ impl Progress {
         let user = usage.user_seconds - self.usage_at_start.user_seconds;
         let system = usage.system_seconds - self.usage_at_start.system_seconds;
         let per_move = |seconds: f64| 1e6 * seconds / self.moves.max(1) as f64;
-        println!(
+        crate::say!(
             "played {} games ({} moves) in {elapsed:.2}s: {:.0} games/s; arena's own CPU {:.1} us per move ({:.1} user + {:.1} system); peak memory {} MiB",
             self.done,
             self.moves,

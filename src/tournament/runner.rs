@@ -9,6 +9,7 @@
 
 use std::collections::VecDeque;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, watch};
@@ -74,7 +75,7 @@ pub(crate) fn start_workers(
     pending: Arc<Pending>,
     recorder: Arc<Mutex<Recorder>>,
     cancel: watch::Receiver<bool>,
-) -> (mpsc::UnboundedReceiver<anyhow::Error>, Vec<std::thread::JoinHandle<()>>) {
+) -> (mpsc::UnboundedReceiver<anyhow::Error>, Vec<Worker>) {
     let queue = Arc::new(Mutex::new(jobs(&schedule, &pending, tournament.concurrency)));
     let worker_count = tournament.concurrency.min(queue.lock().expect("fresh lock").len()).max(1);
     let (sender, receiver) = mpsc::unbounded_channel();
@@ -93,7 +94,9 @@ pub(crate) fn start_workers(
             let shared = Arc::clone(&shared);
             let sender = sender.clone();
             let cancel = cancel.clone();
-            std::thread::Builder::new()
+            let playing = Arc::new(AtomicU64::new(0));
+            let playing_here = Arc::clone(&playing);
+            let thread = std::thread::Builder::new()
                 .name(format!("arena-worker-{number}"))
                 .spawn(move || {
                     if let Some(cpu) = cpu {
@@ -104,13 +107,21 @@ pub(crate) fn start_workers(
                         .build()
                         .expect("a worker runtime starts");
                     runtime.block_on(async {
-                        with_game!(shared.tournament.game, G => work::<G>(&shared, sender, cancel).await)
+                        with_game!(shared.tournament.game, G => work::<G>(&shared, sender, cancel, &playing_here).await)
                     });
                 })
-                .expect("a worker thread starts")
+                .expect("a worker thread starts");
+            Worker { thread, playing }
         })
         .collect();
     (receiver, handles)
+}
+
+/// A worker thread, and the number of the game it is playing (0 between
+/// games), to name the game if the thread fails.
+pub(crate) struct Worker {
+    pub thread: std::thread::JoinHandle<()>,
+    pub playing: Arc<AtomicU64>,
 }
 
 fn lock(recorder: &Mutex<Recorder>) -> std::sync::MutexGuard<'_, Recorder> {
@@ -159,6 +170,7 @@ async fn work<G: Game>(
     shared: &WorkerShared,
     failures: mpsc::UnboundedSender<anyhow::Error>,
     cancel: watch::Receiver<bool>,
+    playing: &AtomicU64,
 ) {
     let tournament = &shared.tournament;
     let settings: &Settings = &tournament.settings;
@@ -203,6 +215,7 @@ async fn work<G: Game>(
             } else {
                 [&mut second.1, &mut first.1]
             };
+            playing.store(game.index, Ordering::Relaxed);
             let files = lock(&shared.recorder)
                 .layout()
                 .files(game.index, [&seated[0].name, &seated[1].name]);

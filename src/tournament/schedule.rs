@@ -28,22 +28,20 @@ pub struct ScheduledGame {
 /// by their later bot: (0,1), (0,2), (1,2), (0,3)... so a bot added at the
 /// end only adds games at the end, and every existing game keeps its number
 /// (and with it its transcript and log file names).
+///
+/// Nothing is kept per game or setup (a setup's seed is derived when asked
+/// for), so its size does not depend on `games_per_pair`.
 #[derive(Clone, Debug)]
 pub struct Schedule {
     bot_count: usize,
     games_per_pair: u64,
-    seeds: Vec<u64>,
-    /// Setup number by seed, to find a game from a results row.
-    setup_of_seed: std::collections::HashMap<u64, u64>,
+    /// The run's seed, which every setup's seed derives from.
+    seed: u64,
 }
 
 impl Schedule {
     pub fn new(bot_count: usize, games_per_pair: u32, seed: u64) -> Schedule {
-        let setups = u64::from(games_per_pair / 2);
-        let seeds: Vec<u64> = (0..setups).map(|setup| derive_seed(seed, setup)).collect();
-        let setup_of_seed =
-            seeds.iter().enumerate().map(|(setup, &seed)| (seed, setup as u64)).collect();
-        Schedule { bot_count, games_per_pair: u64::from(games_per_pair), seeds, setup_of_seed }
+        Schedule { bot_count, games_per_pair: u64::from(games_per_pair), seed }
     }
 
     /// Games in the whole schedule.
@@ -58,7 +56,7 @@ impl Schedule {
 
     /// Setups each pairing plays (each in both seat orders).
     pub fn setups(&self) -> u64 {
-        self.seeds.len() as u64
+        self.games_per_pair / 2
     }
 
     /// The pairings, in schedule order.
@@ -76,7 +74,7 @@ impl Schedule {
             round: setup + 1,
             pairing,
             seats: if swapped { [second, first] } else { [first, second] },
-            seed: self.seeds[setup as usize],
+            seed: derive_seed(self.seed, setup),
         }
     }
 
@@ -95,15 +93,17 @@ impl Schedule {
         self.pairings().flat_map(move |pairing| self.games_of(pairing, 0..self.setups()))
     }
 
-    /// The game with bots `seats` (indexes) and setup seed `seed`, if the
-    /// schedule has it.
-    pub fn find(&self, seats: [usize; 2], seed: u64) -> Option<ScheduledGame> {
+    /// The game with bots `seats` (indexes) in round `round` (its setup,
+    /// from 1), if the schedule has it and its setup seed is `seed`: a row
+    /// whose round and seed disagree is no game of this schedule.
+    pub fn find(&self, seats: [usize; 2], round: u64, seed: u64) -> Option<ScheduledGame> {
         let [one, two] = seats;
-        if one == two || one.max(two) >= self.bot_count {
+        let setup = round.checked_sub(1)?;
+        if one == two || one.max(two) >= self.bot_count || setup >= self.setups() {
             return None;
         }
-        let setup = *self.setup_of_seed.get(&seed)?;
-        Some(self.game([one.min(two), one.max(two)], setup, one > two))
+        let game = self.game([one.min(two), one.max(two)], setup, one > two);
+        (game.seed == seed).then_some(game)
     }
 }
 
@@ -180,11 +180,14 @@ mod tests {
         assert_eq!(games.len() as u64, schedule.len());
         assert!(games.iter().enumerate().all(|(position, game)| game.index == position as u64 + 1));
         for game in &games {
-            assert_eq!(schedule.find(game.seats, game.seed).as_ref(), Some(game));
+            assert_eq!(schedule.find(game.seats, game.round, game.seed).as_ref(), Some(game));
+            assert_eq!(schedule.find(game.seats, game.round, game.seed ^ 1), None);
         }
-        assert_eq!(schedule.find([0, 0], games[0].seed), None);
-        assert_eq!(schedule.find([0, 4], games[0].seed), None);
-        assert_eq!(schedule.find([0, 1], 12345), None);
+        assert_eq!(schedule.find([0, 0], 1, games[0].seed), None);
+        assert_eq!(schedule.find([0, 4], 1, games[0].seed), None);
+        assert_eq!(schedule.find([0, 1], 0, games[0].seed), None);
+        assert_eq!(schedule.find([0, 1], schedule.setups() + 1, games[0].seed), None);
+        assert_eq!(schedule.find([0, 1], 1, 12345), None);
     }
 
     #[test]

@@ -129,11 +129,12 @@ impl RecordedBot {
     }
 }
 
-/// The identity of a game across runs: who sits where, and the setup.
-pub type GameKey = (String, String, u64);
+/// The identity of a game across runs: who sits where, and the setup (its
+/// round and its seed, which must agree).
+pub type GameKey = (String, String, u64, u64);
 
 pub fn key_of_row(row: &GameRow) -> GameKey {
-    (row.seat1.clone(), row.seat2.clone(), row.seed)
+    (row.seat1.clone(), row.seat2.clone(), row.round, row.seed)
 }
 
 /// An open results folder.
@@ -321,7 +322,9 @@ impl<'a> Numbering<'a> {
         else {
             return false;
         };
-        let Some(game) = self.schedule.find([one, two], row.seed) else { return false };
+        let Some(game) = self.schedule.find([one, two], row.round, row.seed) else {
+            return false;
+        };
         let pairing = format!("{} vs {}", self.bots[game.pairing[0]], self.bots[game.pairing[1]]);
         let changed =
             row.game_index != game.index || row.round != game.round || row.pairing != pairing;
