@@ -21,7 +21,9 @@ fn good_file(scratch: &Scratch) -> String {
 #[test]
 fn bad_values_are_refused_with_the_file_line_and_key() {
     // (line to replace, its replacement, words the message must hold)
-    let cases: [(&str, &str, &str); 12] = [
+    let cases: [(&str, &str, &str); 14] = [
+        ("name = \"b\"", "name = \"b\"\nenv = { \"X=Y\" = \"1\" }", "env key `X=Y`"),
+        ("name = \"b\"", "name = \"b\"\nenv = { \"\" = \"1\" }", "env key ``"),
         ("move_timeout = \"1s\"", "move_timeout = \"500000000000y\"", "move_timeout"),
         ("move_timeout = \"1s\"", "move_timeout = \"25h\"", "longest time limit, 24h"),
         ("concurrency = 1", "concurrency = 10000", "concurrency must be at most 256"),
@@ -54,6 +56,31 @@ fn bad_values_are_refused_with_the_file_line_and_key() {
     }
 }
 
+/// A script without a #! line is refused before any game (it would fail at
+/// exec), with a hint, as input to correct.
+#[test]
+fn a_script_without_a_shebang_is_refused_with_a_hint() {
+    let scratch = Scratch::new();
+    let script = scratch.out().with_file_name("bot.py");
+    std::fs::write(&script, "print('no #! line')\n").expect("a script");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let text = good_file(&scratch);
+    let file = scratch.out().with_file_name("t.toml");
+    let bot = common::rust_random_bot().to_str().expect("UTF-8").to_owned();
+    let text = text.replacen(
+        &format!("[{bot:?}, \"--quiet\"]"),
+        &format!("[{:?}]", script.to_str().expect("UTF-8")),
+        1,
+    );
+    std::fs::write(&file, text).expect("a tournament file");
+    let run = scratch.arena(["run", file.to_str().expect("UTF-8")]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(run.stderr.contains("#!") && run.stderr.contains("python3"), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    assert!(!scratch.out().exists());
+}
+
 /// `arena run … > /dev/full` (or a closed pipe): no panic; the run stops
 /// as on Ctrl-C with status 141, and a rerun finishes it.
 #[test]
@@ -75,4 +102,110 @@ fn a_closed_output_stops_the_run_quietly_and_it_resumes() {
     let rerun = scratch.arena(["run", file.to_str().expect("UTF-8")]);
     rerun.assert_success();
     assert_eq!(read_games_csv(&scratch.out()).len(), 4);
+}
+
+/// A tournament file for the Python bot that paces itself: `delay_ms` per
+/// move, so a run lasts long enough to be caught in the middle.
+fn paced_file(scratch: &Scratch, delay_ms: u32, games_per_pair: u32) -> std::path::PathBuf {
+    let paced = repo_dir().join("tests/fixtures/tournament/paced_bot.py");
+    let paced = paced.to_str().expect("UTF-8");
+    let bot = common::rust_random_bot().to_str().expect("UTF-8").to_owned();
+    let text = format!(
+        "game = \"number-snatch\"\ngames_per_pair = {games_per_pair}\nmove_timeout = \"10s\"\nout = {out:?}\n\n[[bot]]\nname = \"slow\"\ncommand = [\"python3\", {paced:?}, \"--delay-ms\", \"{delay_ms}\"]\n\n[[bot]]\nname = \"b\"\ncommand = [{bot:?}, \"--quiet\"]\n",
+        out = scratch.out().to_str().expect("UTF-8"),
+    );
+    let file = scratch.out().with_file_name("t.toml");
+    std::fs::write(&file, text).expect("a tournament file");
+    file
+}
+
+/// Waits until `condition` holds, for at most 30 seconds.
+fn wait_until(condition: impl Fn() -> bool, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !condition() {
+        assert!(std::time::Instant::now() < deadline, "waited 30 s for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_results_folder_has_one_writer_at_a_time() {
+    let scratch = Scratch::new();
+    let file = paced_file(&scratch, 50, 40);
+    let mut first = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(repo_dir())
+        .args(["run", file.to_str().expect("UTF-8")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the first arena starts");
+    let lock = scratch.out().join(".arena.lock");
+    let pid = first.id().to_string();
+    wait_until(|| std::fs::read_to_string(&lock).is_ok_and(|text| text == pid), "the lock");
+    let second = scratch.arena(["run", file.to_str().expect("UTF-8")]);
+    let _ = first.kill();
+    let _ = first.wait();
+    assert_eq!(second.status.code(), Some(2), "{second:?}");
+    assert!(
+        second.stderr.contains(&format!("in use by another arena (pid {pid})")),
+        "{}",
+        second.stderr
+    );
+}
+
+/// A run stopped before its first game is recorded leaves no tournament.json,
+/// so the command may change before the rerun.
+#[test]
+fn the_settings_are_recorded_with_the_first_game() {
+    let scratch = Scratch::new();
+    let file = paced_file(&scratch, 3000, 2);
+    let mut first = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(repo_dir())
+        .args(["run", file.to_str().expect("UTF-8")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the arena starts");
+    let lock = scratch.out().join(".arena.lock");
+    wait_until(|| lock.exists(), "the run to start");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: a signal to the child just started.
+    unsafe { libc::kill(first.id() as i32, libc::SIGINT) };
+    let status = first.wait().expect("the arena ends");
+    assert_eq!(status.code(), Some(130));
+    assert!(!scratch.out().join("tournament.json").exists());
+    // The slow bot's command changes: the folder takes it.
+    let faster = paced_file(&scratch, 1, 2);
+    let rerun = scratch.arena(["run", faster.to_str().expect("UTF-8")]);
+    rerun.assert_success();
+    assert_eq!(read_games_csv(&scratch.out()).len(), 2);
+    assert!(scratch.out().join("tournament.json").exists());
+}
+
+#[test]
+fn fresh_removes_only_what_arena_wrote() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let file = out.with_file_name("t.toml");
+    std::fs::write(&file, good_file(&scratch)).expect("a tournament file");
+    scratch.arena(["run", file.to_str().expect("UTF-8")]).assert_success();
+    for mine in ["notes.txt", "transcripts/keep.jsonl", "logs/readme.md"] {
+        std::fs::write(out.join(mine), "mine").expect("a user's file");
+    }
+    scratch.arena(["run", file.to_str().expect("UTF-8"), "--fresh"]).assert_success();
+    for mine in ["notes.txt", "transcripts/keep.jsonl", "logs/readme.md"] {
+        assert!(out.join(mine).exists(), "--fresh removed {mine}");
+    }
+    assert_eq!(read_games_csv(&out).len(), 4);
+
+    // A folder whose games.csv arena did not write is left alone.
+    let foreign = Scratch::new();
+    std::fs::create_dir_all(foreign.out()).expect("a folder");
+    std::fs::copy(out.join("games.csv"), foreign.out().join("games.csv")).expect("a games.csv");
+    let file = foreign.out().with_file_name("t.toml");
+    std::fs::write(&file, good_file(&foreign)).expect("a tournament file");
+    let run = foreign.arena(["run", file.to_str().expect("UTF-8"), "--fresh"]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(run.stderr.contains("leaves it alone"), "{}", run.stderr);
+    assert_eq!(read_games_csv(&foreign.out()).len(), 4);
 }

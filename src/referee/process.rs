@@ -79,6 +79,11 @@ impl BotCommand {
                     "program `{}` is not an executable file (a script needs `chmod +x` and a #! line, or name its interpreter first)",
                     path.display()
                 )),
+                Ok(_) if !runnable_format(&path) => Err(format!(
+                    "program `{}` is neither a compiled program nor a script with a #! line (add one, such as `#!/usr/bin/env python3`, or name its interpreter first: `python3 {}`)",
+                    path.display(),
+                    self.argv[0]
+                )),
                 Ok(_) => Ok(()),
             };
         }
@@ -117,6 +122,20 @@ impl BotCommand {
     /// The command as a user would type it, for messages.
     pub fn display(&self) -> String {
         shell_words::join(&self.argv)
+    }
+}
+
+/// Whether the kernel can run `path` itself: an ELF program or a script
+/// with a `#!` line (a script without one fails at exec, after the run has
+/// begun).
+fn runnable_format(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    let read = std::fs::File::open(path).and_then(|mut file| file.read(&mut head));
+    match read {
+        Ok(count) => head[..count].starts_with(b"#!") || head[..count] == *b"\x7fELF",
+        // Unreadable here: let exec have its say.
+        Err(_) => true,
     }
 }
 

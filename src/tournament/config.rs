@@ -349,6 +349,15 @@ impl Tournament {
             if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
                 argv[0] = dir.join(&argv[0]).to_string_lossy().into_owned();
             }
+            if let Some(key) = bot.env.keys().find(|key| !valid_env_key(key)) {
+                return Err(fail(
+                    Some(bot.name.span()),
+                    format!(
+                        "bot `{name}`: env key `{}` is not a variable name (letters, digits and `_`, not starting with a digit)",
+                        printable(key)
+                    ),
+                ));
+            }
             let entry = BotEntry { name: name.to_owned(), argv, dir, env: bot.env.clone() };
             entry.command().check_program().map_err(|error| {
                 fail(Some(bot.command.span()), format!("bot `{name}`: command: {error}"))
@@ -380,6 +389,14 @@ impl Tournament {
             bots,
         })
     }
+}
+
+/// Whether `key` can name an environment variable that every program reads
+/// back: `[A-Za-z_][A-Za-z0-9_]*`.
+fn valid_env_key(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars.next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// 1-based line and column of a byte offset.

@@ -145,6 +145,64 @@ pub struct ResultsFolder {
     /// on disk, so memory does not grow with the number of games.
     pub done: std::collections::HashSet<GameKey>,
     games_csv: GamesCsv,
+    /// Whether this run has written tournament.json yet.
+    settings_written: bool,
+    /// The folder's lock, released when the folder is dropped.
+    _lock: File,
+}
+
+/// The lock file that makes one arena the only writer of a results folder.
+const LOCK_FILE: &str = ".arena.lock";
+
+/// Takes `folder`'s lock, or names the arena that holds it.
+fn lock_folder(folder: &Path) -> anyhow::Result<File> {
+    let path = folder.join(LOCK_FILE);
+    let mut file = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    // SAFETY: flock on a descriptor we own; released when it closes.
+    let locked = unsafe {
+        libc::flock(std::os::fd::AsRawFd::as_raw_fd(&file), libc::LOCK_EX | libc::LOCK_NB)
+    };
+    if locked != 0 {
+        let mut holder = String::new();
+        let _ = std::io::Read::read_to_string(&mut file, &mut holder);
+        bail!(ResumeRefused(format!(
+            "{} is in use by another arena (pid {}); wait for it to end, or choose another --out",
+            folder.display(),
+            holder.trim()
+        )));
+    }
+    file.set_len(0)?;
+    write!(file, "{}", std::process::id())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(file)
+}
+
+/// Removes what arena writes in a results folder: its own files, and the
+/// transcripts and logs named as arena names them (and their folders, if
+/// that leaves them empty). Anything else stays.
+fn remove_own_files(folder: &Path) -> anyhow::Result<()> {
+    for file in OWN_FILES {
+        remove_if_present(&folder.join(file))?;
+    }
+    for (sub, suffix) in [("transcripts", ".jsonl"), ("logs", ".log")] {
+        let sub = folder.join(sub);
+        let Ok(entries) = std::fs::read_dir(&sub) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with("game-") && name.ends_with(suffix) {
+                remove_if_present(&entry.path())?;
+            }
+        }
+        let _ = std::fs::remove_dir(&sub);
+    }
+    Ok(())
 }
 
 pub const GAMES_CSV: &str = "games.csv";
@@ -152,31 +210,39 @@ const SETTINGS_JSON: &str = "tournament.json";
 const OWN_FILES: [&str; 4] = [GAMES_CSV, "standings.csv", "crosstable.csv", SETTINGS_JSON];
 
 impl ResultsFolder {
-    /// Opens (or creates) `path` for `settings`. With `fresh`, whatever
-    /// arena wrote there before is removed first.
+    /// Opens (or creates) `path` for `settings`, as its only writer: a lock
+    /// is held until the folder is dropped. With `fresh`, whatever arena
+    /// wrote there before is removed first (and nothing else).
+    ///
+    /// tournament.json is written with the first game recorded, so a run
+    /// that fails before any game leaves nothing that would refuse the
+    /// corrected command.
     pub fn open(
         path: &Path,
         settings: RecordedSettings,
         fresh: bool,
     ) -> anyhow::Result<ResultsFolder> {
+        std::fs::create_dir_all(path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        let lock = lock_folder(path)?;
+        let settings_path = path.join(SETTINGS_JSON);
+        let csv_path = path.join(GAMES_CSV);
+        let has_rows = |csv: &Path| -> anyhow::Result<bool> {
+            Ok(csv.exists() && !read_games_csv(csv, true)?.is_empty())
+        };
         if fresh {
-            for file in OWN_FILES {
-                remove_if_present(&path.join(file))?;
+            if !settings_path.exists() && has_rows(&csv_path)? {
+                bail!(ResumeRefused(format!(
+                    "{} holds a games.csv but no tournament.json: arena did not write it, so --fresh leaves it alone; choose another --out",
+                    path.display()
+                )));
             }
-            for folder in ["transcripts", "logs"] {
-                let folder = path.join(folder);
-                if folder.exists() {
-                    std::fs::remove_dir_all(&folder)
-                        .with_context(|| format!("cannot remove {}", folder.display()))?;
-                }
-            }
+            remove_own_files(path)?;
         }
-        for folder in [path.to_path_buf(), path.join("transcripts"), path.join("logs")] {
+        for folder in [path.join("transcripts"), path.join("logs")] {
             std::fs::create_dir_all(&folder)
                 .with_context(|| format!("cannot create {}", folder.display()))?;
         }
-        let settings_path = path.join(SETTINGS_JSON);
-        let csv_path = path.join(GAMES_CSV);
         if settings_path.exists() {
             let recorded: RecordedSettings = serde_json::from_slice(
                 &std::fs::read(&settings_path)
@@ -193,22 +259,39 @@ impl ResultsFolder {
                     differences.join("; ")
                 )));
             }
-        } else if csv_path.exists() {
+        } else if has_rows(&csv_path)? {
             bail!(ResumeRefused(format!(
-                "{} holds a games.csv but no tournament.json, so arena cannot tell what it belongs to; run with --fresh to discard it, or choose another --out",
+                "{} holds a games.csv but no tournament.json, so arena cannot tell what it belongs to; choose another --out",
                 path.display()
             )));
         }
         let done = read_games_csv(&csv_path, true)?.iter().map(key_of_row).collect();
-        write_atomically(&settings_path, &serde_json::to_vec_pretty(&settings)?)?;
         let games_csv = GamesCsv::append_to(&csv_path)
             .with_context(|| format!("cannot open {}", csv_path.display()))?;
-        Ok(ResultsFolder { path: path.to_path_buf(), settings, done, games_csv })
+        Ok(ResultsFolder {
+            path: path.to_path_buf(),
+            settings,
+            done,
+            games_csv,
+            settings_written: false,
+            _lock: lock,
+        })
     }
 
-    /// Appends a finished game to games.csv and flushes it.
+    /// Appends `row` to games.csv (flushed); the first one of a run writes
+    /// tournament.json first, so no row stands without its settings.
     pub fn append(&mut self, row: &GameRow) -> anyhow::Result<()> {
+        self.write_settings()?;
         self.games_csv.append(row).context("cannot append to games.csv")?;
+        Ok(())
+    }
+
+    fn write_settings(&mut self) -> anyhow::Result<()> {
+        if !self.settings_written {
+            let json = serde_json::to_vec_pretty(&self.settings)?;
+            write_atomically(&self.path.join(SETTINGS_JSON), &json)?;
+            self.settings_written = true;
+        }
         Ok(())
     }
 
@@ -223,6 +306,7 @@ impl ResultsFolder {
         schedule: &Schedule,
         markdown: Option<&Path>,
     ) -> anyhow::Result<Vec<super::standings::Standing>> {
+        self.write_settings()?;
         let path = self.path.join(GAMES_CSV);
         let names = self.settings.bot_names();
         let numbering = Numbering::new(schedule, &names);
@@ -426,11 +510,15 @@ fn remove_if_present(path: &Path) -> anyhow::Result<()> {
 
 /// Writes a file so that readers see the old or the new content, never half.
 pub fn write_atomically(path: &Path, content: &[u8]) -> anyhow::Result<()> {
-    let temporary = path.with_extension("tmp-arena");
-    let mut file = File::create(&temporary)
-        .with_context(|| format!("cannot create {}", temporary.display()))?;
-    file.write_all(content)?;
-    file.sync_all()?;
+    // Named after this process, so that two writers never share one.
+    let temporary = path.with_extension(format!("{}.tmp-arena", std::process::id()));
+    let written = File::create(&temporary)
+        .and_then(|mut file| file.write_all(content).and_then(|()| file.sync_all()))
+        .with_context(|| format!("cannot write {}", temporary.display()));
+    if let Err(error) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(error);
+    }
     std::fs::rename(&temporary, path)
         .with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())
