@@ -209,3 +209,68 @@ fn fresh_removes_only_what_arena_wrote() {
     assert!(run.stderr.contains("leaves it alone"), "{}", run.stderr);
     assert_eq!(read_games_csv(&foreign.out()).len(), 4);
 }
+
+/// Every signal that ends arena (INT, TERM, HUP, QUIT, USR1), in every
+/// command that runs bots: exit status 130 and no bot process left.
+#[test]
+fn every_ending_signal_ends_the_bots_too() {
+    let cases: [(libc::c_int, &str); 5] = [
+        (libc::SIGHUP, "run"),
+        (libc::SIGUSR1, "match"),
+        (libc::SIGQUIT, "check"),
+        (libc::SIGTERM, "check"),
+        (libc::SIGINT, "match"),
+    ];
+    for (signal, command) in cases {
+        let scratch = Scratch::new();
+        let out = scratch.out();
+        let out_text = out.to_str().expect("UTF-8");
+        let slow = "tests/fixtures/hostile.py slow";
+        let file = out.with_file_name("t.toml");
+        let args: Vec<String> = match command {
+            "run" => {
+                let text = good_file(&scratch).replacen(
+                    &format!(
+                        "[{:?}, \"--quiet\"]",
+                        common::rust_random_bot().to_str().expect("UTF-8")
+                    ),
+                    &format!("[{:?}, \"slow\"]", repo_dir().join("tests/fixtures/hostile.py")),
+                    1,
+                );
+                std::fs::write(&file, text).expect("a file");
+                vec!["run".into(), file.to_str().expect("UTF-8").into()]
+            }
+            "match" => [
+                "match",
+                "number-snatch",
+                slow,
+                common::PYTHON_RANDOM_BOT,
+                "--games",
+                "10",
+                "--out",
+                out_text,
+            ]
+            .map(String::from)
+            .to_vec(),
+            _ => ["check", "--out", out_text, slow].map(String::from).to_vec(),
+        };
+        let mut arena = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .current_dir(repo_dir())
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the arena starts");
+        // Caught in the middle of a game: the slow bot has started.
+        wait_until(
+            || !common::recorded_pids(&out).is_empty(),
+            &format!("the slow bot to start in {} ({args:?})", out.display()),
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        // SAFETY: a signal to the child just started.
+        unsafe { libc::kill(arena.id() as i32, signal) };
+        let status = arena.wait().expect("the arena ends");
+        assert_eq!(status.code(), Some(130), "signal {signal} to {command}");
+        scratch.assert_fixture_processes_gone();
+    }
+}

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use super::interrupt::Interrupt;
 use super::options::{UsageError, default_bot_name};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use crate::games::{Game, GameId, Seat, parse_params};
@@ -117,6 +118,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         BotCommand::sandbox_all(std::slice::from_mut(&mut command), sandbox)?;
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let interrupt =
+        runtime.block_on(async { Interrupt::listen() }).context("cannot listen for Ctrl-C")?;
     let mut failed = 0;
     for game in games {
         let folder = out.join(game.as_str());
@@ -124,9 +127,21 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             std::fs::create_dir_all(folder.join(sub))
                 .with_context(|| format!("cannot create {}", folder.display()))?;
         }
+        // A signal abandons the games: their bots are killed as the
+        // sessions are dropped.
         let evidence = with_game!(game, G => {
-            runtime.block_on(gather::<G>(&name, &command, &settings, &args, &folder))?
+            runtime.block_on(async {
+                tokio::select! {
+                    evidence = gather::<G>(&name, &command, &settings, &args, &folder) => evidence.map(Some),
+                    () = interrupt.wait() => Ok(None),
+                }
+            })?
         });
+        let Some(evidence) = evidence else {
+            referee::reaper::sweep_orphans();
+            crate::say!("\ninterrupted: the checklist is incomplete");
+            return Ok(ExitCode::from(super::EXIT_INTERRUPTED));
+        };
         let mut items = checklist(&evidence, &settings);
         items.push(sandbox_item(&evidence, sandbox.as_deref().map(|sandbox| sandbox.limits())));
         crate::say!("\n{}:", game.title());
