@@ -15,5 +15,6 @@ pub mod results;
 pub mod sandbox;
 pub mod seeds;
 pub mod stdout;
+pub mod text_file;
 pub mod tournament;
 pub mod units;

@@ -274,3 +274,36 @@ fn every_ending_signal_ends_the_bots_too() {
         scratch.assert_fixture_processes_gone();
     }
 }
+
+/// `arena replay` refuses a transcript of another protocol, and neither it
+/// nor `arena run` reads an endless file forever.
+#[test]
+fn replay_refuses_other_protocols_and_input_is_bounded() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let bot = common::rust_random_bot().to_str().expect("UTF-8").to_owned();
+    let out_text = out.to_str().expect("UTF-8");
+    let run =
+        scratch.arena(["match", "number-snatch", &bot, &bot, "--games", "1", "--out", out_text]);
+    run.assert_success();
+    let transcript =
+        std::fs::read_to_string(out.join("transcripts/game-000001.jsonl")).expect("a transcript");
+    assert!(transcript.contains("\"protocol\":1,"));
+    for (protocol, said) in [
+        ("\"protocol\":2,", "protocol 2"),
+        ("\"protocol\":\"x\",", "protocol \"x\""),
+        ("", "no protocol"),
+    ] {
+        let changed = out.with_file_name("changed.jsonl");
+        std::fs::write(&changed, transcript.replacen("\"protocol\":1,", protocol, 1))
+            .expect("a file");
+        let run = scratch.arena(["replay", changed.to_str().expect("UTF-8")]);
+        assert_eq!(run.status.code(), Some(2), "{protocol}: {run:?}");
+        assert!(run.stderr.contains(said) && run.stderr.contains("protocol 1"), "{}", run.stderr);
+    }
+    for args in [["replay", "/dev/zero"], ["run", "/dev/zero"]] {
+        let run = scratch.arena(args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {run:?}");
+        assert!(run.stderr.contains("larger than"), "{}", run.stderr);
+    }
+}

@@ -19,7 +19,8 @@ use super::options::UsageError;
 use crate::games::{GameId, Seat, parse_params};
 use crate::narrate::{Narrate, player, tell_turns};
 use crate::printable::printable;
-use crate::protocol::Played;
+use crate::protocol::{PROTOCOL_VERSION, Played};
+use crate::text_file::read_bounded;
 
 /// Arguments of `arena replay`.
 #[derive(Debug, clap::Args)]
@@ -28,9 +29,12 @@ pub struct ReplayArgs {
     transcript: PathBuf,
 }
 
+/// The largest transcript read: far above a game at the largest parameters.
+const MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
+
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let file = args.transcript.display();
-    let text = std::fs::read_to_string(&args.transcript)
+    let text = read_bounded(&args.transcript, MAX_TRANSCRIPT_BYTES)
         .map_err(|error| UsageError(format!("cannot read {file}: {error}")))?;
     let story = tell(&text).map_err(|error| UsageError(format!("{file}:{error}")))?;
     print_lines(&story)?;
@@ -93,6 +97,8 @@ impl Line {
 struct Header {
     /// The version of arena that wrote the transcript.
     arena: Option<String>,
+    /// The protocol version its messages follow.
+    protocol: Option<Value>,
     game: String,
     seed: u64,
     params: Map<String, Value>,
@@ -136,6 +142,16 @@ fn tell(text: &str) -> Result<Vec<String>, LineError> {
         ));
     }
     let header: Header = first.parse("header")?;
+    if header.protocol != Some(Value::from(PROTOCOL_VERSION)) {
+        let theirs =
+            header.protocol.as_ref().map_or("no protocol".to_owned(), |v| format!("protocol {v}"));
+        return Err(LineError::new(
+            first.number,
+            format!(
+                "the transcript is of {theirs}; this arena reads protocol {PROTOCOL_VERSION} transcripts"
+            ),
+        ));
+    }
     let game: GameId = header.game.parse().map_err(|error| LineError::new(first.number, error))?;
     crate::with_game!(game, G => Replay::<G>::new(first.number, header)?.tell(rest))
 }

@@ -13,6 +13,7 @@ use crate::games::{GameId, check_overrides};
 use crate::printable::{check_bot_name, printable};
 use crate::referee::{BotCommand, Settings};
 use crate::sandbox::{SandboxMode, SandboxSettings, parse_size};
+use crate::text_file::read_bounded;
 use crate::units::parse_duration;
 
 /// Most games a pairing may play: the schedule keeps a bit per game.
@@ -128,7 +129,8 @@ struct RawBot {
 impl Tournament {
     /// Reads and checks a tournament file. `out` overrides the file's `out`.
     pub fn load(file: &Path, out: Option<&Path>) -> Result<Tournament, ConfigError> {
-        let text = std::fs::read_to_string(file).map_err(|error| ConfigError {
+        // A tournament file is a few kilobytes; a megabyte is plenty.
+        let text = read_bounded(file, 1 << 20).map_err(|error| ConfigError {
             file: file.to_owned(),
             location: None,
             message: format!("cannot read the tournament file: {error}"),
