@@ -307,3 +307,17 @@ fn replay_refuses_other_protocols_and_input_is_bounded() {
         assert!(run.stderr.contains("larger than"), "{}", run.stderr);
     }
 }
+
+/// An unwritable --markdown path is refused before the first game.
+#[test]
+fn an_unwritable_markdown_path_is_refused_before_any_game() {
+    let scratch = Scratch::new();
+    let file = scratch.out().with_file_name("t.toml");
+    std::fs::write(&file, good_file(&scratch)).expect("a tournament file");
+    for markdown in ["/no/such/folder/standings.md", "/proc/standings.md", "/tmp"] {
+        let run = scratch.arena(["run", file.to_str().expect("UTF-8"), "--markdown", markdown]);
+        assert_eq!(run.status.code(), Some(2), "{markdown}: {run:?}");
+        assert!(run.stderr.contains("--markdown"), "{}", run.stderr);
+        assert!(!scratch.out().join("games.csv").exists(), "{markdown}: a game was played");
+    }
+}

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::options::UsageError;
+use crate::text_file::check_writable;
 use crate::tournament::standings::standings_text;
 use crate::tournament::store::merge_folders;
 
@@ -28,6 +29,9 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             args.out.display()
         ))
         .into());
+    }
+    if let Some(markdown) = &args.markdown {
+        check_writable(markdown).map_err(|error| UsageError(format!("--markdown: {error}")))?;
     }
     let (rows, standings) = merge_folders(&args.shards, &args.out, args.markdown.as_deref())?;
     crate::say_raw!("{}", standings_text(&standings));

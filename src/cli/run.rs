@@ -10,6 +10,7 @@ use super::interrupt::Interrupt;
 use super::options::UsageError;
 use super::sandboxing::start_sandbox;
 use crate::sandbox::SandboxMode;
+use crate::text_file::check_writable;
 use crate::tournament::schedule::Shard;
 use crate::tournament::standings::standings_text;
 use crate::tournament::{self, RunEnd, RunOptions, Tournament};
@@ -42,6 +43,9 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut tournament = Tournament::load(&args.file, args.out.as_deref())
         .map_err(|error| UsageError(error.to_string()))?;
+    if let Some(markdown) = &args.markdown {
+        check_writable(markdown).map_err(|error| UsageError(format!("--markdown: {error}")))?;
+    }
     if args.no_sandbox {
         tournament.sandbox.mode = SandboxMode::Off;
     }
