@@ -321,3 +321,34 @@ fn an_unwritable_markdown_path_is_refused_before_any_game() {
         assert!(!scratch.out().join("games.csv").exists(), "{markdown}: a game was played");
     }
 }
+
+/// A repeated or altered row of games.csv is never counted: it is set aside
+/// with a warning, and the standings stay those of the real games.
+#[test]
+fn repeated_or_altered_rows_are_set_aside_not_counted() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let file = out.with_file_name("t.toml");
+    std::fs::write(&file, good_file(&scratch)).expect("a tournament file");
+    scratch.arena(["run", file.to_str().expect("UTF-8")]).assert_success();
+    let games = out.join("games.csv");
+    let text = std::fs::read_to_string(&games).expect("games.csv");
+    let first_row = text.lines().nth(1).expect("a row").to_owned();
+    let seed = read_games_csv(&out)[0]["seed"].to_owned();
+    let altered = first_row.replacen(&seed, "12345", 1);
+    std::fs::write(&games, format!("{text}{first_row}\n{altered}\n")).expect("games.csv");
+    let rerun = scratch.arena(["run", file.to_str().expect("UTF-8")]);
+    rerun.assert_success();
+    assert!(
+        rerun.stderr.contains("2 rows") && rerun.stderr.contains("set-aside.csv"),
+        "{}",
+        rerun.stderr
+    );
+    assert_eq!(read_games_csv(&out).len(), 4);
+    let aside = std::fs::read_to_string(out.join("set-aside.csv")).expect("set-aside.csv");
+    assert_eq!(aside.lines().count(), 3, "{aside}");
+    let standings = std::fs::read_to_string(out.join("standings.csv")).expect("standings.csv");
+    for line in standings.lines().skip(1) {
+        assert_eq!(line.split(',').nth(2), Some("4"), "games per bot: {line}");
+    }
+}

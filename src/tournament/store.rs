@@ -207,7 +207,8 @@ fn remove_own_files(folder: &Path) -> anyhow::Result<()> {
 
 pub const GAMES_CSV: &str = "games.csv";
 const SETTINGS_JSON: &str = "tournament.json";
-const OWN_FILES: [&str; 4] = [GAMES_CSV, "standings.csv", "crosstable.csv", SETTINGS_JSON];
+const OWN_FILES: [&str; 5] =
+    [GAMES_CSV, "standings.csv", "crosstable.csv", SETTINGS_JSON, "set-aside.csv"];
 
 impl ResultsFolder {
     /// Opens (or creates) `path` for `settings`, as its only writer: a lock
@@ -319,6 +320,10 @@ impl ResultsFolder {
         let headers = reader.headers()?.clone();
         let header_end = reader.position().byte();
         let mut record = csv::StringRecord::new();
+        // One bit per game of the schedule: a second row for a game is set
+        // aside like a row that is no game of it.
+        let mut seen = vec![0u64; schedule.len().div_ceil(64) as usize];
+        let mut set_aside: Vec<(u64, u64)> = Vec::new();
         loop {
             let start = reader.position().byte();
             if !reader.read_record(&mut record)? {
@@ -327,11 +332,33 @@ impl ResultsFolder {
             let mut row: GameRow = record.deserialize(Some(&headers)).with_context(|| {
                 format!("{}: row {} cannot be read", path.display(), places.len() + 2)
             })?;
-            renumbered |= numbering.apply(&mut row);
+            let end = reader.position().byte();
+            let Some(changed) = numbering.apply(&mut row) else {
+                set_aside.push((start, end));
+                continue;
+            };
+            let bit = row.game_index - 1;
+            let word = &mut seen[(bit / 64) as usize];
+            if *word & (1 << (bit % 64)) != 0 {
+                set_aside.push((start, end));
+                continue;
+            }
+            *word |= 1 << (bit % 64);
+            renumbered |= changed;
             results.add(&row);
-            places.push((row.game_index, start, reader.position().byte()));
+            places.push((row.game_index, start, end));
         }
-        if renumbered || !places.is_sorted_by_key(|place| place.0) {
+        if !set_aside.is_empty() {
+            let aside = self.path.join(SET_ASIDE_CSV);
+            move_rows(&path, header_end, &set_aside, &aside)?;
+            eprintln!(
+                "arena: warning: {} rows of {} are no game of this tournament or repeat one; they are moved to {} and not counted",
+                set_aside.len(),
+                path.display(),
+                aside.display()
+            );
+        }
+        if renumbered || !set_aside.is_empty() || !places.is_sorted_by_key(|place| place.0) {
             places.sort_by_key(|place| place.0);
             rewrite_in_order(
                 &path,
@@ -342,6 +369,39 @@ impl ResultsFolder {
         }
         write_summaries(&self.path, &self.settings, &results, markdown)
     }
+}
+
+/// Where rows of games.csv that are no game of the tournament go.
+const SET_ASIDE_CSV: &str = "set-aside.csv";
+
+/// Appends the rows of `games` at `ranges` to `aside` (with the header if it
+/// is new).
+fn move_rows(
+    games: &Path,
+    header_end: u64,
+    ranges: &[(u64, u64)],
+    aside: &Path,
+) -> anyhow::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let source = File::open(games).with_context(|| format!("cannot open {}", games.display()))?;
+    let new = !aside.exists();
+    let mut out = File::options()
+        .create(true)
+        .append(true)
+        .open(aside)
+        .with_context(|| format!("cannot open {}", aside.display()))?;
+    let mut bytes = vec![0; header_end as usize];
+    if new {
+        source.read_exact_at(&mut bytes, 0)?;
+        out.write_all(&bytes)?;
+    }
+    for &(start, end) in ranges {
+        bytes.resize((end - start) as usize, 0);
+        source.read_exact_at(&mut bytes, start)?;
+        out.write_all(&bytes).with_context(|| format!("cannot write {}", aside.display()))?;
+    }
+    out.sync_all()?;
+    Ok(())
 }
 
 /// Rewrites games.csv with its rows at `places` (byte ranges) in the given
@@ -399,23 +459,22 @@ impl<'a> Numbering<'a> {
         Numbering { schedule, bots, index }
     }
 
-    /// Gives `row` the schedule's number, round and pairing; whether any changed.
-    fn apply(&self, row: &mut GameRow) -> bool {
+    /// Gives `row` the schedule's number, round and pairing; whether any
+    /// changed, or `None` if the row is no game of the schedule.
+    fn apply(&self, row: &mut GameRow) -> Option<bool> {
         let (Some(&one), Some(&two)) =
             (self.index.get(row.seat1.as_str()), self.index.get(row.seat2.as_str()))
         else {
-            return false;
+            return None;
         };
-        let Some(game) = self.schedule.find([one, two], row.round, row.seed) else {
-            return false;
-        };
+        let game = self.schedule.find([one, two], row.round, row.seed)?;
         let pairing = format!("{} vs {}", self.bots[game.pairing[0]], self.bots[game.pairing[1]]);
         let changed =
             row.game_index != game.index || row.round != game.round || row.pairing != pairing;
         row.game_index = game.index;
         row.round = game.round;
         row.pairing = pairing;
-        changed
+        Some(changed)
     }
 }
 
@@ -425,11 +484,10 @@ impl<'a> Numbering<'a> {
 pub struct ResumeRefused(pub String);
 
 /// Puts rows in schedule order and gives them the schedule's numbering.
-pub fn renumber(rows: &mut [GameRow], schedule: &Schedule, bots: &[String]) {
+/// Rows that are no game of the schedule are dropped.
+pub fn renumber(rows: &mut Vec<GameRow>, schedule: &Schedule, bots: &[String]) {
     let numbering = Numbering::new(schedule, bots);
-    for row in rows.iter_mut() {
-        numbering.apply(row);
-    }
+    rows.retain_mut(|row| numbering.apply(row).is_some());
     rows.sort_by_key(|row| row.game_index);
 }
 
