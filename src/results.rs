@@ -176,9 +176,19 @@ impl GamesCsv {
         Ok(GamesCsv { writer: csv::WriterBuilder::new().has_headers(empty).from_writer(file) })
     }
 
+    /// Appends `row` and flushes it. Fails if the file was deleted (its
+    /// folder removed mid-run): rows written to it would be lost unseen.
     pub fn append(&mut self, row: &GameRow) -> std::io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
         self.writer.serialize(row).map_err(std::io::Error::other)?;
-        self.writer.flush()
+        self.writer.flush()?;
+        if self.writer.get_ref().metadata()?.nlink() == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the file was deleted while the run went on",
+            ));
+        }
+        Ok(())
     }
 
     pub fn into_inner(self) -> std::io::Result<File> {

@@ -352,3 +352,54 @@ fn repeated_or_altered_rows_are_set_aside_not_counted() {
         assert_eq!(line.split(',').nth(2), Some("4"), "games per bot: {line}");
     }
 }
+
+/// A result that cannot be written stops the run, naming the path; the game
+/// is not recorded (a rerun plays it), and no partial transcript stands.
+#[test]
+fn a_result_that_cannot_be_written_stops_the_run() {
+    for broken in ["the transcripts folder", "the results folder"] {
+        let scratch = Scratch::new();
+        let out = scratch.out();
+        let file = paced_file(&scratch, 30, 40);
+        let mut arena = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .current_dir(repo_dir())
+            .args(["run", file.to_str().expect("UTF-8")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the arena starts");
+        let games = out.join("games.csv");
+        wait_until(
+            || std::fs::read_to_string(&games).is_ok_and(|text| text.lines().count() > 2),
+            "two games",
+        );
+        if broken == "the results folder" {
+            std::fs::remove_dir_all(&out).expect("removing the results folder");
+        } else {
+            std::fs::remove_dir_all(out.join("transcripts")).expect("removing transcripts/");
+            std::fs::write(out.join("transcripts"), "not a folder").expect("a file in its place");
+        }
+        let output = arena.wait_with_output().expect("the arena ends");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{broken}: {stderr}");
+        assert!(
+            stderr.contains(out.to_str().expect("UTF-8")),
+            "{broken}: the path is not named: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        if broken == "the transcripts folder" {
+            let rows = read_games_csv(&out);
+            assert!(rows.len() < 40, "{broken}: every game was recorded");
+            std::fs::remove_file(out.join("transcripts")).expect("the file");
+            let rerun = scratch.arena(["run", file.to_str().expect("UTF-8")]);
+            rerun.assert_success();
+            let rows = read_games_csv(&out);
+            assert_eq!(rows.len(), 40);
+            for row in rows.iter().filter(|row| !row["transcript"].is_empty()) {
+                let path = out.join(&row["transcript"]);
+                let size = std::fs::metadata(&path).map_or(0, |meta| meta.len());
+                assert!(size > 0 || !path.exists(), "{} is empty", path.display());
+            }
+        }
+    }
+}

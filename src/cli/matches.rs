@@ -239,6 +239,9 @@ async fn play_match<G: Game>(
             }
             report = game => report.context("a bot could not be started")?,
         };
+        if let Some(error) = &report.unsaved_transcript {
+            anyhow::bail!("game {game_number}: {error}; the games before it are in games.csv");
+        }
         let row = GameRow::new(
             RowContext {
                 game_index: game_number,
@@ -250,7 +253,9 @@ async fn play_match<G: Game>(
             },
             &report,
         );
-        csv.append(&row).context("cannot append to games.csv")?;
+        csv.append(&row).with_context(|| {
+            format!("cannot append to {}", plan.out.join("games.csv").display())
+        })?;
         crate::say!("{}", output::game_line(&row, plan.games));
         rows.push(row);
         if plan.restart_each_game {

@@ -99,12 +99,13 @@ pub async fn play_game<G: Game>(
         }
         referee.play_turn(&mut bots, &mut game, seats).await;
     }
-    let report = referee.finish(&mut bots, &game, seed, started).await;
-    if let Some(path) = &files.transcript {
-        // A transcript that cannot be written is reported, not fatal to the game.
-        if let Err(error) = referee.transcript.write_to(path) {
-            eprintln!("arena: cannot write transcript {}: {error}", path.display());
-        }
+    let mut report = referee.finish(&mut bots, &game, seed, started).await;
+    if let Some(path) = &files.transcript
+        && let Err(error) = referee.transcript.write_to(path)
+    {
+        // Whoever records the game decides: a tournament stops rather than
+        // keep a result whose transcript is missing.
+        report.unsaved_transcript = Some(format!("cannot write {}: {error}", path.display()));
     }
     for (seat, bot) in Seat::BOTH.into_iter().zip(bots) {
         bot.reported_name =
@@ -432,6 +433,7 @@ impl<G: Game> Referee<'_, G> {
             slowest_reply: self.slowest_reply,
             reported_names: self.reported_names.clone(),
             answered_start: self.answered_start,
+            unsaved_transcript: None,
         };
         let notices: Vec<ForfeitNotice> = Seat::BOTH
             .into_iter()

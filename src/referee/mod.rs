@@ -181,6 +181,9 @@ pub struct GameReport {
     pub reported_names: [Option<String>; 2],
     /// Whether each seat answered `start` with a valid `ready` in time.
     pub answered_start: [bool; 2],
+    /// Why the transcript asked for could not be written, if it could not.
+    #[serde(skip)]
+    pub unsaved_transcript: Option<String>,
 }
 
 impl GameReport {

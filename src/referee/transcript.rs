@@ -122,10 +122,16 @@ impl Transcript {
     }
 
     /// Writes the transcript to `path` (nothing when disabled).
+    /// Writes the transcript to `path` whole or not at all (a temporary file
+    /// renamed into place), so no truncated transcript ever stands.
     pub fn write_to(&self, path: &Path) -> std::io::Result<()> {
-        match &self.buffer {
-            Some(buffer) => std::fs::write(path, buffer),
-            None => Ok(()),
+        let Some(buffer) = &self.buffer else { return Ok(()) };
+        let temporary = path.with_extension("jsonl.tmp-arena");
+        let written =
+            std::fs::write(&temporary, buffer).and_then(|()| std::fs::rename(&temporary, path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temporary);
         }
+        written
     }
 }

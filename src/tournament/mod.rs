@@ -121,6 +121,11 @@ impl Recorder {
         game: &ScheduledGame,
         report: &GameReport,
     ) -> anyhow::Result<()> {
+        // Not recorded without its transcript: the run stops, and resuming
+        // plays the game again.
+        if let Some(error) = &report.unsaved_transcript {
+            anyhow::bail!("game {}: {error}", game.index);
+        }
         let names = &self.names;
         let row = GameRow::new(
             RowContext {

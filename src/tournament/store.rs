@@ -283,7 +283,10 @@ impl ResultsFolder {
     /// tournament.json first, so no row stands without its settings.
     pub fn append(&mut self, row: &GameRow) -> anyhow::Result<()> {
         self.write_settings()?;
-        self.games_csv.append(row).context("cannot append to games.csv")?;
+        let path = self.path.join(GAMES_CSV);
+        self.games_csv
+            .append(row)
+            .with_context(|| format!("cannot append to {}", path.display()))?;
         Ok(())
     }
 
