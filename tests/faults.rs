@@ -361,7 +361,7 @@ fn a_result_that_cannot_be_written_stops_the_run() {
         let scratch = Scratch::new();
         let out = scratch.out();
         let file = paced_file(&scratch, 30, 40);
-        let mut arena = Command::new(env!("CARGO_BIN_EXE_arena"))
+        let arena = Command::new(env!("CARGO_BIN_EXE_arena"))
             .current_dir(repo_dir())
             .args(["run", file.to_str().expect("UTF-8")])
             .stdout(Stdio::null())
