@@ -403,3 +403,102 @@ fn a_result_that_cannot_be_written_stops_the_run() {
         }
     }
 }
+
+/// `arena merge` fails on a missing, incomplete, torn, foreign or
+/// conflicting shard (the first three pass with --partial), and a failed
+/// merge leaves no output folder.
+#[test]
+fn merge_refuses_what_does_not_make_a_whole_tournament() {
+    let scratch = Scratch::new();
+    let base = scratch.out().with_file_name("shards");
+    let file = base.with_file_name("t.toml");
+    std::fs::write(&file, good_file(&scratch)).expect("a tournament file");
+    let shard = |number: u32, seed: u32| {
+        let out = base.join(format!("seed{seed}-{number}"));
+        let text = good_file(&scratch)
+            .replace("games_per_pair", &format!("seed = {seed}\ngames_per_pair"));
+        let file = base.join(format!("t{seed}.toml"));
+        std::fs::create_dir_all(&base).expect("a folder");
+        std::fs::write(&file, text).expect("a tournament file");
+        let run = scratch.arena([
+            "run",
+            file.to_str().expect("UTF-8"),
+            "--shard",
+            &format!("{number}/2"),
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ]);
+        run.assert_success();
+        out.to_str().expect("UTF-8").to_owned()
+    };
+    let [one, two] = [shard(1, 1), shard(2, 1)];
+    let merged = base.join("merged");
+    let merged_text = merged.to_str().expect("UTF-8");
+    let merge = |shards: &[&str], partial: bool| {
+        let _ = std::fs::remove_dir_all(&merged);
+        let mut args = vec!["merge", "--out", merged_text];
+        args.extend_from_slice(shards);
+        if partial {
+            args.push("--partial");
+        }
+        scratch.arena(args)
+    };
+    merge(&[&one, &two], false).assert_success();
+    assert_eq!(read_games_csv(&merged).len(), 4);
+
+    let torn = base.join("torn");
+    std::fs::create_dir_all(&torn).expect("a folder");
+    for name in ["games.csv", "tournament.json"] {
+        std::fs::copy(std::path::Path::new(&two).join(name), torn.join(name)).expect("a copy");
+    }
+    let mut games =
+        std::fs::OpenOptions::new().append(true).open(torn.join("games.csv")).expect("games.csv");
+    std::io::Write::write_all(&mut games, b"3,1,a vs b").expect("a torn row");
+    let conflicting = base.join("conflicting");
+    std::fs::create_dir_all(&conflicting).expect("a folder");
+    std::fs::copy(
+        std::path::Path::new(&one).join("tournament.json"),
+        conflicting.join("tournament.json"),
+    )
+    .expect("a copy");
+    let text =
+        std::fs::read_to_string(std::path::Path::new(&one).join("games.csv")).expect("games.csv");
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let row = &read_games_csv(std::path::Path::new(&one))[0];
+    lines[1] = lines[1].replacen(&format!(",{},{},", &row["score1"], &row["score2"]), ",999,0,", 1);
+    std::fs::write(conflicting.join("games.csv"), lines.join("\n") + "\n").expect("games.csv");
+    let foreign = shard(1, 2);
+    let nowhere = base.join("nowhere");
+
+    for (shards, words, partial_passes) in [
+        (vec![one.as_str()], "2 games of the schedule are in none", true),
+        (
+            vec![one.as_str(), two.as_str(), nowhere.to_str().expect("UTF-8")],
+            "is not a folder",
+            true,
+        ),
+        (vec![one.as_str(), torn.to_str().expect("UTF-8")], "unfinished row", true),
+        (
+            vec![one.as_str(), two.as_str(), conflicting.to_str().expect("UTF-8")],
+            "one result in",
+            false,
+        ),
+        (vec![one.as_str(), two.as_str(), foreign.as_str()], "different tournament", false),
+    ] {
+        let run = merge(&shards, false);
+        assert_eq!(run.status.code(), Some(2), "{words}: {run:?}");
+        assert!(run.stderr.contains(words), "{words}: {}", run.stderr);
+        assert!(!merged.exists(), "{words}: a failed merge left {}", merged.display());
+        let leftovers: Vec<_> = std::fs::read_dir(&base)
+            .expect("the folder")
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with(".arena-merge-"))
+            .collect();
+        assert!(leftovers.is_empty(), "{words}: staging left behind");
+        let run = merge(&shards, true);
+        assert_eq!(run.status.success(), partial_passes, "{words} with --partial: {run:?}");
+        if partial_passes {
+            assert!(run.stderr.contains("warning"), "{}", run.stderr);
+        }
+    }
+}

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use super::options::UsageError;
 use crate::text_file::check_writable;
 use crate::tournament::standings::standings_text;
-use crate::tournament::store::merge_folders;
+use crate::tournament::store::{ResumeRefused, merge_folders};
 
 /// Arguments of `arena merge`.
 #[derive(Debug, clap::Args)]
@@ -20,12 +20,18 @@ pub struct MergeArgs {
     /// Also write the standings as a Markdown table to FILE.
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Merge what there is even if folders are missing, hold no or a torn
+    /// games.csv, or games of the schedule are in none of them (each is
+    /// said as a warning). Without it, any of these fails the merge.
+    #[arg(long)]
+    partial: bool,
 }
 
 pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
-    if args.out.join("games.csv").exists() {
+    let occupied = std::fs::read_dir(&args.out).is_ok_and(|mut entries| entries.next().is_some());
+    if occupied || args.out.is_file() {
         return Err(UsageError(format!(
-            "{} already holds a games.csv; choose another --out",
+            "{} exists and is not an empty folder; choose another --out",
             args.out.display()
         ))
         .into());
@@ -33,7 +39,13 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     if let Some(markdown) = &args.markdown {
         check_writable(markdown).map_err(|error| UsageError(format!("--markdown: {error}")))?;
     }
-    let (rows, standings) = merge_folders(&args.shards, &args.out, args.markdown.as_deref())?;
+    let merged = merge_folders(&args.shards, &args.out, args.markdown.as_deref(), args.partial);
+    let (rows, standings) = match merged {
+        Err(error) if error.downcast_ref::<ResumeRefused>().is_some() => {
+            return Err(UsageError(format!("{error:#}")).into());
+        }
+        other => other?,
+    };
     crate::say_raw!("{}", standings_text(&standings));
     crate::say!(
         "\nmerged {} games from {} folders into {}",

@@ -589,14 +589,69 @@ pub fn write_atomically(path: &Path, content: &[u8]) -> anyhow::Result<()> {
 /// row once, in schedule order, and standings and crosstable over them all,
 /// the same files one machine would have written. Transcripts and logs are
 /// copied along. Returns the number of games and the standings.
+///
+/// A folder that is missing, holds no games.csv or a torn one, or games of
+/// the schedule that no folder holds, fail the merge unless `partial`
+/// (then they are warnings). A folder of another tournament, or two folders
+/// with different results for one game, always fail it. The output is made
+/// beside `out` and moved into place whole: a failed merge leaves nothing.
 pub fn merge_folders(
     shards: &[PathBuf],
     out: &Path,
     markdown: Option<&Path>,
+    partial: bool,
+) -> anyhow::Result<(usize, Vec<super::standings::Standing>)> {
+    let staging = staging_folder(out)?;
+    let merged = merge_into(shards, staging.path(), markdown, partial);
+    let merged = merged.and_then(|merged| {
+        // `out` may exist only as an empty folder (clap's caller checked the
+        // rest); the staged folder replaces it.
+        let _ = std::fs::remove_dir(out);
+        std::fs::rename(staging.path(), out)
+            .with_context(|| format!("cannot move the merged results to {}", out.display()))?;
+        Ok(merged)
+    });
+    // Gone already when the merge succeeded; removed when it failed.
+    drop(staging);
+    merged
+}
+
+/// A temporary folder beside `out`, on the same file system.
+fn staging_folder(out: &Path) -> anyhow::Result<tempfile::TempDir> {
+    let parent = match out.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    tempfile::Builder::new()
+        .prefix(".arena-merge-")
+        .tempdir_in(parent)
+        .with_context(|| format!("cannot make a folder in {}", parent.display()))
+}
+
+/// Whether two rows of one game say the same result (timings aside).
+fn same_result(one: &GameRow, other: &GameRow) -> bool {
+    (&one.winner, &one.outcome, &one.reason, &one.forfeit1, &one.forfeit2)
+        == (&other.winner, &other.outcome, &other.reason, &other.forfeit1, &other.forfeit2)
+        && (one.score1, one.score2, one.plies) == (other.score1, other.score2, other.plies)
+}
+
+fn merge_into(
+    shards: &[PathBuf],
+    out: &Path,
+    markdown: Option<&Path>,
+    partial: bool,
 ) -> anyhow::Result<(usize, Vec<super::standings::Standing>)> {
     let mut settings: Option<RecordedSettings> = None;
-    let mut rows: BTreeMap<GameKey, GameRow> = BTreeMap::new();
+    let mut rows: BTreeMap<GameKey, (GameRow, &Path)> = BTreeMap::new();
+    // What --partial lets pass.
+    let mut gaps: Vec<String> = Vec::new();
     for shard in shards {
+        if !shard.is_dir() {
+            gaps.push(format!("{} is not a folder", shard.display()));
+            continue;
+        }
         let path = shard.join(SETTINGS_JSON);
         let recorded: RecordedSettings =
             serde_json::from_slice(&std::fs::read(&path).with_context(|| {
@@ -621,25 +676,67 @@ pub fn merge_folders(
                 }
             }
         }
-        for row in read_games_csv(&shard.join(GAMES_CSV), false)? {
-            rows.insert(key_of_row(&row), row);
+        let csv = shard.join(GAMES_CSV);
+        match std::fs::read(&csv) {
+            Err(_) => {
+                gaps.push(format!("{} holds no games.csv", shard.display()));
+                continue;
+            }
+            Ok(bytes) if bytes.last().is_some_and(|&last| last != b'\n') => {
+                gaps.push(format!("{} ends in an unfinished row", csv.display()));
+            }
+            Ok(_) => {}
+        }
+        for row in read_games_csv(&csv, false)? {
+            match rows.entry(key_of_row(&row)) {
+                std::collections::btree_map::Entry::Vacant(place) => {
+                    place.insert((row, shard));
+                }
+                std::collections::btree_map::Entry::Occupied(place) => {
+                    let (kept, from) = place.get();
+                    if !same_result(kept, &row) {
+                        bail!(ResumeRefused(format!(
+                            "game {} ({} against {}, round {}) has one result in {} and another in {}",
+                            row.game_index,
+                            row.seat1,
+                            row.seat2,
+                            row.round,
+                            from.display(),
+                            shard.display()
+                        )));
+                    }
+                }
+            }
         }
         for folder in ["transcripts", "logs"] {
             copy_folder(&shard.join(folder), &out.join(folder))?;
         }
     }
-    let settings = settings.expect("clap requires at least one folder");
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let Some(settings) = settings else {
+        bail!(ResumeRefused(format!(
+            "none of the folders is a results folder: {}",
+            gaps.join("; ")
+        )));
+    };
     write_atomically(&out.join(SETTINGS_JSON), &serde_json::to_vec_pretty(&settings)?)?;
     let names = settings.bot_names();
     let schedule = Schedule::new(names.len(), settings.games_per_pair, settings.seed);
-    let mut rows: Vec<GameRow> = rows.into_values().collect();
+    let mut rows: Vec<GameRow> = rows.into_values().map(|(row, _)| row).collect();
     renumber(&mut rows, &schedule, &names);
     let missing = schedule.len().saturating_sub(rows.len() as u64);
     if missing > 0 {
-        eprintln!(
-            "arena: warning: {missing} games of the schedule are in none of the folders; the standings cover the rest"
-        );
+        gaps.push(format!("{missing} games of the schedule are in none of the folders"));
+    }
+    if !gaps.is_empty() {
+        if !partial {
+            bail!(ResumeRefused(format!(
+                "the folders do not make a whole tournament: {}; merge what there is with --partial",
+                gaps.join("; ")
+            )));
+        }
+        for gap in &gaps {
+            eprintln!("arena: warning: {gap}; the standings cover the rest");
+        }
     }
     let table = write_final_files(out, &settings, &rows, markdown)?;
     Ok((rows.len(), table))
