@@ -128,17 +128,22 @@ fn wait_until(condition: impl Fn() -> bool, what: &str) {
     }
 }
 
+/// Starts the arena in the background, its output discarded.
+fn start_arena<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(repo_dir())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the arena starts")
+}
+
 #[test]
 fn a_results_folder_has_one_writer_at_a_time() {
     let scratch = Scratch::new();
     let file = paced_file(&scratch, 50, 40);
-    let mut first = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .current_dir(repo_dir())
-        .args(["run", file.to_str().expect("UTF-8")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the first arena starts");
+    let mut first = start_arena(&["run", file.to_str().expect("UTF-8")]);
     let lock = scratch.out().join(".arena.lock");
     let pid = first.id().to_string();
     wait_until(|| std::fs::read_to_string(&lock).is_ok_and(|text| text == pid), "the lock");
@@ -159,13 +164,7 @@ fn a_results_folder_has_one_writer_at_a_time() {
 fn the_settings_are_recorded_with_the_first_game() {
     let scratch = Scratch::new();
     let file = paced_file(&scratch, 3000, 2);
-    let mut first = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .current_dir(repo_dir())
-        .args(["run", file.to_str().expect("UTF-8")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the arena starts");
+    let mut first = start_arena(&["run", file.to_str().expect("UTF-8")]);
     let lock = scratch.out().join(".arena.lock");
     wait_until(|| lock.exists(), "the run to start");
     std::thread::sleep(std::time::Duration::from_millis(500));
@@ -254,13 +253,7 @@ fn every_ending_signal_ends_the_bots_too() {
             .to_vec(),
             _ => ["check", "--out", out_text, slow].map(String::from).to_vec(),
         };
-        let mut arena = Command::new(env!("CARGO_BIN_EXE_arena"))
-            .current_dir(repo_dir())
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the arena starts");
+        let mut arena = start_arena(&args);
         // Caught in the middle of a game: the slow bot has started.
         wait_until(
             || !common::recorded_pids(&out).is_empty(),

@@ -28,7 +28,6 @@ mod spawn;
 
 use std::ffi::CString;
 use std::fmt;
-use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -246,8 +245,9 @@ impl Sandbox {
         {
             return Err(SandboxError::Required(protections.missing().join(", ")));
         }
+        remove_scratch_of_dead_runs();
         let scratch_root = tempfile::Builder::new()
-            .prefix("arena-bots-")
+            .prefix(&format!("{SCRATCH_PREFIX}{}-", std::process::id()))
             .tempdir()
             .map_err(|source| SandboxError::Scratch { path: std::env::temp_dir(), source })?;
         let mut protected: Vec<PathBuf> = protected.iter().map(|path| real_path(path)).collect();
@@ -318,30 +318,15 @@ impl Sandbox {
         grants.sort();
         grants.dedup();
         let read = AccessFs::from_read(ABI::V6);
-        let mut reads = Vec::new();
-        for grant in grants {
-            let (path, access) = match &grant {
+        let reads = grants
+            .into_iter()
+            .map(|grant| match grant {
                 Grant::Whole(path) if path.is_dir() => (path, read),
                 Grant::Whole(path) => (path, AccessFs::Execute | AccessFs::ReadFile),
                 Grant::List(path) => (path, BitFlags::from(AccessFs::ReadDir)),
-            };
-            // A path that vanished since is simply not granted.
-            if let Ok(fd) = PathFd::new(path) {
-                reads.push((fd, access));
-            }
-        }
-        let mut devices = Vec::new();
-        for device in files::DEVICES {
-            if let Ok(fd) = PathFd::new(device) {
-                devices.push(fd);
-            }
-        }
-        Ok(Arc::new(BotSandbox {
-            sandbox: Arc::clone(self),
-            reads,
-            devices,
-            free_scratch: Arc::default(),
-        }))
+            })
+            .collect();
+        Ok(Arc::new(BotSandbox { sandbox: Arc::clone(self), reads, free_scratch: Arc::default() }))
     }
 
     /// The filter a new bot process must load itself, if any. The calling
@@ -371,6 +356,27 @@ impl Sandbox {
     }
 }
 
+/// How the folder of a run's scratch folders begins, before the run's pid.
+const SCRATCH_PREFIX: &str = "arena-bots-";
+
+/// Removes the scratch folders of runs that ended without removing them
+/// (killed by SIGKILL): those whose arena process is gone.
+fn remove_scratch_of_dead_runs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|name| name.strip_prefix(SCRATCH_PREFIX)) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|pid| pid.parse::<u32>().ok()) else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// The path with links resolved; for a path that does not exist yet, its
 /// parent's resolved path and its name.
 fn real_path(path: &Path) -> PathBuf {
@@ -387,10 +393,10 @@ fn real_path(path: &Path) -> PathBuf {
 /// One bot's sandbox: the run's, and the paths this bot may read.
 pub struct BotSandbox {
     sandbox: Arc<Sandbox>,
-    /// Opened once per run, with the access each grants; each process's
-    /// ruleset refers to them.
-    reads: Vec<(PathFd, BitFlags<AccessFs>)>,
-    devices: Vec<PathFd>,
+    /// What the bot may read, with the access each path grants. Opened
+    /// only to build a ruleset (once per scratch folder), so a league of
+    /// many bots holds no descriptors for them.
+    reads: Vec<(PathBuf, BitFlags<AccessFs>)>,
     /// Emptied scratch folders of this bot's ended processes, with their
     /// rulesets, for its next ones: making and removing a folder costs a
     /// fifth of a millisecond on a journaled disk and a ruleset tens of
@@ -542,12 +548,17 @@ impl BotSandbox {
             ruleset = ruleset.handle_access(AccessNet::from_all(abi)).map_err(fail)?;
         }
         let mut ruleset = ruleset.create().map_err(fail)?;
-        for (fd, access) in &self.reads {
-            ruleset = ruleset.add_rule(PathBeneath::new(fd.as_fd(), *access)).map_err(fail)?;
+        // A path that vanished since is simply not granted.
+        for (path, access) in &self.reads {
+            if let Ok(fd) = PathFd::new(path) {
+                ruleset = ruleset.add_rule(PathBeneath::new(fd, *access)).map_err(fail)?;
+            }
         }
         let device = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate;
-        for fd in &self.devices {
-            ruleset = ruleset.add_rule(PathBeneath::new(fd.as_fd(), device)).map_err(fail)?;
+        for device_path in files::DEVICES {
+            if let Ok(fd) = PathFd::new(device_path) {
+                ruleset = ruleset.add_rule(PathBeneath::new(fd, device)).map_err(fail)?;
+            }
         }
         let scratch =
             PathFd::new(scratch).map_err(|error| SandboxError::Setup(error.to_string()))?;
