@@ -495,3 +495,40 @@ fn merge_refuses_what_does_not_make_a_whole_tournament() {
         }
     }
 }
+
+/// A bot's stderr log that cannot be written is said once, with its path;
+/// the games go on (a log is not a result).
+#[test]
+fn a_log_that_cannot_be_written_is_named_and_the_games_go_on() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let out_text = out.to_str().expect("UTF-8").to_owned();
+    let arena = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(repo_dir())
+        .args([
+            "match",
+            "number-snatch",
+            "tests/fixtures/hostile.py slow",
+            common::PYTHON_RANDOM_BOT,
+        ])
+        .args(["--games", "4", "--restart-each-game", "--out", &out_text])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the arena starts");
+    let games = out.join("games.csv");
+    wait_until(
+        || std::fs::read_to_string(&games).is_ok_and(|text| text.lines().count() > 1),
+        "a game",
+    );
+    std::fs::remove_dir_all(out.join("logs")).expect("removing logs/");
+    std::fs::write(out.join("logs"), "not a folder").expect("a file in its place");
+    let output = arena.wait_with_output().expect("the arena ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("cannot write") && stderr.contains(&format!("{out_text}/logs/game-")),
+        "{stderr}"
+    );
+    assert_eq!(read_games_csv(&out).len(), 4);
+}

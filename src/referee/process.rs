@@ -192,13 +192,21 @@ impl StderrLog {
             return;
         }
         if self.file.is_none() {
-            self.file = File::create(path.path()).ok();
+            let path = path.path();
+            match File::create(&path) {
+                Ok(file) => self.file = Some(file),
+                Err(error) => return self.give_up(&path, &error),
+            }
         }
         let Some(file) = &mut self.file else { return };
         let room = (self.cap - self.written) as usize;
         let kept = &bytes[..bytes.len().min(room)];
-        // A log that cannot be written is not worth failing a game over.
-        let _ = file.write_all(kept);
+        // A log that cannot be written is not worth failing a game over,
+        // but it is said, with its path.
+        if let Err(error) = file.write_all(kept) {
+            let path = path.path();
+            return self.give_up(&path, &error);
+        }
         self.written += kept.len() as u64;
         if self.written >= self.cap {
             let _ = writeln!(
@@ -207,6 +215,16 @@ impl StderrLog {
                 self.cap
             );
         }
+    }
+
+    /// Stops logging this game, saying why once.
+    fn give_up(&mut self, path: &Path, error: &std::io::Error) {
+        eprintln!(
+            "arena: warning: cannot write {}: {error}; the rest of this bot's stderr in this game is dropped",
+            path.display()
+        );
+        self.file = None;
+        self.path = None;
     }
 
     fn switch_to(&mut self, path: Option<LogPath>) {
