@@ -128,13 +128,14 @@ fn wait_until(condition: impl Fn() -> bool, what: &str) {
     }
 }
 
-/// Starts the arena in the background, its output discarded.
-fn start_arena<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Child {
+/// Starts the arena in the background, its standard output discarded and
+/// its standard error sent to `stderr`.
+fn start_arena<S: AsRef<std::ffi::OsStr>>(args: &[S], stderr: Stdio) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_arena"))
         .current_dir(repo_dir())
         .args(args)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("the arena starts")
 }
@@ -143,7 +144,7 @@ fn start_arena<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Child {
 fn a_results_folder_has_one_writer_at_a_time() {
     let scratch = Scratch::new();
     let file = paced_file(&scratch, 50, 40);
-    let mut first = start_arena(&["run", file.to_str().expect("UTF-8")]);
+    let mut first = start_arena(&["run", file.to_str().expect("UTF-8")], Stdio::null());
     let lock = scratch.out().join(".arena.lock");
     let pid = first.id().to_string();
     wait_until(|| std::fs::read_to_string(&lock).is_ok_and(|text| text == pid), "the lock");
@@ -164,7 +165,7 @@ fn a_results_folder_has_one_writer_at_a_time() {
 fn the_settings_are_recorded_with_the_first_game() {
     let scratch = Scratch::new();
     let file = paced_file(&scratch, 3000, 2);
-    let mut first = start_arena(&["run", file.to_str().expect("UTF-8")]);
+    let mut first = start_arena(&["run", file.to_str().expect("UTF-8")], Stdio::null());
     let lock = scratch.out().join(".arena.lock");
     wait_until(|| lock.exists(), "the run to start");
     std::thread::sleep(std::time::Duration::from_millis(500));
@@ -253,7 +254,7 @@ fn every_ending_signal_ends_the_bots_too() {
             .to_vec(),
             _ => ["check", "--out", out_text, slow].map(String::from).to_vec(),
         };
-        let mut arena = start_arena(&args);
+        let mut arena = start_arena(&args, Stdio::null());
         // Caught in the middle of a game: the slow bot has started.
         wait_until(
             || !common::recorded_pids(&out).is_empty(),
@@ -354,13 +355,7 @@ fn a_result_that_cannot_be_written_stops_the_run() {
         let scratch = Scratch::new();
         let out = scratch.out();
         let file = paced_file(&scratch, 30, 40);
-        let arena = Command::new(env!("CARGO_BIN_EXE_arena"))
-            .current_dir(repo_dir())
-            .args(["run", file.to_str().expect("UTF-8")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the arena starts");
+        let arena = start_arena(&["run", file.to_str().expect("UTF-8")], Stdio::piped());
         let games = out.join("games.csv");
         wait_until(
             || std::fs::read_to_string(&games).is_ok_and(|text| text.lines().count() > 2),
@@ -503,19 +498,20 @@ fn a_log_that_cannot_be_written_is_named_and_the_games_go_on() {
     let scratch = Scratch::new();
     let out = scratch.out();
     let out_text = out.to_str().expect("UTF-8").to_owned();
-    let arena = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .current_dir(repo_dir())
-        .args([
+    let arena = start_arena(
+        &[
             "match",
             "number-snatch",
             "tests/fixtures/hostile.py slow",
             common::PYTHON_RANDOM_BOT,
-        ])
-        .args(["--games", "4", "--restart-each-game", "--out", &out_text])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the arena starts");
+            "--games",
+            "4",
+            "--restart-each-game",
+            "--out",
+            &out_text,
+        ],
+        Stdio::piped(),
+    );
     let games = out.join("games.csv");
     wait_until(
         || std::fs::read_to_string(&games).is_ok_and(|text| text.lines().count() > 1),

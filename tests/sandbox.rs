@@ -66,37 +66,32 @@ fn attack_in(
     extra: &[&str],
 ) -> Attack {
     let out = scratch.out();
-    let victim = victim_copy(&scratch);
     let hostile_command = match argument {
         Some(argument) => format!("{hostile} {name} {}", shell_words::quote(argument)),
         None => format!("{hostile} {name}"),
     };
-    let names = ["--name1", "hostile", "--name2", VICTIM];
-    let victim_command = format!("python3 {}", victim.display());
-    let mut args = vec![
-        "match",
-        "number-snatch",
-        &hostile_command,
-        &victim_command,
-        "--games",
-        "1",
-        "--seed",
-        "8",
-        "--move-timeout",
-        "3s",
-        "--out",
-        out.to_str().expect("a UTF-8 path"),
-    ];
+    let mut args =
+        vec!["--seed", "8", "--move-timeout", "3s", "--name1", "hostile", "--name2", VICTIM];
     if !sandbox {
         args.push("--no-sandbox");
     }
-    args.extend_from_slice(&names);
     args.extend_from_slice(extra);
-    let run = scratch.arena(&args);
+    let run = play_hostile(&scratch, &hostile_command, &args);
     // An attack on the results may leave games.csv unreadable: no rows then.
     let rows = std::panic::catch_unwind(|| read_games_csv(&out)).unwrap_or_default();
     let outcome = hostile_outcome(&out, name);
     Attack { scratch, run, rows, outcome }
+}
+
+/// Plays one game of Number Snatch: `hostile` (a command line) in seat 1
+/// against a copy of the victim, with `extra` arguments.
+fn play_hostile(scratch: &Scratch, hostile: &str, extra: &[&str]) -> Run {
+    let victim = format!("python3 {}", victim_copy(scratch).display());
+    let out = scratch.out();
+    let out = out.to_str().expect("a UTF-8 path");
+    let mut args = vec!["match", "number-snatch", hostile, &victim, "--games", "1", "--out", out];
+    args.extend_from_slice(extra);
+    scratch.arena(&args)
 }
 
 /// The hostile bot's report of `name` in its game log.
@@ -142,19 +137,7 @@ fn a_bot_cannot_kill_the_arena() {
     use std::os::unix::process::ExitStatusExt;
     // Without the sandbox the arena dies, before it can write the bot's log.
     let scratch = Scratch::new();
-    let victim = victim_copy(&scratch);
-    let out = scratch.out();
-    let run = scratch.arena([
-        "match",
-        "number-snatch",
-        "tests/fixtures/hostile.py kill-arena",
-        &format!("python3 {}", victim.display()),
-        "--games",
-        "1",
-        "--no-sandbox",
-        "--out",
-        out.to_str().expect("UTF-8"),
-    ]);
+    let run = play_hostile(&scratch, "tests/fixtures/hostile.py kill-arena", &["--no-sandbox"]);
     assert_eq!(run.status.signal(), Some(9), "{run:?}");
     let closed = attack("kill-arena", None, true);
     closed.run.assert_success();
@@ -371,21 +354,8 @@ fn a_bot_over_a_limit_forfeits_with_the_limit_named() {
     ] {
         let scratch = Scratch::new();
         let out = scratch.out();
-        let victim = victim_copy(&scratch);
-        let run = scratch.arena([
-            "match",
-            "number-snatch",
-            &format!("tests/fixtures/hostile.py {name}"),
-            &format!("python3 {}", victim.display()),
-            "--games",
-            "1",
-            "--move-timeout",
-            "20s",
-            option,
-            value,
-            "--out",
-            out.to_str().expect("UTF-8"),
-        ]);
+        let hostile = format!("tests/fixtures/hostile.py {name}");
+        let run = play_hostile(&scratch, &hostile, &["--move-timeout", "20s", option, value]);
         run.assert_success();
         let rows = read_games_csv(&out);
         assert_eq!(&rows[0]["reason"], "crash", "{name}: {}", &rows[0]["forfeit_detail"]);
