@@ -224,7 +224,34 @@ fn a_bot_that_never_answers_a_move_forfeits_by_timeout() {
         seed: 11,
         extra_args: &[],
         reason: "timeout",
-        detail: "",
+        detail: "no reply to the `move` request (id 2) within 500 ms",
+    });
+}
+
+/// A reply without its newline is a timeout whose detail names the
+/// request, the limit and the bytes that did arrive.
+#[test]
+fn a_reply_without_a_newline_is_a_timeout_that_says_so() {
+    assert_forfeits(&Misbehaviour {
+        fixture: "no_newline.py",
+        game: "number-snatch",
+        seed: 27,
+        extra_args: &[],
+        reason: "timeout",
+        detail: "bytes arrived without a newline: is its output buffered?",
+    });
+}
+
+/// A crash quotes the last line the bot wrote to stderr: the error itself.
+#[test]
+fn a_crash_quotes_the_bots_last_words_on_stderr() {
+    assert_forfeits(&Misbehaviour {
+        fixture: "raises.py",
+        game: "number-claim",
+        seed: 28,
+        extra_args: &[],
+        reason: "crash",
+        detail: "the last line it wrote to stderr: RuntimeError: a bug in the bot at move",
     });
 }
 

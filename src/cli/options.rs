@@ -31,8 +31,8 @@ pub fn parse_param(text: &str) -> Result<(String, Value), String> {
 }
 
 /// The name a bot goes by when the user gave none: the file stem of the
-/// last word of its command that names an existing file (the script of
-/// `python3 bot.py`), else of the program itself.
+/// last word of its command that names an existing file or looks like a
+/// file name (the script of `python3 bot.py`), else of the program itself.
 pub fn default_bot_name(command: &BotCommand) -> String {
     let base = command.dir.as_deref().unwrap_or(Path::new("."));
     let word = command
@@ -40,7 +40,12 @@ pub fn default_bot_name(command: &BotCommand) -> String {
         .iter()
         .skip(1)
         .rev()
-        .find(|word| !word.starts_with('-') && base.join(word).is_file())
+        // A script, even one that does not exist (its crash is then
+        // reported under the script's name, not the interpreter's).
+        .find(|word| {
+            !word.starts_with('-')
+                && (base.join(word).is_file() || Path::new(word).extension().is_some())
+        })
         .unwrap_or(&command.argv[0]);
     Path::new(word)
         .file_stem()

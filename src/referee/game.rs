@@ -673,7 +673,8 @@ async fn receive<M: serde::de::DeserializeOwned>(
     let process = bot.process.as_mut().expect("a bot that was sent a request runs");
     if let Some(start) = &exchange.start {
         let deadline = sent_at + limits.startup;
-        match read_reply::<M>(process, deadline, ReplyKind::Ready, start.id).await {
+        let asked = Asked { kind: ReplyKind::Ready, id: start.id, limit: limits.startup };
+        match read_reply::<M>(process, deadline, asked).await {
             (Some((line, received_at)), Ok(Reply::Ready { name })) => {
                 exchange.ready = Some((line, received_at, name));
             }
@@ -685,32 +686,64 @@ async fn receive<M: serde::de::DeserializeOwned>(
         }
     }
     let deadline = exchange.clock_from().unwrap_or(sent_at) + limits.reply;
-    let (received, answer) = read_reply(process, deadline, kind, exchange.id).await;
+    let asked = Asked { kind, id: exchange.id, limit: limits.reply };
+    let (received, answer) = read_reply(process, deadline, asked).await;
     exchange.received = received;
     exchange.answer = Some(answer);
 }
 
-/// Reads the reply to request `id` before `deadline`: the line as received
-/// and when (if a line came), and the reply or the forfeit it makes.
+/// What a reply answers: the kind of reply, the request's id, and the time
+/// the bot had.
+#[derive(Clone, Copy)]
+struct Asked {
+    kind: ReplyKind,
+    id: u64,
+    limit: Duration,
+}
+
+/// Reads the reply asked for before `deadline`: the line as received and
+/// when (if a line came), and the reply or the forfeit it makes.
 async fn read_reply<M: serde::de::DeserializeOwned>(
     process: &mut BotProcess,
     deadline: Instant,
-    kind: ReplyKind,
-    id: u64,
+    asked: Asked,
 ) -> (Option<(Vec<u8>, Instant)>, Result<Reply<M>, Forfeit>) {
     match process.receive(deadline).await {
         Ok(line) => {
             let received_at = Instant::now();
-            let reply =
-                parse_reply::<M>(line, kind, id).map_err(|bad| bad_reply_forfeit(bad, line));
+            let reply = parse_reply::<M>(line, asked.kind, asked.id)
+                .map_err(|bad| bad_reply_forfeit(bad, line));
             (Some((line.to_vec(), received_at)), reply)
         }
-        Err(failure) => {
+        Err(mut failure) => {
             let partial = process.partial_line();
+            if failure.reason == ForfeitReason::Timeout {
+                failure.detail = timeout_detail(asked, partial.len());
+            }
             let partial = (!partial.is_empty()).then(|| cut(partial));
             (None, Err(forfeit_from(failure, partial)))
         }
     }
+}
+
+/// What a bot that sent no reply in time is told, in words a bot author
+/// can act on: which request, the limit, and bytes stuck without a newline.
+fn timeout_detail(asked: Asked, partial_bytes: usize) -> String {
+    let request = match asked.kind {
+        ReplyKind::Ready => "start",
+        ReplyKind::Move => "move",
+    };
+    let mut detail = format!(
+        "no reply to the `{request}` request (id {}) within {} ms",
+        asked.id,
+        asked.limit.as_millis()
+    );
+    if partial_bytes > 0 {
+        detail.push_str(&format!(
+            "; {partial_bytes} bytes arrived without a newline: is its output buffered? (end each line with \\n and flush it, protocol.md section 8)"
+        ));
+    }
+    detail
 }
 
 fn forfeit_from(failure: Failure, line: Option<String>) -> Forfeit {

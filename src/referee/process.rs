@@ -24,6 +24,7 @@ use tokio::time::Instant;
 use super::deadline::Deadline;
 use super::lines::{LineError, LineReader};
 use super::{LogPath, reaper};
+use crate::printable::printable;
 use crate::protocol::ForfeitReason;
 use crate::sandbox::{
     BotSandbox, CommandFiles, Sandbox, SandboxError, ScratchFolder, limit_hit, wait_exited,
@@ -486,6 +487,7 @@ impl BotProcess {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => {
                 wait_for_exit(&mut self.exit, deadline).await;
+                let_stderr_drain(&self.runner).await;
                 Err(Failure::new(
                     ForfeitReason::Crash,
                     crash_detail(&mut self.exit, &self.runner, "closed its input"),
@@ -531,6 +533,7 @@ impl BotProcess {
             // "Closed its output" is more useful with the exit status.
             ForfeitReason::Crash => {
                 wait_for_exit(&mut self.exit, deadline).await;
+                let_stderr_drain(&self.runner).await;
                 Failure::new(
                     ForfeitReason::Crash,
                     crash_detail(&mut self.exit, &self.runner, &outcome.detail),
@@ -729,17 +732,35 @@ fn gone_detail(exit: &mut Exit, what: &str) -> String {
 }
 
 /// `what` happened to a bot that is gone: with its exit status if it is
-/// known, and the sandbox limit it most likely ran into, if any.
+/// known, the sandbox limit it most likely ran into, if any, and the last
+/// line it wrote to stderr (often the error itself: a traceback's last
+/// line, "can't open file").
 fn crash_detail(exit: &mut Exit, runner: &Runner, what: &str) -> String {
-    let detail = gone_detail(exit, what);
-    let Runner::Program { stderr_log, sandbox: Some((sandbox, _)), .. } = runner else {
-        return detail;
-    };
+    let mut detail = gone_detail(exit, what);
+    let Runner::Program { stderr_log, sandbox, .. } = runner else { return detail };
     let signal = exit.now().and_then(|status| status.signal());
     let log = stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    match limit_hit(sandbox.limits(), signal, &log.tail) {
-        Some(limit) => format!("{detail}: {limit}"),
-        None => detail,
+    if let Some((sandbox, _)) = sandbox
+        && let Some(limit) = limit_hit(sandbox.limits(), signal, &log.tail)
+    {
+        detail = format!("{detail}: {limit}");
+    }
+    let tail = String::from_utf8_lossy(&log.tail);
+    if let Some(last) = tail.lines().map(str::trim).rfind(|line| !line.is_empty()) {
+        let last: String = last.chars().take(200).collect();
+        detail.push_str(&format!("; the last line it wrote to stderr: {}", printable(&last)));
+    }
+    detail
+}
+
+/// Gives the stderr drain of a bot that is gone a moment to read what the
+/// bot wrote last, for [`crash_detail`].
+async fn let_stderr_drain(runner: &Runner) {
+    if let Runner::Program { stderr_task, .. } = runner {
+        let until = Instant::now() + Duration::from_millis(50);
+        while !stderr_task.is_finished() && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
 }
 
