@@ -223,3 +223,21 @@ fn running_out_of_input_ends_the_game_without_a_crash() {
     assert!(run.stdout.contains("left the game"), "{}", run.stdout);
     assert!(run.stdout.contains("Winner: Player 2 (random)"), "{}", run.stdout);
 }
+
+/// `arena check --param` plays its games with the parameter (and needs
+/// --game, since parameters belong to one game).
+#[test]
+fn check_takes_game_parameters() {
+    let scratch = Scratch::new();
+    let bot = rust_random_bot().to_str().expect("a UTF-8 path").to_owned();
+    let run = check(&scratch, &["--game", "number-snatch", "--param", "count=4", &bot]);
+    run.assert_success();
+    let transcript = scratch.out().join("number-snatch/transcripts/game-000001.jsonl");
+    let header = common::read_transcript(&transcript).remove(0);
+    assert_eq!(header["params"]["count"], 4, "{header}");
+    let run = check(&scratch, &["--param", "count=4", &bot]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    let run = check(&scratch, &["--game", "number-snatch", "--param", "count=x", &bot]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(run.stderr.contains("count: invalid type"), "{}", run.stderr);
+}

@@ -21,7 +21,12 @@ fn good_file(scratch: &Scratch) -> String {
 #[test]
 fn bad_values_are_refused_with_the_file_line_and_key() {
     // (line to replace, its replacement, words the message must hold)
-    let cases: [(&str, &str, &str); 14] = [
+    let cases: [(&str, &str, &str); 15] = [
+        (
+            "\n\n[[bot]]\nname = \"a\"",
+            "\n[params]\ncount = \"x\"\n\n[[bot]]\nname = \"a\"",
+            "params: count: invalid type",
+        ),
         ("name = \"b\"", "name = \"b\"\nenv = { \"X=Y\" = \"1\" }", "env key `X=Y`"),
         ("name = \"b\"", "name = \"b\"\nenv = { \"\" = \"1\" }", "env key ``"),
         ("move_timeout = \"1s\"", "move_timeout = \"500000000000y\"", "move_timeout"),

@@ -13,9 +13,9 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::interrupt::Interrupt;
-use super::options::{UsageError, default_bot_name};
+use super::options::{UsageError, default_bot_name, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
-use crate::games::{Game, GameId, Seat, parse_params};
+use crate::games::{Game, GameId, Seat, check_overrides, parse_params};
 use crate::players::random_player;
 use crate::printable::printable;
 use crate::protocol::ForfeitReason;
@@ -53,6 +53,9 @@ pub struct CheckArgs {
     /// folder under the system's temporary folder].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// A game parameter, e.g. --param count=12 (repeatable; needs --game).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param, requires = "game")]
+    params: Vec<(String, serde_json::Value)>,
     #[command(flatten)]
     sandbox: SandboxArgs,
 }
@@ -93,6 +96,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         std::env::temp_dir().join(format!("arena-check-{}-{}", std::process::id(), args.seed))
     });
     let games: Vec<GameId> = args.game.map_or_else(|| GameId::ALL.to_vec(), |game| vec![game]);
+    if let Some(game) = args.game {
+        let overrides = args.params.iter().cloned().collect();
+        check_overrides(game, &overrides)
+            .map_err(|error| UsageError(format!("{game} parameters: {error}")))?;
+    }
     if let Err(error) = referee::reaper::become_subreaper() {
         eprintln!("arena: warning: cannot become a subreaper ({error})");
     }
@@ -169,7 +177,8 @@ async fn gather<G: Game>(
     args: &CheckArgs,
     folder: &Path,
 ) -> anyhow::Result<Evidence> {
-    let params: G::Params = parse_params(serde_json::Map::new()).expect("defaults are valid");
+    let overrides = args.params.iter().cloned().collect();
+    let params: G::Params = parse_params(overrides).expect("checked before any game");
     let mut bot = Bot::new(name, command.clone());
     let mut random = Bot::local("random", random_player());
     let layout = FileLayout { folder: folder.into(), transcripts: true };

@@ -308,8 +308,17 @@ macro_rules! with_game {
 pub fn parse_params<P: GameParams>(
     overrides: serde_json::Map<String, serde_json::Value>,
 ) -> Result<P, ParamsError> {
-    let params: P = serde_json::from_value(serde_json::Value::Object(overrides))
-        .map_err(|source| ParamsError::Shape(source.to_string()))?;
+    // The path names the parameter of a value of the wrong type, which
+    // serde's own message leaves out.
+    let params: P = serde_path_to_error::deserialize(serde_json::Value::Object(overrides))
+        .map_err(|error| {
+            let name = error.path().to_string();
+            let error = error.into_inner();
+            ParamsError::Shape(match name.as_str() {
+                "" | "." => error.to_string(),
+                name => format!("{name}: {error}"),
+            })
+        })?;
     params.validate()?;
     Ok(params)
 }
