@@ -103,10 +103,11 @@ impl BotCommand {
         sandbox: &Arc<Sandbox>,
     ) -> Result<(), SandboxError> {
         let here = std::env::current_dir().unwrap_or_default();
-        let dir_of = |command: &BotCommand| command.dir.clone().unwrap_or_else(|| here.clone());
         let files: Vec<CommandFiles> = commands
             .iter()
-            .map(|command| Sandbox::command_files(&command.argv, &dir_of(command)))
+            .map(|command| {
+                Sandbox::command_files(&command.argv, command.dir.as_deref().unwrap_or(&here))
+            })
             .collect();
         for (index, command) in commands.iter_mut().enumerate() {
             let others: Vec<CommandFiles> = files
@@ -115,7 +116,7 @@ impl BotCommand {
                 .filter(|(other, _)| *other != index)
                 .map(|(_, files)| files.clone())
                 .collect();
-            command.sandbox = Some(sandbox.for_bot(&command.argv, &dir_of(command), &others)?);
+            command.sandbox = Some(sandbox.for_bot(&files[index], &others)?);
         }
         Ok(())
     }

@@ -282,17 +282,15 @@ impl Sandbox {
         format!("{}; {network}; {}{processes}", self.protections, self.settings.limits)
     }
 
-    /// What the bot running `command` may read, its own files set apart
+    /// What the bot whose command names `own` may read, its files set apart
     /// from those of `others` (the other bots of the run).
     pub fn for_bot(
         self: &Arc<Sandbox>,
-        argv: &[String],
-        dir: &Path,
+        own: &CommandFiles,
         others: &[CommandFiles],
     ) -> Result<Arc<BotSandbox>, SandboxError> {
-        let own = Sandbox::command_files(argv, dir);
         let mut excluded = self.protected.clone();
-        for other in others.iter().filter(|other| **other != own) {
+        for other in others.iter().filter(|other| *other != own) {
             excluded.extend(other.own.iter().filter(|file| !own.own.contains(file)).cloned());
             // Another bot's folder, unless this bot's own files are in it.
             let own_folders = own.folders();
