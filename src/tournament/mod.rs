@@ -8,6 +8,7 @@ pub mod config;
 mod progress;
 pub mod runner;
 pub mod schedule;
+pub mod sprt;
 pub mod standings;
 pub mod store;
 
