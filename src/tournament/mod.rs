@@ -5,6 +5,7 @@
 //! final files, and [`standings`] turns rows into standings and ratings.
 
 pub mod config;
+pub mod identity;
 mod progress;
 pub mod runner;
 pub mod schedule;
