@@ -4,6 +4,7 @@
 //! stdout ([`protocol`]). The [`referee`] runs them as processes under time
 //! limits and plays [`games`] between them; [`cli`] holds the commands.
 
+pub mod archive;
 pub mod cli;
 pub mod games;
 pub mod narrate;

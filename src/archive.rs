@@ -1,0 +1,417 @@
+//! The transcript archive: every transcript of a results folder in one
+//! append-only file, compressed game by game, with an index beside it.
+//!
+//! A file per transcript costs a file creation per game, which on common
+//! disks takes longer than a short game, and a million-game league would
+//! leave a million files. The archive appends one frame per game instead:
+//!
+//! ```text
+//! transcripts.archive   frames, one per game, in the order games finished
+//!   "ATR1" magic (4 bytes) | game number (u64) | transcript length (u32)
+//!   | stored length (u32) | CRC-32 of the stored bytes (u32)
+//!   | stored bytes: the transcript, raw DEFLATE
+//! transcripts.index     16 bytes per frame: game number (u64), frame offset (u64)
+//! ```
+//!
+//! Integers are little-endian. The archive is the truth and the index a
+//! shortcut: opening for append checks the index against the archive,
+//! indexes frames the index missed, and cuts a frame torn by a crash, so a
+//! run killed at any point resumes with every complete frame. A game played
+//! twice (its row was lost in a crash, so it was replayed) has two frames;
+//! the later one is the game's transcript, as its row is the later one.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use flate2::Compression;
+use flate2::read::DeflateDecoder;
+use flate2::write::DeflateEncoder;
+
+/// The archive's file name in a results folder.
+pub const ARCHIVE_FILE: &str = "transcripts.archive";
+/// The index's file name in a results folder.
+pub const INDEX_FILE: &str = "transcripts.index";
+
+const MAGIC: &[u8; 4] = b"ATR1";
+const HEADER_BYTES: u64 = 4 + 8 + 4 + 4 + 4;
+const INDEX_ENTRY_BYTES: u64 = 16;
+/// The longest transcript a frame holds (a frame stores lengths as u32).
+pub const MAX_TRANSCRIPT_BYTES: usize = u32::MAX as usize;
+
+/// Why the archive could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{}: no transcript of game {game}", path.display())]
+    NoSuchGame { path: PathBuf, game: u64 },
+    #[error("{}: the frame of game {game} at byte {offset} is damaged ({what})", path.display())]
+    Damaged { path: PathBuf, game: u64, offset: u64, what: &'static str },
+    #[error("transcript of game {game} is {bytes} bytes, more than a frame holds")]
+    TooLong { game: u64, bytes: usize },
+}
+
+/// One game's transcript, compressed and ready to append. Compressing is
+/// the expensive part, so workers do it before taking the writer's lock.
+pub struct Frame {
+    game: u64,
+    bytes: Vec<u8>,
+}
+
+impl Frame {
+    pub fn compress(game: u64, transcript: &[u8]) -> Result<Frame, ArchiveError> {
+        if transcript.len() > MAX_TRANSCRIPT_BYTES {
+            return Err(ArchiveError::TooLong { game, bytes: transcript.len() });
+        }
+        // The header's room first; the encoder appends the body after it.
+        let mut bytes = Vec::with_capacity(HEADER_BYTES as usize + transcript.len() / 4);
+        bytes.resize(HEADER_BYTES as usize, 0);
+        let mut encoder = DeflateEncoder::new(bytes, Compression::fast());
+        encoder.write_all(transcript).expect("writing to memory");
+        let mut bytes = encoder.finish().expect("writing to memory");
+        let stored = &bytes[HEADER_BYTES as usize..];
+        let stored_len = u32::try_from(stored.len())
+            .map_err(|_| ArchiveError::TooLong { game, bytes: transcript.len() })?;
+        let checksum = crc32fast::hash(stored);
+        let mut header = [0u8; HEADER_BYTES as usize];
+        header[..4].copy_from_slice(MAGIC);
+        header[4..12].copy_from_slice(&game.to_le_bytes());
+        header[12..16].copy_from_slice(&(transcript.len() as u32).to_le_bytes());
+        header[16..20].copy_from_slice(&stored_len.to_le_bytes());
+        header[20..24].copy_from_slice(&checksum.to_le_bytes());
+        bytes[..HEADER_BYTES as usize].copy_from_slice(&header);
+        Ok(Frame { game, bytes })
+    }
+}
+
+/// A frame's header, read back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Header {
+    game: u64,
+    transcript_len: u32,
+    stored_len: u32,
+    checksum: u32,
+}
+
+impl Header {
+    fn parse(bytes: &[u8; HEADER_BYTES as usize]) -> Option<Header> {
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        (&bytes[..4] == MAGIC).then(|| Header {
+            game: u64::from_le_bytes(bytes[4..12].try_into().unwrap()),
+            transcript_len: u32_at(12),
+            stored_len: u32_at(16),
+            checksum: u32_at(20),
+        })
+    }
+
+    fn frame_len(&self) -> u64 {
+        HEADER_BYTES + u64::from(self.stored_len)
+    }
+}
+
+/// Appends frames; one per results folder, held by the run that owns the
+/// folder's lock.
+pub struct ArchiveWriter {
+    archive: File,
+    index: File,
+    archive_path: PathBuf,
+    index_path: PathBuf,
+    /// Where the next frame goes.
+    end: u64,
+}
+
+impl ArchiveWriter {
+    /// Opens (or creates) the archive in `folder` for appending, after
+    /// repairing what a crash may have left: index entries past the last
+    /// complete frame are dropped, frames the index missed are indexed, and
+    /// a torn last frame is cut off.
+    pub fn open(folder: &Path) -> Result<ArchiveWriter, ArchiveError> {
+        let archive_path = folder.join(ARCHIVE_FILE);
+        let index_path = folder.join(INDEX_FILE);
+        let io_error = |path: &Path| {
+            let path = path.to_owned();
+            move |source| ArchiveError::Io { path, source }
+        };
+        let open = |path: &Path| {
+            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)
+        };
+        let mut archive = open(&archive_path).map_err(io_error(&archive_path))?;
+        let mut index = open(&index_path).map_err(io_error(&index_path))?;
+
+        let archive_len = archive.metadata().map_err(io_error(&archive_path))?.len();
+        let mut entries = read_index(&mut index).map_err(io_error(&index_path))?;
+        // Trust the index up to its last entry whose frame is whole.
+        let mut end = 0;
+        while let Some(&(_, offset)) = entries.last() {
+            match read_header(&mut archive, offset, archive_len).map_err(io_error(&archive_path))? {
+                Some(header) => {
+                    end = offset + header.frame_len();
+                    break;
+                }
+                None => {
+                    entries.pop();
+                }
+            }
+        }
+        // Frames after it were written but not indexed.
+        let listed = entries.len();
+        while let Some(header) =
+            read_header(&mut archive, end, archive_len).map_err(io_error(&archive_path))?
+        {
+            entries.push((header.game, end));
+            end += header.frame_len();
+        }
+        if end < archive_len {
+            archive.set_len(end).map_err(io_error(&archive_path))?;
+        }
+        // Drop the index's torn or untrusted tail, then list what it missed.
+        index.set_len(listed as u64 * INDEX_ENTRY_BYTES).map_err(io_error(&index_path))?;
+        index.seek(SeekFrom::End(0)).map_err(io_error(&index_path))?;
+        let missed: Vec<u8> = entries[listed..]
+            .iter()
+            .flat_map(|(game, offset)| [game.to_le_bytes(), offset.to_le_bytes()])
+            .flatten()
+            .collect();
+        index.write_all(&missed).map_err(io_error(&index_path))?;
+        archive.seek(SeekFrom::Start(end)).map_err(io_error(&archive_path))?;
+        Ok(ArchiveWriter { archive, index, archive_path, index_path, end })
+    }
+
+    /// Appends a frame, then its index entry. A failure leaves at worst a
+    /// torn frame, which the next open cuts off.
+    pub fn append(&mut self, frame: &Frame) -> Result<(), ArchiveError> {
+        self.archive
+            .write_all(&frame.bytes)
+            .map_err(|source| ArchiveError::Io { path: self.archive_path.clone(), source })?;
+        let mut entry = [0u8; INDEX_ENTRY_BYTES as usize];
+        entry[..8].copy_from_slice(&frame.game.to_le_bytes());
+        entry[8..].copy_from_slice(&self.end.to_le_bytes());
+        self.end += frame.bytes.len() as u64;
+        self.index
+            .write_all(&entry)
+            .map_err(|source| ArchiveError::Io { path: self.index_path.clone(), source })
+    }
+}
+
+/// Reads transcripts back by game number.
+pub struct ArchiveReader {
+    archive: File,
+    path: PathBuf,
+    len: u64,
+    /// Each game's latest frame.
+    offsets: HashMap<u64, u64>,
+}
+
+impl ArchiveReader {
+    /// Opens the archive of `folder` without changing it. Frames the index
+    /// does not list yet (a run still going, or one that crashed) are found
+    /// by reading on from the last listed frame.
+    pub fn open(folder: &Path) -> Result<ArchiveReader, ArchiveError> {
+        let path = folder.join(ARCHIVE_FILE);
+        let index_path = folder.join(INDEX_FILE);
+        let io_error = |path: &Path| {
+            let path = path.to_owned();
+            move |source| ArchiveError::Io { path, source }
+        };
+        let mut archive = File::open(&path).map_err(io_error(&path))?;
+        let len = archive.metadata().map_err(io_error(&path))?.len();
+        let entries = match File::open(&index_path) {
+            Ok(mut index) => read_index(&mut index).map_err(io_error(&index_path))?,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Err(error) => return Err(io_error(&index_path)(error)),
+        };
+        let mut offsets = HashMap::with_capacity(entries.len());
+        let mut end = 0;
+        for &(game, offset) in &entries {
+            if let Some(header) = read_header(&mut archive, offset, len).map_err(io_error(&path))? {
+                offsets.insert(game, offset);
+                end = end.max(offset + header.frame_len());
+            }
+        }
+        while let Some(header) = read_header(&mut archive, end, len).map_err(io_error(&path))? {
+            offsets.insert(header.game, end);
+            end += header.frame_len();
+        }
+        Ok(ArchiveReader { archive, path, len, offsets })
+    }
+
+    /// The game numbers with a transcript, in order.
+    pub fn games(&self) -> Vec<u64> {
+        let mut games: Vec<u64> = self.offsets.keys().copied().collect();
+        games.sort_unstable();
+        games
+    }
+
+    /// The transcript of game `game`, checked against its checksum.
+    pub fn read(&mut self, game: u64) -> Result<Vec<u8>, ArchiveError> {
+        let offset = *self
+            .offsets
+            .get(&game)
+            .ok_or_else(|| ArchiveError::NoSuchGame { path: self.path.clone(), game })?;
+        let io_error = |source| ArchiveError::Io { path: self.path.clone(), source };
+        let damaged = |what| ArchiveError::Damaged { path: self.path.clone(), game, offset, what };
+        let header = read_header(&mut self.archive, offset, self.len)
+            .map_err(io_error)?
+            .ok_or_else(|| damaged("its header is unreadable"))?;
+        let mut stored = vec![0; header.stored_len as usize];
+        self.archive.read_exact(&mut stored).map_err(io_error)?;
+        if crc32fast::hash(&stored) != header.checksum {
+            return Err(damaged("checksum mismatch"));
+        }
+        let mut transcript = Vec::with_capacity(header.transcript_len as usize);
+        DeflateDecoder::new(stored.as_slice())
+            .read_to_end(&mut transcript)
+            .map_err(|_| damaged("it does not decompress"))?;
+        if transcript.len() != header.transcript_len as usize {
+            return Err(damaged("its length differs from its header's"));
+        }
+        Ok(transcript)
+    }
+}
+
+/// Whether `folder` holds a transcript archive.
+pub fn exists(folder: &Path) -> bool {
+    fs::metadata(folder.join(ARCHIVE_FILE)).is_ok_and(|metadata| metadata.is_file())
+}
+
+fn read_index(index: &mut File) -> io::Result<Vec<(u64, u64)>> {
+    let mut bytes = Vec::new();
+    index.seek(SeekFrom::Start(0))?;
+    index.read_to_end(&mut bytes)?;
+    // A torn last entry is dropped with the rest of what follows it.
+    Ok(bytes
+        .chunks_exact(INDEX_ENTRY_BYTES as usize)
+        .map(|entry| {
+            let game = u64::from_le_bytes(entry[..8].try_into().unwrap());
+            let offset = u64::from_le_bytes(entry[8..].try_into().unwrap());
+            (game, offset)
+        })
+        .collect())
+}
+
+/// The header of the frame at `offset`, if a whole frame lies there (the
+/// file is long enough for its header and stored bytes). Leaves the file
+/// positioned at the frame's stored bytes.
+fn read_header(archive: &mut File, offset: u64, archive_len: u64) -> io::Result<Option<Header>> {
+    if offset.checked_add(HEADER_BYTES).is_none_or(|header_end| header_end > archive_len) {
+        return Ok(None);
+    }
+    let mut bytes = [0u8; HEADER_BYTES as usize];
+    archive.seek(SeekFrom::Start(offset))?;
+    archive.read_exact(&mut bytes)?;
+    Ok(Header::parse(&bytes).filter(|header| offset + header.frame_len() <= archive_len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transcript(game: u64) -> Vec<u8> {
+        let mut text = format!("{{\"type\":\"header\",\"game\":{game}}}\n");
+        for turn in 0..50 {
+            text.push_str(&format!("{{\"type\":\"send\",\"at\":{},\"turn\":{turn}}}\n", turn * 13));
+        }
+        text.into_bytes()
+    }
+
+    fn write_games(folder: &Path, games: impl IntoIterator<Item = u64>) {
+        let mut writer = ArchiveWriter::open(folder).unwrap();
+        for game in games {
+            writer.append(&Frame::compress(game, &transcript(game)).unwrap()).unwrap();
+        }
+    }
+
+    #[test]
+    fn transcripts_read_back_as_written_and_smaller_on_disk() {
+        let folder = tempfile::tempdir().unwrap();
+        write_games(folder.path(), 1..=40);
+        write_games(folder.path(), 41..=60);
+        let mut reader = ArchiveReader::open(folder.path()).unwrap();
+        assert_eq!(reader.games(), (1..=60).collect::<Vec<_>>());
+        for game in [1, 17, 40, 41, 60] {
+            assert_eq!(reader.read(game).unwrap(), transcript(game));
+        }
+        let written: usize = (1..=60).map(|game| transcript(game).len()).sum();
+        let stored = fs::metadata(folder.path().join(ARCHIVE_FILE)).unwrap().len() as usize;
+        assert!(stored * 3 < written, "{stored} bytes stored for {written}");
+        assert!(matches!(reader.read(61), Err(ArchiveError::NoSuchGame { game: 61, .. })));
+    }
+
+    #[test]
+    fn a_torn_frame_is_cut_and_every_whole_one_kept() {
+        let folder = tempfile::tempdir().unwrap();
+        write_games(folder.path(), 1..=10);
+        let archive_path = folder.path().join(ARCHIVE_FILE);
+        let whole = fs::metadata(&archive_path).unwrap().len();
+        // A crash in the middle of game 11's frame, before its index entry.
+        let frame = Frame::compress(11, &transcript(11)).unwrap();
+        let mut file = OpenOptions::new().append(true).open(&archive_path).unwrap();
+        file.write_all(&frame.bytes[..frame.bytes.len() / 2]).unwrap();
+        drop(file);
+
+        let mut reader = ArchiveReader::open(folder.path()).unwrap();
+        assert_eq!(reader.games(), (1..=10).collect::<Vec<_>>(), "a reader skips the torn frame");
+        assert_eq!(reader.read(10).unwrap(), transcript(10));
+
+        write_games(folder.path(), [11, 12]);
+        assert!(fs::metadata(&archive_path).unwrap().len() > whole);
+        let mut reader = ArchiveReader::open(folder.path()).unwrap();
+        assert_eq!(reader.games(), (1..=12).collect::<Vec<_>>());
+        assert_eq!(reader.read(11).unwrap(), transcript(11));
+        assert_eq!(reader.read(12).unwrap(), transcript(12));
+    }
+
+    #[test]
+    fn frames_the_index_missed_are_found_and_a_lost_index_rebuilt() {
+        let folder = tempfile::tempdir().unwrap();
+        write_games(folder.path(), 1..=5);
+        let index_path = folder.path().join(INDEX_FILE);
+        // A crash between a frame and its index entry, and a torn entry.
+        let index = fs::read(&index_path).unwrap();
+        fs::write(&index_path, &index[..index.len() - 16 - 16 + 5]).unwrap();
+        let mut reader = ArchiveReader::open(folder.path()).unwrap();
+        assert_eq!(reader.games(), (1..=5).collect::<Vec<_>>());
+        assert_eq!(reader.read(5).unwrap(), transcript(5));
+
+        fs::remove_file(&index_path).unwrap();
+        write_games(folder.path(), [6]);
+        assert_eq!(fs::metadata(&index_path).unwrap().len(), 6 * 16);
+        let mut reader = ArchiveReader::open(folder.path()).unwrap();
+        assert_eq!(reader.games(), (1..=6).collect::<Vec<_>>());
+        assert_eq!(reader.read(3).unwrap(), transcript(3));
+    }
+
+    #[test]
+    fn a_replayed_game_reads_as_its_last_frame() {
+        let folder = tempfile::tempdir().unwrap();
+        write_games(folder.path(), [1, 2]);
+        let mut writer = ArchiveWriter::open(folder.path()).unwrap();
+        writer.append(&Frame::compress(2, b"replayed\n").unwrap()).unwrap();
+        drop(writer);
+        let mut reader = ArchiveReader::open(folder.path()).unwrap();
+        assert_eq!(reader.read(2).unwrap(), b"replayed\n");
+        assert_eq!(reader.games(), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_damaged_frame_is_reported_not_misread() {
+        let folder = tempfile::tempdir().unwrap();
+        write_games(folder.path(), [1, 2]);
+        let archive_path = folder.path().join(ARCHIVE_FILE);
+        let mut bytes = fs::read(&archive_path).unwrap();
+        let last = bytes.len() - 3;
+        bytes[last] ^= 0xff;
+        fs::write(&archive_path, bytes).unwrap();
+        let mut reader = ArchiveReader::open(folder.path()).unwrap();
+        assert_eq!(reader.read(1).unwrap(), transcript(1));
+        let error = reader.read(2).unwrap_err();
+        assert!(matches!(error, ArchiveError::Damaged { game: 2, .. }), "{error}");
+        assert!(error.to_string().contains(ARCHIVE_FILE), "{error}");
+    }
+}
