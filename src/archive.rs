@@ -43,18 +43,43 @@ pub const MAX_TRANSCRIPT_BYTES: usize = u32::MAX as usize;
 /// Why the archive could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ArchiveError {
+    /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The archive or its index.
         path: PathBuf,
+        /// What the system said.
         #[source]
         source: io::Error,
     },
+    /// The archive holds no frame of that game.
     #[error("{}: no transcript of game {game}", path.display())]
-    NoSuchGame { path: PathBuf, game: u64 },
+    NoSuchGame {
+        /// The archive.
+        path: PathBuf,
+        /// The game asked for.
+        game: u64,
+    },
+    /// A frame is whole but its bytes are not what was written.
     #[error("{}: the frame of game {game} at byte {offset} is damaged ({what})", path.display())]
-    Damaged { path: PathBuf, game: u64, offset: u64, what: &'static str },
+    Damaged {
+        /// The archive.
+        path: PathBuf,
+        /// The game whose frame it is.
+        game: u64,
+        /// Where the frame starts.
+        offset: u64,
+        /// What is wrong with it.
+        what: &'static str,
+    },
+    /// A transcript too long for a frame's length field.
     #[error("transcript of game {game} is {bytes} bytes, more than a frame holds")]
-    TooLong { game: u64, bytes: usize },
+    TooLong {
+        /// The game.
+        game: u64,
+        /// Its transcript's length.
+        bytes: usize,
+    },
 }
 
 /// One game's transcript, compressed and ready to append. Compressing is
@@ -65,6 +90,7 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// Compresses game `game`'s transcript into a frame.
     pub fn compress(game: u64, transcript: &[u8]) -> Result<Frame, ArchiveError> {
         if transcript.len() > MAX_TRANSCRIPT_BYTES {
             return Err(ArchiveError::TooLong { game, bytes: transcript.len() });

@@ -82,6 +82,7 @@ impl SeedKey {
         SeedKey { halves: [digest(1), digest(2)], secret: true }
     }
 
+    /// Whether the key came from `ARENA_SEED_KEY` (not the public default).
     pub fn is_secret(&self) -> bool {
         self.secret
     }

@@ -54,6 +54,7 @@ impl fmt::Display for Fingerprint {
 pub struct BotMaterial<'a> {
     /// The command's words as the tournament file writes them.
     pub command: &'a [String],
+    /// The environment the tournament file gives it.
     pub env: &'a BTreeMap<String, String>,
     /// The tournament file's `version` key, for what files cannot show
     /// (an image tag, a remote service).
@@ -68,7 +69,9 @@ pub struct BotMaterial<'a> {
 /// A file or folder of a bot, and the folder to name its contents from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tree {
+    /// The file or folder.
     pub path: PathBuf,
+    /// The folder its files are named from in the fingerprint.
     pub relative_to: PathBuf,
 }
 
@@ -76,7 +79,9 @@ pub struct Tree {
 #[derive(Debug, thiserror::Error)]
 #[error("cannot read {}: {source}", path.display())]
 pub struct FingerprintError {
+    /// The file or folder.
     pub path: PathBuf,
+    /// What the system said.
     #[source]
     pub source: io::Error,
 }

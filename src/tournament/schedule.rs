@@ -15,6 +15,7 @@ pub struct ScheduledGame {
     pub pairing: [usize; 2],
     /// The bot in seat 1 and the bot in seat 2.
     pub seats: [usize; 2],
+    /// The setup's seed.
     pub seed: u64,
 }
 
@@ -40,6 +41,8 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// The schedule of `bot_count` bots playing `games_per_pair` games per
+    /// pairing, with setups derived from `seed`.
     pub fn new(bot_count: usize, games_per_pair: u32, seed: u64) -> Schedule {
         Schedule { bot_count, games_per_pair: u64::from(games_per_pair), seed }
     }
@@ -50,6 +53,7 @@ impl Schedule {
         pairs as u64 * self.games_per_pair
     }
 
+    /// Whether the schedule has no game (fewer than two bots).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -116,11 +120,14 @@ pub fn round_robin(bot_count: usize, games_per_pair: u32, seed: u64) -> Vec<Sche
 /// (1-based `K`), so N machines split the work with nothing played twice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// `K`, from 1.
     pub number: u64,
+    /// `N`.
     pub count: u64,
 }
 
 impl Shard {
+    /// Whether `game` belongs to this share.
     pub fn contains(&self, game: &ScheduledGame) -> bool {
         (game.index - 1) % self.count == self.number - 1
     }

@@ -29,6 +29,7 @@ const EMPTY_CELL: f64 = 1e-3;
 /// (0 = lost both, 2 = a win and a loss or two draws, 4 = won both).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Pentanomial {
+    /// Pairs by the challenger's half-points, 0 to 4.
     pub counts: [u64; 5],
 }
 
@@ -40,6 +41,7 @@ impl Pentanomial {
         self.counts[half_points] += 1;
     }
 
+    /// Pairs played.
     pub fn pairs(&self) -> u64 {
         self.counts.iter().sum()
     }
@@ -94,14 +96,34 @@ impl Default for SprtSettings {
 /// Settings that make no test.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SprtSettingsError {
+    /// H1 must claim more than H0.
     #[error("elo0 ({elo0}) must be less than elo1 ({elo1})")]
-    HypothesesOutOfOrder { elo0: f64, elo1: f64 },
+    HypothesesOutOfOrder {
+        /// The given H0.
+        elo0: f64,
+        /// The given H1.
+        elo1: f64,
+    },
+    /// An error rate of 0 or 1 (or beyond) makes a test that never ends or
+    /// never tests.
     #[error("{name} must be between 0 and 1 (exclusive), got {value}")]
-    ErrorRateOutOfRange { name: &'static str, value: f64 },
+    ErrorRateOutOfRange {
+        /// `alpha` or `beta`.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// Error rates that leave the bounds crossed.
     #[error("alpha + beta must be less than 1, got {0}")]
     ErrorRatesTooLarge(f64),
+    /// NaN or infinity.
     #[error("{name} must be a finite number, got {value}")]
-    NotFinite { name: &'static str, value: f64 },
+    NotFinite {
+        /// The setting.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
 }
 
 /// What the test says so far.
@@ -116,6 +138,7 @@ pub enum Verdict {
 }
 
 impl SprtSettings {
+    /// Checks that the settings make a test, naming the one that does not.
     pub fn validate(&self) -> Result<(), SprtSettingsError> {
         for (name, value) in
             [("elo0", self.elo0), ("elo1", self.elo1), ("alpha", self.alpha), ("beta", self.beta)]
@@ -167,6 +190,7 @@ impl SprtSettings {
         total * mean_log_ratio
     }
 
+    /// The test's decision at this log-likelihood ratio.
     pub fn verdict(&self, llr: f64) -> Verdict {
         let (lower, upper) = self.bounds();
         if llr >= upper {
