@@ -7,6 +7,7 @@
 pub mod archive;
 pub mod cli;
 pub mod games;
+pub mod html_page;
 pub mod narrate;
 pub mod players;
 pub mod printable;
