@@ -5,6 +5,7 @@
 //! between two bots and reports it; it restarts nothing by itself but stops
 //! a bot whose forfeit left it in doubt, so the next game starts it afresh.
 
+pub mod clock;
 mod deadline;
 mod game;
 pub mod lines;
