@@ -19,16 +19,18 @@ pub struct ScheduledGame {
     pub seed: u64,
 }
 
-/// The round robin, computed on demand rather than stored, so a run of any
-/// length needs no memory for its schedule.
+/// The schedule, computed on demand rather than stored, so a run of any
+/// length needs no memory per game.
 ///
-/// Every unordered pair of bots plays `games_per_pair` games (an even
-/// number): setup `k` (seed derived from the run's seed and `k` alone, so
-/// all pairings play the same setups and adding a bot changes no existing
-/// game) once with each bot in seat 1. Pairings follow file order, grouped
-/// by their later bot: (0,1), (0,2), (1,2), (0,3)... so a bot added at the
-/// end only adds games at the end, and every existing game keeps its number
-/// (and with it its transcript and log file names).
+/// Every pairing plays `games_per_pair` games (an even number): setup `k`
+/// (seed derived from the run's seed and `k` alone, so all pairings play the
+/// same setups and adding a bot changes no existing game) once with each bot
+/// in seat 1. In a round robin every two bots are a pairing; in a gauntlet
+/// only a challenger and a bot of the field are (challengers do not meet
+/// each other, nor the field's bots each other). Pairings follow file order,
+/// grouped by their later bot: (0,1), (0,2), (1,2), (0,3)... so a bot added
+/// at the end only adds games at the end, and every existing game keeps its
+/// number (and with it its transcript and log file names).
 ///
 /// Nothing is kept per game or setup (a setup's seed is derived when asked
 /// for), so its size does not depend on `games_per_pair`.
@@ -38,22 +40,88 @@ pub struct Schedule {
     games_per_pair: u64,
     /// The run's seed, which every setup's seed derives from.
     seed: u64,
+    /// Whether each bot is a challenger; empty in a round robin.
+    challenger: Vec<bool>,
+    /// Pairings whose later bot comes before bot `i`, for `i` up to
+    /// `bot_count` (so the last entry counts them all).
+    pairings_before: Vec<u64>,
 }
 
 impl Schedule {
-    /// The schedule of `bot_count` bots playing `games_per_pair` games per
+    /// The round robin of `bot_count` bots playing `games_per_pair` games per
     /// pairing, with setups derived from `seed`.
     pub fn new(bot_count: usize, games_per_pair: u32, seed: u64) -> Schedule {
-        Schedule { bot_count, games_per_pair: u64::from(games_per_pair), seed }
+        Schedule::with_challengers(bot_count, games_per_pair, seed, Vec::new())
+    }
+
+    /// The gauntlet of the bots at `challengers` (indexes) against the
+    /// others. With no challenger it is the round robin.
+    pub fn gauntlet(
+        bot_count: usize,
+        games_per_pair: u32,
+        seed: u64,
+        challengers: &[usize],
+    ) -> Schedule {
+        let mut challenger = Vec::new();
+        if !challengers.is_empty() {
+            challenger = vec![false; bot_count];
+            for &bot in challengers {
+                challenger[bot] = true;
+            }
+        }
+        Schedule::with_challengers(bot_count, games_per_pair, seed, challenger)
+    }
+
+    fn with_challengers(
+        bot_count: usize,
+        games_per_pair: u32,
+        seed: u64,
+        challenger: Vec<bool>,
+    ) -> Schedule {
+        let mut schedule = Schedule {
+            bot_count,
+            games_per_pair: u64::from(games_per_pair),
+            seed,
+            challenger,
+            pairings_before: Vec::with_capacity(bot_count + 1),
+        };
+        let mut count = 0;
+        for second in 0..=bot_count {
+            schedule.pairings_before.push(count);
+            if second < bot_count {
+                count += schedule.partners_before(second, second);
+            }
+        }
+        schedule
+    }
+
+    /// Whether bot `bot` is a challenger of a gauntlet.
+    pub fn is_challenger(&self, bot: usize) -> bool {
+        self.challenger.get(bot).copied().unwrap_or(false)
+    }
+
+    /// Whether `first` and `second` are a pairing of this schedule.
+    fn pairs(&self, first: usize, second: usize) -> bool {
+        first != second
+            && (self.challenger.is_empty() || self.challenger[first] != self.challenger[second])
+    }
+
+    /// The bots before `limit` that `second` plays.
+    fn partners_before(&self, second: usize, limit: usize) -> u64 {
+        if self.challenger.is_empty() {
+            // Everyone before `limit` but `second` itself.
+            return (limit - usize::from(second < limit)) as u64;
+        }
+        (0..limit).filter(|&first| self.pairs(first, second)).count() as u64
     }
 
     /// Games in the whole schedule.
     pub fn len(&self) -> u64 {
-        let pairs = self.bot_count * self.bot_count.saturating_sub(1) / 2;
-        pairs as u64 * self.games_per_pair
+        self.pairings_before[self.bot_count] * self.games_per_pair
     }
 
-    /// Whether the schedule has no game (fewer than two bots).
+    /// Whether the schedule has no game (fewer than two bots, or a gauntlet
+    /// without a field).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -64,15 +132,18 @@ impl Schedule {
     }
 
     /// The pairings, in schedule order.
-    pub fn pairings(&self) -> impl Iterator<Item = [usize; 2]> + use<> {
-        let bot_count = self.bot_count;
-        (1..bot_count).flat_map(|second| (0..second).map(move |first| [first, second]))
+    pub fn pairings(&self) -> impl Iterator<Item = [usize; 2]> + '_ {
+        (1..self.bot_count).flat_map(move |second| {
+            (0..second)
+                .filter(move |&first| self.pairs(first, second))
+                .map(move |first| [first, second])
+        })
     }
 
     /// Setup `setup` of `pairing`, with the later bot in seat 1 if `swapped`.
     pub fn game(&self, pairing: [usize; 2], setup: u64, swapped: bool) -> ScheduledGame {
         let [first, second] = pairing;
-        let pairing_number = (second * (second - 1) / 2 + first) as u64;
+        let pairing_number = self.pairings_before[second] + self.partners_before(second, first);
         ScheduledGame {
             index: pairing_number * self.games_per_pair + setup * 2 + u64::from(swapped) + 1,
             round: setup + 1,
@@ -103,7 +174,7 @@ impl Schedule {
     pub fn find(&self, seats: [usize; 2], round: u64, seed: u64) -> Option<ScheduledGame> {
         let [one, two] = seats;
         let setup = round.checked_sub(1)?;
-        if one == two || one.max(two) >= self.bot_count || setup >= self.setups() {
+        if one.max(two) >= self.bot_count || !self.pairs(one, two) || setup >= self.setups() {
             return None;
         }
         let game = self.game([one.min(two), one.max(two)], setup, one > two);
@@ -195,6 +266,33 @@ mod tests {
         assert_eq!(schedule.find([0, 1], 0, games[0].seed), None);
         assert_eq!(schedule.find([0, 1], schedule.setups() + 1, games[0].seed), None);
         assert_eq!(schedule.find([0, 1], 1, 12345), None);
+    }
+
+    #[test]
+    fn a_gauntlet_plays_only_challengers_against_the_field() {
+        // Bots 1 and 3 challenge the field of 0, 2 and 4.
+        let schedule = Schedule::gauntlet(5, 4, 8, &[1, 3]);
+        let games: Vec<_> = schedule.iter().collect();
+        assert_eq!(games.len() as u64, schedule.len());
+        assert_eq!(schedule.len(), 2 * 3 * 4);
+        assert!(games.iter().enumerate().all(|(position, game)| game.index == position as u64 + 1));
+        for game in &games {
+            let [first, second] = game.pairing;
+            assert_ne!(schedule.is_challenger(first), schedule.is_challenger(second), "{game:?}");
+            assert_eq!(schedule.find(game.seats, game.round, game.seed).as_ref(), Some(game));
+        }
+        let seed = games[0].seed;
+        assert_eq!(schedule.find([1, 3], 1, seed), None, "challengers do not meet");
+        assert_eq!(schedule.find([0, 2], 1, seed), None, "nor does the field");
+        // The same setups as the round robin, so results compare.
+        let round_robin = Schedule::new(5, 4, 8);
+        assert!(
+            games.iter().all(|game| round_robin.find(game.seats, game.round, game.seed).is_some())
+        );
+        // A bot added to the field at the end adds games at the end.
+        let grown: Vec<_> = Schedule::gauntlet(6, 4, 8, &[1, 3]).iter().collect();
+        assert_eq!(games[..], grown[..games.len()]);
+        assert!(Schedule::gauntlet(2, 4, 8, &[0, 1]).is_empty());
     }
 
     #[test]
