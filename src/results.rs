@@ -9,8 +9,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::games::{GameId, Seat};
-use crate::protocol::ForfeitReason;
-use crate::referee::{GameFiles, GameReport, LogPath};
+use crate::protocol::{ForfeitReason, ResultReason};
+use crate::referee::{GameFiles, GameOutcome, GameReport, LogPath};
 
 /// One row of games.csv: one finished game. Column order is field order;
 /// protocol.md's sibling, the README, documents each column.
@@ -30,14 +30,15 @@ pub struct GameRow {
     /// The winning bot's name; empty for a draw or a double forfeit.
     pub winner: String,
     /// `seat1`, `seat2`, `draw` or `both_lost`.
-    pub outcome: String,
+    pub outcome: GameOutcome,
     /// `normal`, the forfeit reason, or `double_forfeit`.
-    pub reason: String,
+    pub reason: ResultReason,
     /// The bot that forfeited (both, joined by `;`, for a double forfeit).
     pub forfeiter: String,
-    /// Each seat's forfeit reason; empty when that seat did not forfeit.
-    pub forfeit1: String,
-    pub forfeit2: String,
+    /// Seat 1's forfeit reason; empty when it did not forfeit.
+    pub forfeit1: Option<ForfeitReason>,
+    /// Seat 2's forfeit reason; empty when it did not forfeit.
+    pub forfeit2: Option<ForfeitReason>,
     /// The forfeit in words, with the offending line if there was one.
     pub forfeit_detail: String,
     pub score1: i64,
@@ -80,12 +81,8 @@ impl GameRow {
             })
             .collect::<Vec<_>>()
             .join("; ");
-        let reason_of = |seat: Seat| {
-            report.forfeits[seat.index()]
-                .as_ref()
-                .map(|forfeit| forfeit.reason.to_string())
-                .unwrap_or_default()
-        };
+        let reason_of =
+            |seat: Seat| report.forfeits[seat.index()].as_ref().map(|forfeit| forfeit.reason);
         let millis = |duration: std::time::Duration| (duration.as_secs_f64() * 1e6).round() / 1e3;
         GameRow {
             game_index: context.game_index,
@@ -96,8 +93,8 @@ impl GameRow {
             seat1: name(Seat::One),
             seat2: name(Seat::Two),
             winner: report.winner.map(name).unwrap_or_default(),
-            outcome: report.outcome().to_owned(),
-            reason: report.reason().to_owned(),
+            outcome: report.outcome(),
+            reason: report.reason(),
             forfeiter: forfeiting.iter().map(|seat| name(*seat)).collect::<Vec<_>>().join(";"),
             forfeit1: reason_of(Seat::One),
             forfeit2: reason_of(Seat::Two),
@@ -114,8 +111,7 @@ impl GameRow {
 
     /// The forfeit reason of the bot in `seat`, if it forfeited.
     pub fn forfeit_reason_of(&self, seat: Seat) -> Option<ForfeitReason> {
-        let reason = if seat == Seat::One { &self.forfeit1 } else { &self.forfeit2 };
-        ForfeitReason::ALL.into_iter().find(|known| known.as_str() == reason)
+        if seat == Seat::One { self.forfeit1 } else { self.forfeit2 }
     }
 }
 
@@ -229,11 +225,10 @@ impl Tally {
 impl Tally {
     /// Counts one game, for the bot in `seat`.
     pub fn add(&mut self, row: &GameRow, seat: Seat) {
-        let name = if seat == Seat::One { &row.seat1 } else { &row.seat2 };
         self.games += 1;
-        match row.outcome.as_str() {
-            "draw" => self.draws += 1,
-            _ if row.winner == *name => self.wins += 1,
+        match (row.outcome, seat) {
+            (GameOutcome::Draw, _) => self.draws += 1,
+            (GameOutcome::Seat1, Seat::One) | (GameOutcome::Seat2, Seat::Two) => self.wins += 1,
             _ => self.losses += 1,
         }
         if let Some(reason) = row.forfeit_reason_of(seat) {

@@ -94,6 +94,19 @@ fn a_wrong_id_fails_the_id_check_with_the_line_and_a_hint() {
     assert!(item(&run, "answers only legal moves").starts_with("PASS"));
 }
 
+/// A string id is an id problem, not stray output: classified by the
+/// reply's kind, not by the wording of its detail.
+#[test]
+fn a_string_id_fails_the_id_check_not_the_stdout_check() {
+    let run = check_fixture("string_id.py");
+    assert!(item(&run, "echoes ids").starts_with("FAIL"), "{}", run.stdout);
+    let details = details(&run, "echoes ids");
+    assert!(details[0].contains(r#""id": "2""#), "{details:?}");
+    assert!(details[1].contains("copy the `id`"), "{details:?}");
+    let stdout_check = item(&run, "writes nothing but protocol lines to stdout");
+    assert!(!stdout_check.starts_with("FAIL"), "{stdout_check}\n{}", run.stdout);
+}
+
 #[test]
 fn debug_prints_on_stdout_fail_with_a_hint_about_stderr() {
     let run = check_fixture("garbage.py");

@@ -18,7 +18,7 @@ use super::sandboxing::{SandboxArgs, start_sandbox};
 use crate::games::{Game, GameId, Seat, check_overrides, parse_params};
 use crate::players::random_player;
 use crate::printable::printable;
-use crate::protocol::ForfeitReason;
+use crate::protocol::{BadReplyKind, ForfeitReason};
 use crate::referee::{
     self, Bot, BotCommand, Forfeit, GameReport, LogPath, Settings, Stopped, play_game,
 };
@@ -257,9 +257,7 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
     });
     items.push(check(
         "echoes ids",
-        first(&|forfeit| {
-            forfeit.reason == ForfeitReason::Malformed && forfeit.detail.contains(" id")
-        }),
+        first(&|forfeit| forfeit.bad_reply.is_some_and(BadReplyKind::is_about_the_id)),
         format!("every reply carried its request's id in {total} games"),
         evidence,
         settings,
@@ -356,7 +354,9 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
         "writes nothing but protocol lines to stdout",
         first(&|forfeit| {
             forfeit.reason == ForfeitReason::LineTooLong
-                || (forfeit.reason == ForfeitReason::Malformed && !forfeit.detail.contains(" id"))
+                || forfeit.bad_reply.is_some_and(|kind| {
+                    kind.forfeit_reason() == ForfeitReason::Malformed && !kind.is_about_the_id()
+                })
         }),
         "every line was a protocol reply".to_owned(),
         evidence,
@@ -488,10 +488,10 @@ fn hint(forfeit: &Forfeit, log: &Path, settings: &Settings) -> String {
             "no reply arrived within {} ms: answer every `move` request, end the reply with a newline and flush stdout (print(..., flush=True) in Python, console.log in Node, stdout().flush() in Rust)",
             settings.move_timeout.as_millis()
         ),
-        ForfeitReason::Malformed if forfeit.detail.contains(" id") => {
-            "copy the `id` of each request into your reply".to_owned()
+        _ if forfeit.bad_reply.is_some_and(BadReplyKind::is_about_the_id) => {
+            "copy the `id` of each request into your reply, as the number it is".to_owned()
         }
-        ForfeitReason::Malformed if forfeit.detail.contains("expected a") || forfeit.detail.contains("no `type`") => {
+        ForfeitReason::Malformed if !forfeit.bad_reply.is_some_and(BadReplyKind::is_stray_output) => {
             "answer `start` with {\"type\":\"ready\",\"id\":ID} and `move` with {\"type\":\"move\",\"id\":ID,\"move\":M}".to_owned()
         }
         ForfeitReason::Malformed | ForfeitReason::LineTooLong => {

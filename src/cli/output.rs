@@ -1,19 +1,21 @@
 //! What the commands print: one line per game and summaries.
 
+use crate::protocol::ResultReason;
+use crate::referee::GameOutcome;
 use crate::results::{GameRow, tally};
 
 /// "game 3/10  seed 42  alpha (1) vs beta (2): beta wins 45-74"
 pub fn game_line(row: &GameRow, total: u64) -> String {
-    let verdict = match row.outcome.as_str() {
-        "draw" => "draw".to_owned(),
-        "both_lost" => "both lose".to_owned(),
-        _ => format!("{} wins", row.winner),
+    let verdict = match row.outcome {
+        GameOutcome::Draw => "draw".to_owned(),
+        GameOutcome::BothLost => "both lose".to_owned(),
+        GameOutcome::Seat1 | GameOutcome::Seat2 => format!("{} wins", row.winner),
     };
     let mut line = format!(
         "game {}/{}  seed {}  {} (1) vs {} (2): {verdict} {}-{}",
         row.game_index, total, row.seed, row.seat1, row.seat2, row.score1, row.score2
     );
-    if row.reason != "normal" {
+    if row.reason != ResultReason::Normal {
         line.push_str(&format!("  [{}: {}]", row.reason, row.forfeit_detail));
     }
     line

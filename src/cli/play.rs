@@ -14,7 +14,7 @@ use super::sandboxing::{SandboxArgs, start_sandbox};
 use crate::games::{GameId, Seat, check_overrides, parse_params};
 use crate::narrate::{Narrate, player};
 use crate::players::{SharedConsole, Terminal, human, random_player};
-use crate::protocol::ForfeitReason;
+use crate::protocol::{ForfeitReason, ResultReason};
 use crate::referee::{self, Bot, BotCommand, GameFiles, GameReport, Settings, play_game};
 use crate::seeds::fresh_seed;
 use crate::units::parse_duration;
@@ -147,7 +147,7 @@ fn result_lines(report: &GameReport, names: &[String; 2]) -> Vec<String> {
     }
     lines.push(match report.winner {
         Some(seat) => format!("Winner: {}", label(seat)),
-        None if report.reason() == "double_forfeit" => "Both players lose.".to_owned(),
+        None if report.reason() == ResultReason::DoubleForfeit => "Both players lose.".to_owned(),
         None => "It's a draw.".to_owned(),
     });
     lines

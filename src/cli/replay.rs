@@ -19,7 +19,8 @@ use super::options::UsageError;
 use crate::games::{GameId, Seat, parse_params};
 use crate::narrate::{Narrate, player, tell_turns};
 use crate::printable::printable;
-use crate::protocol::{PROTOCOL_VERSION, Played};
+use crate::protocol::{ForfeitReason, PROTOCOL_VERSION, Played, ResultReason};
+use crate::referee::GameOutcome;
 use crate::text_file::read_bounded;
 
 /// Arguments of `arena replay`.
@@ -115,7 +116,7 @@ struct HeaderBot {
 #[derive(Deserialize)]
 struct ForfeitEntry {
     seat: Seat,
-    reason: String,
+    reason: ForfeitReason,
     detail: String,
     line: Option<String>,
 }
@@ -123,8 +124,8 @@ struct ForfeitEntry {
 #[derive(Deserialize)]
 struct ResultEntry {
     winner: Option<Seat>,
-    outcome: String,
-    reason: String,
+    outcome: GameOutcome,
+    reason: ResultReason,
     scores: [i64; 2],
 }
 
@@ -372,7 +373,9 @@ impl<G: Narrate> Replay<G> {
     fn result(&self, result: &ResultEntry) -> Vec<String> {
         let [first, second] = result.scores;
         let verdict = match result.winner {
-            _ if result.outcome == "both_lost" => "Both players lose (double forfeit)".to_owned(),
+            _ if result.outcome == GameOutcome::BothLost => {
+                "Both players lose (double forfeit)".to_owned()
+            }
             Some(seat) => format!("Winner: {}", self.name(seat)),
             None => "Draw".to_owned(),
         };

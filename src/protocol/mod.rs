@@ -93,6 +93,63 @@ impl std::fmt::Display for ForfeitReason {
     }
 }
 
+/// Why a game ended: on the board, by one forfeit, or by two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResultReason {
+    /// Played to its end.
+    Normal,
+    /// One seat forfeited, for this reason.
+    Forfeit(ForfeitReason),
+    /// Both seats forfeited.
+    DoubleForfeit,
+}
+
+impl ResultReason {
+    /// `normal`, the forfeit reason's word, or `double_forfeit`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultReason::Normal => "normal",
+            ResultReason::Forfeit(reason) => reason.as_str(),
+            ResultReason::DoubleForfeit => "double_forfeit",
+        }
+    }
+}
+
+impl std::fmt::Display for ResultReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ResultReason {
+    type Err = String;
+
+    fn from_str(word: &str) -> Result<ResultReason, String> {
+        match word {
+            "normal" => Ok(ResultReason::Normal),
+            "double_forfeit" => Ok(ResultReason::DoubleForfeit),
+            _ => ForfeitReason::ALL
+                .into_iter()
+                .find(|reason| reason.as_str() == word)
+                .map(ResultReason::Forfeit)
+                .ok_or_else(|| format!("unknown result reason `{word}`")),
+        }
+    }
+}
+
+impl Serialize for ResultReason {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultReason {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let word = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        word.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// A forfeit as bots are told of it in `over`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ForfeitNotice {
@@ -138,7 +195,7 @@ pub enum ToBot<'a, P, V, M> {
         /// The winning seat, `null` for a draw or a double forfeit.
         winner: Option<Seat>,
         /// `normal`, the forfeit reason, or `double_forfeit`.
-        reason: &'a str,
+        reason: ResultReason,
         forfeits: &'a [ForfeitNotice],
         scores: [i64; 2],
         state: V,
@@ -170,23 +227,79 @@ pub enum Reply<M> {
     Move(M),
 }
 
-/// Why a reply line was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BadReply {
-    /// Not JSON, not an object, missing fields, wrong type or wrong id.
-    #[error("{0}")]
-    Malformed(String),
-    /// A well-formed `move` reply whose move is not a move of this game.
-    #[error("{0}")]
-    NotAMove(String),
+/// What is wrong with a refused reply line. `arena check` and the hints
+/// it gives match on these, never on a detail's wording.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BadReplyKind {
+    /// Not JSON at all (a debug print, say).
+    NotJson,
+    /// JSON, but not an object.
+    NotAnObject,
+    /// No `type`, or one that is not a string.
+    NoType,
+    /// A `type` other than the reply expected.
+    WrongType,
+    /// No `id`.
+    NoId,
+    /// An `id` that is not a whole number (`"2"`).
+    IdNotANumber,
+    /// The id of another request.
+    WrongId,
+    /// A `ready` whose `name` is not a string.
+    NameNotAString,
+    /// A `move` reply without a `move`.
+    NoMove,
+    /// A `move` that is not a move of this game: the wrong shape.
+    NotAMove,
 }
 
-/// The fields of a reply line, borrowed from it. Unknown fields are ignored.
+impl BadReplyKind {
+    /// The forfeit this earns: a move of the wrong shape is an illegal
+    /// move; everything else is a malformed reply.
+    pub fn forfeit_reason(self) -> ForfeitReason {
+        match self {
+            BadReplyKind::NotAMove => ForfeitReason::IllegalMove,
+            _ => ForfeitReason::Malformed,
+        }
+    }
+
+    /// Whether the reply got its `id` wrong (and the rest right enough to
+    /// tell).
+    pub fn is_about_the_id(self) -> bool {
+        matches!(self, BadReplyKind::NoId | BadReplyKind::IdNotANumber | BadReplyKind::WrongId)
+    }
+
+    /// Whether the line was no protocol reply at all (stray output).
+    pub fn is_stray_output(self) -> bool {
+        matches!(self, BadReplyKind::NotJson | BadReplyKind::NotAnObject)
+    }
+}
+
+/// Why a reply line was refused: its kind, and the detail in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{detail}")]
+pub struct BadReply {
+    /// What is wrong, as a value to match on.
+    pub kind: BadReplyKind,
+    /// What is wrong, for people.
+    pub detail: String,
+}
+
+impl BadReply {
+    fn new(kind: BadReplyKind, detail: impl Into<String>) -> BadReply {
+        BadReply { kind, detail: detail.into() }
+    }
+}
+
+/// The fields of a reply line, borrowed from it and read raw, so that a
+/// field of the wrong type is named rather than failing the whole line.
+/// Unknown fields are ignored.
 #[derive(Deserialize)]
 struct ReplyLine<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Option<Cow<'a, str>>,
-    id: Option<u64>,
+    kind: Option<&'a RawValue>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
     /// Read only in a `ready`; elsewhere an unknown field like any other.
     #[serde(borrow)]
     name: Option<&'a RawValue>,
@@ -212,7 +325,7 @@ pub fn parse_reply<M: DeserializeOwned>(
 ) -> Result<Reply<M>, BadReply> {
     // serde would also read a struct from a JSON array; a reply is an object.
     if line.trim_ascii_start().first() != Some(&b'{') {
-        return Err(BadReply::Malformed("a reply must be a JSON object, `{...}`".to_owned()));
+        return Err(not_an_object(line));
     }
     // The common cases first: plain replies (a number for a move), read by
     // a scanner; then any good move reply, in one pass. Anything else takes
@@ -248,50 +361,86 @@ fn parse_reply_carefully<M: DeserializeOwned>(
     kind: ReplyKind,
     id: u64,
 ) -> Result<Reply<M>, BadReply> {
-    let reply: ReplyLine<'_> = serde_json::from_slice(line)
-        .map_err(|error| BadReply::Malformed(format!("not a JSON reply object: {error}")))?;
-    match reply.kind.as_deref() {
-        Some(found) if found == kind.as_str() => {}
-        Some(found) => {
-            return Err(BadReply::Malformed(format!(
-                "expected a `{}` reply, got type `{found}`",
-                kind.as_str()
-            )));
+    let reply: ReplyLine<'_> = serde_json::from_slice(line).map_err(|error| {
+        BadReply::new(BadReplyKind::NotJson, format!("not a JSON reply object: {error}"))
+    })?;
+    let expected = kind.as_str();
+    match reply.kind.map(|raw| serde_json::from_str::<Cow<'_, str>>(raw.get())) {
+        Some(Ok(found)) if found == expected => {}
+        Some(Ok(found)) => {
+            return Err(BadReply::new(
+                BadReplyKind::WrongType,
+                format!("expected a `{expected}` reply, got type `{found}`"),
+            ));
+        }
+        Some(Err(_)) => {
+            return Err(BadReply::new(
+                BadReplyKind::NoType,
+                format!("the reply's `type` is not a string (expected \"{expected}\")"),
+            ));
         }
         None => {
-            return Err(BadReply::Malformed(format!(
-                "the reply has no `type` (expected `{}`)",
-                kind.as_str()
-            )));
+            return Err(BadReply::new(
+                BadReplyKind::NoType,
+                format!("the reply has no `type` (expected `{expected}`)"),
+            ));
         }
     }
-    match reply.id {
-        Some(found) if found == id => {}
-        Some(found) => {
-            return Err(BadReply::Malformed(format!(
-                "the reply's id is {found}, the request's is {id}"
-            )));
+    match reply.id.map(|raw| (raw, serde_json::from_str::<u64>(raw.get()))) {
+        Some((_, Ok(found))) if found == id => {}
+        Some((_, Ok(found))) => {
+            return Err(BadReply::new(
+                BadReplyKind::WrongId,
+                format!("the reply's id is {found}, the request's is {id}"),
+            ));
         }
-        None => return Err(BadReply::Malformed(format!("the reply has no `id` (expected {id})"))),
+        Some((raw, Err(_))) => {
+            return Err(BadReply::new(
+                BadReplyKind::IdNotANumber,
+                format!("the reply's id {} is not a number (expected {id})", raw.get()),
+            ));
+        }
+        None => {
+            return Err(BadReply::new(
+                BadReplyKind::NoId,
+                format!("the reply has no `id` (expected {id})"),
+            ));
+        }
     }
     match kind {
         ReplyKind::Ready => match reply.name {
             None => Ok(Reply::Ready { name: None }),
             Some(raw) => {
                 serde_json::from_str(raw.get()).map(|name| Reply::Ready { name }).map_err(|_| {
-                    BadReply::Malformed(format!("the name {} is not a string", raw.get()))
+                    BadReply::new(
+                        BadReplyKind::NameNotAString,
+                        format!("the name {} is not a string", raw.get()),
+                    )
                 })
             }
         },
         ReplyKind::Move => {
             let raw = reply
                 .mv
-                .ok_or_else(|| BadReply::Malformed("the reply has no `move`".to_owned()))?;
+                .ok_or_else(|| BadReply::new(BadReplyKind::NoMove, "the reply has no `move`"))?;
             serde_json::from_str(raw.get()).map(Reply::Move).map_err(|_| {
-                BadReply::NotAMove(format!("{} is not a move of this game", raw.get()))
+                BadReply::new(
+                    BadReplyKind::NotAMove,
+                    format!("{} is not a move of this game", raw.get()),
+                )
             })
         }
     }
+}
+
+/// A line that does not start as an object: JSON of another kind, or no
+/// JSON at all.
+fn not_an_object(line: &[u8]) -> BadReply {
+    let kind = match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+        Ok(_) => BadReplyKind::NotAnObject,
+        Err(_) => BadReplyKind::NotJson,
+    };
+    BadReply::new(kind, "a reply must be a JSON object, `{...}`")
 }
 
 /// A reply as [`scan_reply`] reads it.
@@ -465,7 +614,34 @@ mod tests {
             parse_reply::<u32>(br#"{"type":"ready","id":1,"name":null}"#, ReplyKind::Ready, 1);
         assert_eq!(reply, Ok(Reply::Ready { name: None }));
         let reply = parse_reply::<u32>(br#"{"type":"ready","id":1,"name":7}"#, ReplyKind::Ready, 1);
-        assert!(matches!(reply, Err(BadReply::Malformed(_))));
+        assert!(
+            matches!(reply, Err(BadReply { kind: BadReplyKind::NameNotAString, .. })),
+            "{reply:?}"
+        );
+    }
+
+    #[test]
+    fn a_refused_reply_says_what_kind_of_wrong_it_is() {
+        for (line, kind) in [
+            ("debug: thinking", BadReplyKind::NotJson),
+            ("[2]", BadReplyKind::NotAnObject),
+            (r#"{"type":"move","id":2,"move":"#, BadReplyKind::NotJson),
+            (r#"{"id":2,"move":3}"#, BadReplyKind::NoType),
+            (r#"{"type":7,"id":2,"move":3}"#, BadReplyKind::NoType),
+            (r#"{"type":"ready","id":2,"move":3}"#, BadReplyKind::WrongType),
+            (r#"{"type":"move","move":3}"#, BadReplyKind::NoId),
+            (r#"{"type":"move","id":"2","move":3}"#, BadReplyKind::IdNotANumber),
+            (r#"{"type":"move","id":2.5,"move":3}"#, BadReplyKind::IdNotANumber),
+            (r#"{"type":"move","id":3,"move":3}"#, BadReplyKind::WrongId),
+            (r#"{"type":"move","id":2}"#, BadReplyKind::NoMove),
+            (r#"{"type":"move","id":2,"move":"3"}"#, BadReplyKind::NotAMove),
+        ] {
+            let reply = parse_reply::<u32>(line.as_bytes(), ReplyKind::Move, 2);
+            assert_eq!(reply.map_err(|bad| bad.kind), Err(kind), "{line}");
+        }
+        assert!(BadReplyKind::IdNotANumber.is_about_the_id());
+        assert_eq!(BadReplyKind::NotAMove.forfeit_reason(), ForfeitReason::IllegalMove);
+        assert_eq!(BadReplyKind::WrongId.forfeit_reason(), ForfeitReason::Malformed);
     }
 
     #[test]
@@ -482,7 +658,10 @@ mod tests {
             r#"{"type":"move","id":4,"move":13} trailing"#,
             r#"["move",4,null,13]"#,
         ] {
-            assert!(matches!(parse_move(line, 4), Err(BadReply::Malformed(_))), "{line}");
+            assert!(
+                matches!(parse_move(line, 4), Err(bad) if bad.kind.forfeit_reason() == ForfeitReason::Malformed),
+                "{line}"
+            );
         }
     }
 
@@ -490,7 +669,7 @@ mod tests {
     fn a_value_of_the_wrong_shape_is_not_a_move() {
         assert!(matches!(
             parse_move(r#"{"type":"move","id":4,"move":"L"}"#, 4),
-            Err(BadReply::NotAMove(_))
+            Err(BadReply { kind: BadReplyKind::NotAMove, .. })
         ));
     }
 
@@ -542,10 +721,10 @@ mod tests {
                         proptest::prop_assert_eq!(careful, Ok(Reply::Move(expected)), "{}", line)
                     }
                     (ReplyKind::Move, Some(None)) => {
-                        proptest::prop_assert!(matches!(careful, Err(BadReply::NotAMove(_))), "{}", line)
+                        proptest::prop_assert!(matches!(careful, Err(BadReply { kind: BadReplyKind::NotAMove, .. })), "{}", line)
                     }
                     (ReplyKind::Move, None) => {
-                        proptest::prop_assert!(matches!(careful, Err(BadReply::Malformed(_))), "{}", line)
+                        proptest::prop_assert!(matches!(&careful, Err(bad) if bad.kind.forfeit_reason() == ForfeitReason::Malformed), "{}", line)
                     }
                 }
             }

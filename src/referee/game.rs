@@ -8,12 +8,12 @@ use tokio::time::Instant;
 
 use super::process::{BotProcess, Failure};
 use super::transcript::{Transcript, TranscriptBot};
-use super::{Bot, CommandError, Forfeit, GameFiles, GameReport, Settings};
+use super::{Bot, CommandError, Forfeit, GameFiles, GameOutcome, GameReport, Settings};
 use crate::games::{Game, GameId, Seat};
 use crate::printable::printable;
 use crate::protocol::{
     BadReply, ForfeitNotice, ForfeitReason, Limits, PROTOCOL_VERSION, Played, Reply, ReplyKind,
-    ToBot, WriteJson, parse_reply,
+    ResultReason, ToBot, WriteJson, parse_reply,
 };
 
 /// Longest offending line kept in a forfeit record.
@@ -161,8 +161,8 @@ struct ResultLine<'a, S> {
     #[serde(rename = "type")]
     kind: &'static str,
     winner: Option<Seat>,
-    outcome: &'static str,
-    reason: &'static str,
+    outcome: GameOutcome,
+    reason: ResultReason,
     scores: [i64; 2],
     plies: u32,
     duration_us: u128,
@@ -282,6 +282,7 @@ impl<G: Game> Referee<'_, G> {
                             reason: ForfeitReason::IllegalMove,
                             detail: format!("{shown} is not one of the legal moves"),
                             line,
+                            bad_reply: None,
                         },
                     );
                 }
@@ -571,7 +572,7 @@ impl<P: Serialize> StartMessage<'_, P> {
 /// The fields of an `over` message, with the history already serialized.
 struct OverMessage<'a, V> {
     winner: Option<Seat>,
-    reason: &'a str,
+    reason: ResultReason,
     forfeits: &'a [ForfeitNotice],
     scores: [i64; 2],
     state: &'a V,
@@ -590,7 +591,7 @@ impl<V: WriteJson> OverMessage<'_, V> {
             None => line.extend_from_slice(b"null"),
         }
         line.extend_from_slice(br#","reason":"#);
-        serde_json::to_writer(&mut line, self.reason).expect("strings serialize");
+        serde_json::to_writer(&mut line, &self.reason).expect("reasons serialize");
         line.extend_from_slice(br#","forfeits":"#);
         serde_json::to_writer(&mut line, self.forfeits).expect("forfeits serialize");
         line.extend_from_slice(br#","scores":"#);
@@ -638,6 +639,7 @@ async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>, limit: Durat
             reason: ForfeitReason::Crash,
             detail: "the bot is not running".to_owned(),
             line: None,
+            bad_reply: None,
         }));
         return;
     };
@@ -747,7 +749,7 @@ fn timeout_detail(asked: Asked, partial_bytes: usize) -> String {
 }
 
 fn forfeit_from(failure: Failure, line: Option<String>) -> Forfeit {
-    Forfeit { reason: failure.reason, detail: failure.detail, line }
+    Forfeit { reason: failure.reason, detail: failure.detail, line, bad_reply: None }
 }
 
 /// A line cut to a readable length for reports.
@@ -761,11 +763,12 @@ fn cut(line: &[u8]) -> String {
 }
 
 fn bad_reply_forfeit(bad: BadReply, line: &[u8]) -> Forfeit {
-    let (reason, detail) = match bad {
-        BadReply::Malformed(detail) => (ForfeitReason::Malformed, detail),
-        BadReply::NotAMove(detail) => (ForfeitReason::IllegalMove, detail),
-    };
-    Forfeit { reason, detail, line: Some(cut(line)) }
+    Forfeit {
+        reason: bad.kind.forfeit_reason(),
+        detail: bad.detail,
+        line: Some(cut(line)),
+        bad_reply: Some(bad.kind),
+    }
 }
 
 #[cfg(test)]
@@ -830,7 +833,7 @@ mod tests {
         for winner in [Some(Seat::One), None] {
             let expected: ToBot<'_, DuelParams, _, _> = ToBot::Over {
                 winner,
-                reason: "timeout",
+                reason: ResultReason::Forfeit(ForfeitReason::Timeout),
                 forfeits: &forfeits,
                 scores: game.scores(),
                 state: game.view(Seat::One),
@@ -838,7 +841,7 @@ mod tests {
             };
             let fast = OverMessage {
                 winner,
-                reason: "timeout",
+                reason: ResultReason::Forfeit(ForfeitReason::Timeout),
                 forfeits: &forfeits,
                 scores: game.scores(),
                 state: &game.view(Seat::One),

@@ -17,13 +17,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use game::play_game;
 pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, Stopped};
 
 use crate::games::Seat;
-use crate::protocol::{ForfeitReason, Limits};
+use crate::protocol::{BadReplyKind, ForfeitReason, Limits, ResultReason};
 use crate::seeds::SeedKey;
 
 /// Everything about refereeing that is not the game itself.
@@ -162,6 +162,9 @@ pub struct Forfeit {
     /// The offending line (cut to a few hundred bytes), if there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<String>,
+    /// What was wrong with the line, when a reply was refused.
+    #[serde(skip)]
+    pub bad_reply: Option<BadReplyKind>,
 }
 
 /// How a game ended, from the referee's point of view.
@@ -189,40 +192,63 @@ pub struct GameReport {
 
 impl GameReport {
     /// `normal`, the forfeit reason, or `double_forfeit`.
-    pub fn reason(&self) -> &'static str {
+    pub fn reason(&self) -> ResultReason {
         match &self.forfeits {
-            [None, None] => "normal",
-            [Some(forfeit), None] | [None, Some(forfeit)] => forfeit.reason.as_str(),
-            [Some(_), Some(_)] => "double_forfeit",
+            [None, None] => ResultReason::Normal,
+            [Some(forfeit), None] | [None, Some(forfeit)] => ResultReason::Forfeit(forfeit.reason),
+            [Some(_), Some(_)] => ResultReason::DoubleForfeit,
         }
     }
 
-    /// `seat1`, `seat2`, `draw` or `both_lost`.
-    pub fn outcome(&self) -> &'static str {
+    /// Which seat won, a draw, or both lost.
+    pub fn outcome(&self) -> GameOutcome {
         match (self.winner, &self.forfeits) {
-            (Some(Seat::One), _) => "seat1",
-            (Some(Seat::Two), _) => "seat2",
-            (None, [Some(_), Some(_)]) => "both_lost",
-            (None, _) => "draw",
+            (Some(Seat::One), _) => GameOutcome::Seat1,
+            (Some(Seat::Two), _) => GameOutcome::Seat2,
+            (None, [Some(_), Some(_)]) => GameOutcome::BothLost,
+            (None, _) => GameOutcome::Draw,
         }
     }
+}
 
-    /// The seat that forfeited, when exactly one did.
-    pub fn forfeiting_seat(&self) -> Option<Seat> {
-        match &self.forfeits {
-            [Some(_), None] => Some(Seat::One),
-            [None, Some(_)] => Some(Seat::Two),
-            _ => None,
-        }
-    }
+/// How a game came out, as games.csv and transcripts write it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameOutcome {
+    /// The bot in seat 1 won.
+    Seat1,
+    /// The bot in seat 2 won.
+    Seat2,
+    /// Neither won: a draw on the board.
+    Draw,
+    /// Both forfeited: neither gets a point.
+    BothLost,
+}
 
-    /// Points for `seat`: 1 for a win, 0.5 for a draw, 0 otherwise.
-    pub fn points(&self, seat: Seat) -> f64 {
-        match (self.winner, self.outcome()) {
-            (Some(winner), _) if winner == seat => 1.0,
-            (None, "draw") => 0.5,
+impl GameOutcome {
+    /// The points the bot in `seat` earns: 1 for a win, ½ for a draw.
+    pub fn points(self, seat: Seat) -> f64 {
+        match (self, seat) {
+            (GameOutcome::Seat1, Seat::One) | (GameOutcome::Seat2, Seat::Two) => 1.0,
+            (GameOutcome::Draw, _) => 0.5,
             _ => 0.0,
         }
+    }
+
+    /// The word files use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameOutcome::Seat1 => "seat1",
+            GameOutcome::Seat2 => "seat2",
+            GameOutcome::Draw => "draw",
+            GameOutcome::BothLost => "both_lost",
+        }
+    }
+}
+
+impl std::fmt::Display for GameOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

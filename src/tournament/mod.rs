@@ -29,6 +29,7 @@ pub use standings::Standing;
 use store::{GameKey, RecordedSettings, ResultsFolder};
 
 use crate::games::GameId;
+use crate::protocol::ResultReason;
 use crate::referee::{BotCommand, GameReport, reaper};
 use crate::results::{FileLayout, GameRow, RowContext};
 use crate::sandbox::Sandbox;
@@ -142,7 +143,7 @@ impl Recorder {
         );
         self.folder.append(&row)?;
         self.played += 1;
-        let note = (row.reason != "normal").then(|| {
+        let note = (row.reason != ResultReason::Normal).then(|| {
             format!(
                 "game {}: {} forfeited ({}): {}",
                 row.game_index, row.forfeiter, row.reason, row.forfeit_detail

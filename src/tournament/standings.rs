@@ -121,12 +121,7 @@ const ELO_PER_NATURAL_UNIT: f64 = 400.0 / std::f64::consts::LN_10;
 
 /// Points of `seat` in one row: 1, 0.5 or 0.
 pub fn row_points(row: &GameRow, seat: Seat) -> f64 {
-    let name = if seat == Seat::One { &row.seat1 } else { &row.seat2 };
-    match row.outcome.as_str() {
-        "draw" => 0.5,
-        _ if !row.winner.is_empty() && row.winner == *name => 1.0,
-        _ => 0.0,
-    }
+    row.outcome.points(seat)
 }
 
 /// The pairwise matrices the fit works on.
@@ -448,11 +443,11 @@ pub(crate) mod tests {
             seat1: seat1.into(),
             seat2: seat2.into(),
             winner: winner.into(),
-            outcome: outcome.into(),
-            reason: "normal".into(),
+            outcome: serde_json::from_value(serde_json::json!(outcome)).unwrap(),
+            reason: crate::protocol::ResultReason::Normal,
             forfeiter: String::new(),
-            forfeit1: String::new(),
-            forfeit2: String::new(),
+            forfeit1: None,
+            forfeit2: None,
             forfeit_detail: String::new(),
             score1: 0,
             score2: 0,
