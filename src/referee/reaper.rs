@@ -159,8 +159,3 @@ pub fn children_of(parent: u32) -> Vec<u32> {
         .collect()
 }
 
-/// Whether `pid` is still a process that has not been reaped. A zombie counts
-/// as present: it has not been reaped yet.
-pub fn process_exists(pid: u32) -> bool {
-    read_stat(pid).is_some()
-}

@@ -4,8 +4,11 @@
 //! referee work and its bots' wake-ups stay on few CPUs. Workers take jobs
 //! (runs of consecutive games of one pairing) from a shared queue and keep
 //! their two bot processes alive from game to game; a process belongs to one
-//! worker and so is never in two games at once. Results flow to the calling
-//! thread, which writes games.csv and shows progress.
+//! worker and so is never in two games at once. A worker records each game
+//! it finishes itself, through the shared recorder (a mutex around
+//! games.csv and the progress), so no game waits for another thread to be
+//! written; only a failure that ends the run travels back to the calling
+//! thread, on a channel.
 
 use std::collections::VecDeque;
 use std::ops::Range;
