@@ -8,6 +8,7 @@
 //! extra line is never mistaken for the answer to a later request. Fields a
 //! side does not know are ignored by it.
 
+pub mod encode;
 mod json;
 
 use std::borrow::Cow;

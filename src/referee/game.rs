@@ -9,11 +9,14 @@ use tokio::time::Instant;
 use super::process::{BotProcess, Failure};
 use super::transcript::{Transcript, TranscriptBot};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameOutcome, GameReport, Settings};
-use crate::games::{Game, GameId, Seat};
+use crate::games::{Game, Seat};
 use crate::printable::printable;
+use crate::protocol::encode::{
+    OverMessage, StartMessage, append_played, message_line, move_request,
+};
 use crate::protocol::{
-    BadReply, ForfeitNotice, ForfeitReason, Limits, PROTOCOL_VERSION, Played, Reply, ReplyKind,
-    ResultReason, ToBot, WriteJson, parse_reply,
+    BadReply, ForfeitNotice, ForfeitReason, Played, Reply, ReplyKind, ResultReason, ToBot,
+    parse_reply,
 };
 
 /// Longest offending line kept in a forfeit record.
@@ -504,129 +507,6 @@ impl<M> Exchange<M> {
     }
 }
 
-/// A `move` request as one line, newline included: the same bytes as
-/// serializing [`ToBot::Move`], written directly because it is the message
-/// sent most, and with the history already serialized.
-fn move_request<V: WriteJson, M: WriteJson>(
-    id: u64,
-    state: &V,
-    history_json: &[u8],
-    legal_moves: &[M],
-    time_ms: u64,
-) -> Vec<u8> {
-    let mut line = Vec::with_capacity(256 + history_json.len());
-    line.extend_from_slice(br#"{"type":"move","id":"#);
-    line.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
-    line.extend_from_slice(br#","state":"#);
-    state.write_json(&mut line);
-    line.extend_from_slice(br#","history":["#);
-    line.extend_from_slice(history_json);
-    line.extend_from_slice(br#"],"legal_moves":"#);
-    legal_moves.write_json(&mut line);
-    line.extend_from_slice(br#","time_ms":"#);
-    line.extend_from_slice(itoa::Buffer::new().format(time_ms).as_bytes());
-    line.extend_from_slice(b"}\n");
-    line
-}
-
-/// The fields of a `start` message.
-struct StartMessage<'a, P> {
-    id: u64,
-    game: GameId,
-    params: &'a P,
-    seat: Seat,
-    seed: u64,
-    limits: Limits,
-}
-
-impl<P: Serialize> StartMessage<'_, P> {
-    /// The message as one line, newline included: the same bytes as
-    /// serializing [`ToBot::Start`], written directly as it goes to both
-    /// seats of every game.
-    fn line(&self) -> Vec<u8> {
-        let mut number = itoa::Buffer::new();
-        let mut line = Vec::with_capacity(256);
-        line.extend_from_slice(br#"{"type":"start","id":"#);
-        line.extend_from_slice(number.format(self.id).as_bytes());
-        line.extend_from_slice(br#","protocol":"#);
-        line.extend_from_slice(number.format(PROTOCOL_VERSION).as_bytes());
-        line.extend_from_slice(br#","game":""#);
-        line.extend_from_slice(self.game.as_str().as_bytes());
-        line.extend_from_slice(br#"","params":"#);
-        serde_json::to_writer(&mut line, self.params).expect("parameters serialize");
-        line.extend_from_slice(br#","seat":"#);
-        line.push(b'0' + self.seat.number());
-        line.extend_from_slice(br#","seed":"#);
-        line.extend_from_slice(number.format(self.seed).as_bytes());
-        line.extend_from_slice(br#","limits":{"startup_ms":"#);
-        line.extend_from_slice(number.format(self.limits.startup_ms).as_bytes());
-        line.extend_from_slice(br#","move_ms":"#);
-        line.extend_from_slice(number.format(self.limits.move_ms).as_bytes());
-        line.extend_from_slice(br#","max_line_bytes":"#);
-        line.extend_from_slice(number.format(self.limits.max_line_bytes).as_bytes());
-        line.extend_from_slice(b"}}\n");
-        line
-    }
-}
-
-/// The fields of an `over` message, with the history already serialized.
-struct OverMessage<'a, V> {
-    winner: Option<Seat>,
-    reason: ResultReason,
-    forfeits: &'a [ForfeitNotice],
-    scores: [i64; 2],
-    state: &'a V,
-    history_json: &'a [u8],
-}
-
-impl<V: WriteJson> OverMessage<'_, V> {
-    /// The message as one line, newline included: the same bytes as
-    /// serializing [`ToBot::Over`], with the history copied, not serialized
-    /// again.
-    fn line(&self) -> Vec<u8> {
-        let mut line = Vec::with_capacity(256 + self.history_json.len());
-        line.extend_from_slice(br#"{"type":"over","winner":"#);
-        match self.winner {
-            Some(seat) => line.push(b'0' + seat.number()),
-            None => line.extend_from_slice(b"null"),
-        }
-        line.extend_from_slice(br#","reason":"#);
-        serde_json::to_writer(&mut line, &self.reason).expect("reasons serialize");
-        line.extend_from_slice(br#","forfeits":"#);
-        serde_json::to_writer(&mut line, self.forfeits).expect("forfeits serialize");
-        line.extend_from_slice(br#","scores":"#);
-        serde_json::to_writer(&mut line, &self.scores).expect("scores serialize");
-        line.extend_from_slice(br#","state":"#);
-        self.state.write_json(&mut line);
-        line.extend_from_slice(br#","history":["#);
-        line.extend_from_slice(self.history_json);
-        line.extend_from_slice(b"]}\n");
-        line
-    }
-}
-
-/// Appends one entry of `history` to its JSON (without brackets): the same
-/// bytes as serializing [`Played`], written directly.
-fn append_played<M: WriteJson>(history_json: &mut Vec<u8>, seat: Seat, mv: &M) {
-    if !history_json.is_empty() {
-        history_json.push(b',');
-    }
-    history_json.extend_from_slice(br#"{"seat":"#);
-    history_json.push(b'0' + seat.number());
-    history_json.extend_from_slice(br#","move":"#);
-    mv.write_json(history_json);
-    history_json.push(b'}');
-}
-
-/// A message as one line, newline included.
-fn message_line<T: Serialize>(message: &T) -> Vec<u8> {
-    // Most requests fit: no regrowing (and copying) while serializing.
-    let mut line = Vec::with_capacity(1024);
-    serde_json::to_writer(&mut line, message).expect("protocol messages serialize");
-    line.push(b'\n');
-    line
-}
-
 fn trim_newline(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\n").unwrap_or(line)
 }
@@ -768,89 +648,5 @@ fn bad_reply_forfeit(bad: BadReply, line: &[u8]) -> Forfeit {
         detail: bad.detail,
         line: Some(cut(line)),
         bad_reply: Some(bad.kind),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::games::duel::{DuelParams, NumberDuel};
-
-    /// The hand-written messages are byte for byte the documented ones.
-    #[test]
-    fn start_messages_match_the_protocol_type() {
-        let params = DuelParams::default();
-        let limits = Limits { startup_ms: 5000, move_ms: 250, max_line_bytes: 65536 };
-        for (id, seat, seed) in [(1, Seat::One, 0), (12_345, Seat::Two, (1 << 53) - 1)] {
-            let expected: ToBot<'_, DuelParams, (), u32> = ToBot::Start {
-                id,
-                protocol: PROTOCOL_VERSION,
-                game: GameId::NumberDuel,
-                params: &params,
-                seat,
-                seed,
-                limits,
-            };
-            let fast =
-                StartMessage { id, game: GameId::NumberDuel, params: &params, seat, seed, limits };
-            assert_eq!(
-                String::from_utf8(fast.line()).unwrap(),
-                String::from_utf8(message_line(&expected)).unwrap()
-            );
-        }
-    }
-
-    #[test]
-    fn move_requests_match_the_protocol_type() {
-        let mut game = NumberDuel::with(&DuelParams::default());
-        let mut history = Vec::new();
-        let mut history_json = Vec::new();
-        for id in 1..6 {
-            let seat = game.to_move()[0];
-            let legal = game.legal_moves(seat);
-            let expected: ToBot<'_, DuelParams, _, _> = ToBot::Move {
-                id,
-                state: game.view(seat),
-                history: &history,
-                legal_moves: &legal,
-                time_ms: 1000,
-            };
-            let fast = move_request(id, &game.view(seat), &history_json, &legal, 1000);
-            assert_eq!(
-                String::from_utf8(fast).unwrap(),
-                String::from_utf8(message_line(&expected)).unwrap()
-            );
-            let mv = legal[legal.len() / 2];
-            game.apply(seat, &mv);
-            append_played(&mut history_json, seat, &mv);
-            history.push(Played { seat, mv });
-        }
-        let forfeits = [ForfeitNotice {
-            seat: Seat::Two,
-            reason: ForfeitReason::Timeout,
-            detail: "late \"x\"".into(),
-        }];
-        for winner in [Some(Seat::One), None] {
-            let expected: ToBot<'_, DuelParams, _, _> = ToBot::Over {
-                winner,
-                reason: ResultReason::Forfeit(ForfeitReason::Timeout),
-                forfeits: &forfeits,
-                scores: game.scores(),
-                state: game.view(Seat::One),
-                history: &history,
-            };
-            let fast = OverMessage {
-                winner,
-                reason: ResultReason::Forfeit(ForfeitReason::Timeout),
-                forfeits: &forfeits,
-                scores: game.scores(),
-                state: &game.view(Seat::One),
-                history_json: &history_json,
-            };
-            assert_eq!(
-                String::from_utf8(fast.line()).unwrap(),
-                String::from_utf8(message_line(&expected)).unwrap()
-            );
-        }
     }
 }

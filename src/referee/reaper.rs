@@ -158,4 +158,3 @@ pub fn children_of(parent: u32) -> Vec<u32> {
         .filter(|&pid| read_stat(pid).is_some_and(|stat| stat.parent == parent))
         .collect()
 }
-
