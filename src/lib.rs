@@ -8,6 +8,7 @@ pub mod archive;
 pub mod cli;
 pub mod games;
 pub mod html_page;
+pub mod json;
 pub mod narrate;
 pub mod players;
 pub mod printable;

@@ -16,6 +16,7 @@ use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use super::{Game, GameId, GameParams, Outcome, ParamError, Seat, check_range, setup_rng};
+use crate::json::WriteJson;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -164,6 +165,17 @@ impl Game for NumberClaim {
             owners: self.grid.iter().map(|row| row.iter().map(owner_number).collect()).collect(),
             sums: self.sums,
         }
+    }
+}
+
+impl WriteJson for ClaimView {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        crate::write_object!(
+            out,
+            ("grid", &self.grid),
+            ("owners", &self.owners),
+            ("sums", &self.sums)
+        );
     }
 }
 

@@ -18,6 +18,7 @@ use std::iter;
 use serde::{Deserialize, Serialize};
 
 use super::{Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, check_range};
+use crate::json::WriteJson;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -209,6 +210,32 @@ impl Game for NumberDuel {
             .flat_map(|(number, &copies)| iter::repeat_n(number, copies as usize))
             .collect();
         DuelView { pool, scores: self.scores, target: self.target }
+    }
+}
+
+impl WriteJson for Op {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(match self {
+            Op::Add => br#""add""#.as_slice(),
+            Op::Multiply => br#""multiply""#.as_slice(),
+        });
+    }
+}
+
+impl WriteJson for DuelMove {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        crate::write_object!(out, ("number", &self.number), ("op", &self.op));
+    }
+}
+
+impl WriteJson for DuelView {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        crate::write_object!(
+            out,
+            ("pool", &self.pool),
+            ("scores", &self.scores),
+            ("target", &self.target)
+        );
     }
 }
 

@@ -20,7 +20,7 @@ use std::fmt;
 use std::ops::RangeInclusive;
 use std::str::FromStr;
 
-use crate::protocol::WriteJson;
+use crate::json::WriteJson;
 use rand::SeedableRng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -82,6 +82,12 @@ impl<'de> Deserialize<'de> for Seat {
         let number = u8::deserialize(deserializer)?;
         Seat::from_number(number)
             .ok_or_else(|| serde::de::Error::custom(format!("seat must be 1 or 2, not {number}")))
+    }
+}
+
+impl WriteJson for Seat {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.push(b'0' + self.number());
     }
 }
 

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, check_range, setup_rng,
 };
+use crate::json::WriteJson;
 
 /// Bound on `count` and `max`, which keeps every sum far inside `i64`.
 const LIMIT: u32 = 1_000_000;
@@ -179,6 +180,26 @@ impl Game for NumbersWar {
             taken: self.taken.clone(),
             sums: self.sums,
         }
+    }
+}
+
+impl WriteJson for Side {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(match self {
+            Side::L => br#""L""#,
+            Side::R => br#""R""#,
+        });
+    }
+}
+
+impl WriteJson for NumbersWarView {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        crate::write_object!(
+            out,
+            ("numbers", &self.numbers),
+            ("taken", &self.taken),
+            ("sums", &self.sums)
+        );
     }
 }
 

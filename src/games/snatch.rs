@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, check_range, setup_rng,
 };
+use crate::json::WriteJson;
 
 /// Bound on `count` and `max`, which keeps every score sum far inside `i64`.
 const LIMIT: u32 = 1_000_000;
@@ -180,6 +181,17 @@ impl Game for NumberSnatch {
             scores: self.scores,
             last_picks: self.last_picks,
         }
+    }
+}
+
+impl WriteJson for SnatchView {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        crate::write_object!(
+            out,
+            ("numbers", &self.numbers),
+            ("scores", &self.scores),
+            ("last_picks", &self.last_picks)
+        );
     }
 }
 

@@ -22,6 +22,7 @@ use std::cmp::Ordering;
 use serde::{Deserialize, Serialize};
 
 use super::{Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, check_range};
+use crate::json::WriteJson;
 
 /// Bound on `life`: far more than any game needs, and far from overflow.
 const LIFE_LIMIT: u32 = 1_000_000_000;
@@ -152,6 +153,12 @@ impl Game for NumberWarriors {
 
     fn view(&self, _seat: Seat) -> WarriorsView {
         WarriorsView { pool: self.pool.clone(), life: self.life, turn: self.turn }
+    }
+}
+
+impl WriteJson for WarriorsView {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        crate::write_object!(out, ("pool", &self.pool), ("life", &self.life), ("turn", &self.turn));
     }
 }
 

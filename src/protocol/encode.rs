@@ -9,10 +9,11 @@
 
 use serde::Serialize;
 
-use super::{ForfeitNotice, Limits, PROTOCOL_VERSION, ResultReason, WriteJson};
+use super::{ForfeitNotice, Limits, PROTOCOL_VERSION, ResultReason};
 #[cfg(doc)]
 use super::{Played, ToBot};
 use crate::games::{GameId, Seat};
+use crate::json::WriteJson;
 
 /// A `move` request as one line, newline included: the same bytes as
 /// serializing [`ToBot::Move`], written directly because it is the message

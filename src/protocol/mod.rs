@@ -9,7 +9,6 @@
 //! side does not know are ignored by it.
 
 pub mod encode;
-mod json;
 
 use std::borrow::Cow;
 
@@ -18,8 +17,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::games::{GameId, Seat};
-
-pub use json::WriteJson;
 
 /// The protocol version this referee speaks, sent in every `start`.
 pub const PROTOCOL_VERSION: u32 = 1;
