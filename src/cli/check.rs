@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::interrupt::Interrupt;
-use super::options::{UsageError, default_bot_name, parse_param};
+use super::options::{UsageError, default_bot_name, game_id_parser, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use crate::games::{Game, GameId, Seat, check_overrides, parse_params};
 use crate::players::random_player;
@@ -34,7 +34,7 @@ pub struct CheckArgs {
     /// Your bot's command line, e.g. "python3 my_bot.py".
     command: String,
     /// Check one game only (every game by default).
-    #[arg(long)]
+    #[arg(long, value_parser = game_id_parser())]
     game: Option<GameId>,
     /// Games per game id (half in each seat; the second half also carries
     /// unknown fields and messages).

@@ -8,7 +8,7 @@ use anyhow::Context;
 use serde_json::Value;
 
 use super::interrupt::Interrupt;
-use super::options::{UsageError, default_bot_name, distinct_names, parse_param};
+use super::options::{UsageError, default_bot_name, distinct_names, game_id_parser, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use super::{EXIT_INTERRUPTED, output};
 use crate::games::{Game, GameId, check_overrides, parse_params};
@@ -24,8 +24,8 @@ use crate::with_game;
 /// Arguments of `arena match`.
 #[derive(Debug, clap::Args)]
 pub struct MatchArgs {
-    /// The game: number-snatch, numbers-war, number-warriors, number-claim or
-    /// number-duel (`arena games` lists their parameters).
+    /// The game (`arena games` lists their parameters).
+    #[arg(value_parser = game_id_parser())]
     game: GameId,
     /// The first bot's command line, split like a shell would split it (no
     /// shell runs), e.g. "python3 bots/python/random_bot.py".

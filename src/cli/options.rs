@@ -8,6 +8,17 @@ use crate::games::{Game, GameId};
 use crate::referee::BotCommand;
 use crate::with_game;
 
+/// The clap parser of a game id: its possible values (with their titles,
+/// for `--help`) come from the list of games.
+pub fn game_id_parser() -> impl clap::builder::TypedValueParser<Value = GameId> {
+    use clap::builder::TypedValueParser;
+    let values = GameId::ALL
+        .iter()
+        .map(|id| clap::builder::PossibleValue::new(id.as_str()).help(id.title()));
+    clap::builder::PossibleValuesParser::new(values)
+        .map(|id| id.parse::<GameId>().expect("a possible value is a game id"))
+}
+
 /// Input that the user must correct (exit status 2).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -64,7 +75,7 @@ pub fn distinct_names(names: [String; 2]) -> [String; 2] {
 /// `arena games`: every game with its parameters and defaults.
 pub fn describe_games() -> String {
     let mut text = String::new();
-    for game in GameId::ALL {
+    for &game in GameId::ALL {
         let defaults = with_game!(game, G => {
             serde_json::to_string(&<G as Game>::Params::default())
                 .expect("parameters serialize")

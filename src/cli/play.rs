@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use serde_json::Value;
 
-use super::options::{UsageError, default_bot_name, parse_param};
+use super::options::{UsageError, default_bot_name, game_id_parser, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use crate::games::{GameId, Seat, check_overrides, parse_params};
 use crate::narrate::{Narrate, player};
@@ -24,6 +24,7 @@ use crate::with_game;
 #[derive(Debug, clap::Args)]
 pub struct PlayArgs {
     /// The game (`arena games` lists them).
+    #[arg(value_parser = game_id_parser())]
     game: GameId,
     /// The opponent: `random` (the built-in random player), `human` (a
     /// second person at this keyboard), or a bot's command line.

@@ -207,51 +207,96 @@ pub trait Game: Clone + fmt::Debug + Serialize + Send + Sync + 'static {
     fn view(&self, seat: Seat) -> Self::View;
 }
 
-/// The games arena knows, by protocol id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GameId {
-    NumberSnatch,
-    NumbersWar,
-    NumberWarriors,
-    NumberClaim,
-    NumberDuel,
+/// The one list of games: each line names a game's [`GameId`] variant, its
+/// id in the protocol and on the command line, the title its rule book
+/// gives it, and its [`Game`] type. Everything that goes from an id to a
+/// game is generated from it: the [`GameId`] enum and its serde names,
+/// [`GameId::ALL`], parsing, titles, the help texts that list games, and
+/// the dispatch of [`with_game!`](crate::with_game). Adding a game is a new
+/// module and one line here (docs/adding-a-game.md).
+///
+/// `games_list!(callback! { args })` calls `callback! { args; list }`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! games_list {
+    ($callback:ident ! { $($args:tt)* }) => {
+        $crate::$callback! { $($args)*;
+            (NumberSnatch, "number-snatch", "Number Snatch", $crate::games::snatch::NumberSnatch),
+            (NumbersWar, "numbers-war", "Numbers War", $crate::games::numbers_war::NumbersWar),
+            (NumberWarriors, "number-warriors", "Number Warriors", $crate::games::warriors::NumberWarriors),
+            (NumberClaim, "number-claim", "Number Claim", $crate::games::claim::NumberClaim),
+            (NumberDuel, "number-duel", "Number Duel", $crate::games::duel::NumberDuel),
+        }
+    };
+}
+
+/// Defines [`GameId`] from the list of games.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! define_game_ids {
+    (; $(($variant:ident, $id:literal, $title:literal, $game:ty)),+ $(,)?) => {
+        /// The games arena knows, by protocol id.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum GameId {
+            $(
+                #[doc = $title]
+                #[serde(rename = $id)]
+                $variant,
+            )+
+        }
+
+        impl GameId {
+            /// Every game, in the list's order.
+            pub const ALL: &'static [GameId] = &[$(GameId::$variant),+];
+
+            /// The id used in the protocol, on the command line and in files.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(GameId::$variant => $id,)+
+                }
+            }
+
+            /// The name the rule books give the game.
+            pub fn title(self) -> &'static str {
+                match self {
+                    $(GameId::$variant => $title,)+
+                }
+            }
+        }
+    };
+}
+
+games_list!(define_game_ids! {});
+
+/// The `match` arm of [`with_game!`], one per game of the list.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! dispatch_game {
+    ($id:expr, $G:ident, $body:expr; $(($variant:ident, $name:literal, $title:literal, $game:ty)),+ $(,)?) => {
+        match $id {
+            $(
+                $crate::games::GameId::$variant => {
+                    type $G = $game;
+                    $body
+                }
+            )+
+        }
+    };
+}
+
+/// Runs `$body` with `$G` standing for the [`Game`] type of `$id`, so code
+/// generic over `G: Game` can be entered from a runtime game id.
+#[macro_export]
+macro_rules! with_game {
+    ($id:expr, $G:ident => $body:expr) => {
+        $crate::games_list!(dispatch_game! { $id, $G, $body })
+    };
 }
 
 impl GameId {
-    pub const ALL: [GameId; 5] = [
-        GameId::NumberSnatch,
-        GameId::NumbersWar,
-        GameId::NumberWarriors,
-        GameId::NumberClaim,
-        GameId::NumberDuel,
-    ];
-
-    /// The id used in the protocol, on the command line and in files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameId::NumberSnatch => "number-snatch",
-            GameId::NumbersWar => "numbers-war",
-            GameId::NumberWarriors => "number-warriors",
-            GameId::NumberClaim => "number-claim",
-            GameId::NumberDuel => "number-duel",
-        }
-    }
-
-    /// The name the rule books give the game.
-    pub fn title(self) -> &'static str {
-        match self {
-            GameId::NumberSnatch => "Number Snatch",
-            GameId::NumbersWar => "Numbers War",
-            GameId::NumberWarriors => "Number Warriors",
-            GameId::NumberClaim => "Number Claim",
-            GameId::NumberDuel => "Number Duel",
-        }
-    }
-
     /// All ids, comma-separated, for error messages and help.
     pub fn list() -> String {
-        GameId::ALL.map(GameId::as_str).join(", ")
+        GameId::ALL.iter().map(|id| id.as_str()).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -273,40 +318,11 @@ impl FromStr for GameId {
 
     fn from_str(s: &str) -> Result<GameId, UnknownGame> {
         GameId::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|id| id.as_str() == s)
             .ok_or_else(|| UnknownGame { given: s.to_owned() })
     }
-}
-
-/// Runs `$body` with `$G` standing for the [`Game`] type of `$id`, so code
-/// generic over `G: Game` can be entered from a runtime game id.
-#[macro_export]
-macro_rules! with_game {
-    ($id:expr, $G:ident => $body:expr) => {
-        match $id {
-            $crate::games::GameId::NumberSnatch => {
-                type $G = $crate::games::snatch::NumberSnatch;
-                $body
-            }
-            $crate::games::GameId::NumbersWar => {
-                type $G = $crate::games::numbers_war::NumbersWar;
-                $body
-            }
-            $crate::games::GameId::NumberWarriors => {
-                type $G = $crate::games::warriors::NumberWarriors;
-                $body
-            }
-            $crate::games::GameId::NumberClaim => {
-                type $G = $crate::games::claim::NumberClaim;
-                $body
-            }
-            $crate::games::GameId::NumberDuel => {
-                type $G = $crate::games::duel::NumberDuel;
-                $body
-            }
-        }
-    };
 }
 
 /// Reads a game's parameters from a JSON object of overrides (missing fields
@@ -353,7 +369,7 @@ mod tests {
 
     #[test]
     fn game_ids_round_trip_and_unknown_ones_list_the_valid_ones() {
-        for id in GameId::ALL {
+        for &id in GameId::ALL {
             assert_eq!(id.as_str().parse::<GameId>().unwrap(), id);
             assert_eq!(serde_json::to_string(&id).unwrap(), format!("\"{id}\""));
         }

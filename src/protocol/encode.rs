@@ -257,12 +257,12 @@ mod tests {
             choices in any::<u64>(),
         ) {
             let seed = seed % crate::seeds::MAX_SEED;
-            for id in crate::games::GameId::ALL {
+            for &id in crate::games::GameId::ALL {
                 with_game!(id, G => encoders_agree_with_serde::<G>(&values, seed, choices));
             }
             // Parameters the rules refuse are skipped, game by game; the
             // defaults are always checked so no case passes vacuously.
-            for id in crate::games::GameId::ALL {
+            for &id in crate::games::GameId::ALL {
                 let defaults = with_game!(id, G => {
                     let defaults = serde_json::to_value(<G as Game>::Params::default()).unwrap();
                     let values: Vec<u32> = defaults
