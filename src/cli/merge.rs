@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::options::UsageError;
-use crate::text_file::check_writable;
+use super::options::{UsageError, requested_exports};
 use crate::tournament::standings::standings_text;
 use crate::tournament::store::{ResumeRefused, merge_folders};
 
@@ -36,10 +35,8 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
-    if let Some(markdown) = &args.markdown {
-        check_writable(markdown).map_err(|error| UsageError(format!("--markdown: {error}")))?;
-    }
-    let merged = merge_folders(&args.shards, &args.out, args.markdown.as_deref(), args.partial);
+    let exports = requested_exports(args.markdown.as_deref())?;
+    let merged = merge_folders(&args.shards, &args.out, &exports, args.partial);
     let (rows, standings) = match merged {
         Err(error) if error.downcast_ref::<ResumeRefused>().is_some() => {
             return Err(UsageError(format!("{error:#}")).into());

@@ -19,6 +19,21 @@ pub fn game_id_parser() -> impl clap::builder::TypedValueParser<Value = GameId> 
         .map(|id| id.parse::<GameId>().expect("a possible value is a game id"))
 }
 
+/// The outputs asked for on the command line (`--markdown FILE`), each
+/// checked writable now rather than after every game.
+pub fn requested_exports(
+    markdown: Option<&Path>,
+) -> Result<Vec<crate::tournament::export::Export>, UsageError> {
+    use crate::tournament::export::{Export, ExportFormat};
+    let mut exports = Vec::new();
+    if let Some(path) = markdown {
+        crate::text_file::check_writable(path)
+            .map_err(|error| UsageError(format!("--markdown: {error}")))?;
+        exports.push(Export { format: ExportFormat::Markdown, path: path.to_owned() });
+    }
+    Ok(exports)
+}
+
 /// Input that the user must correct (exit status 2).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

@@ -7,10 +7,9 @@ use anyhow::Context;
 
 use super::EXIT_INTERRUPTED;
 use super::interrupt::Interrupt;
-use super::options::UsageError;
+use super::options::{UsageError, requested_exports};
 use super::sandboxing::start_sandbox;
 use crate::sandbox::SandboxMode;
-use crate::text_file::check_writable;
 use crate::tournament::schedule::Shard;
 use crate::tournament::standings::standings_text;
 use crate::tournament::{self, RunEnd, RunOptions, Tournament};
@@ -43,9 +42,7 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut tournament = Tournament::load(&args.file, args.out.as_deref())
         .map_err(|error| UsageError(error.to_string()))?;
-    if let Some(markdown) = &args.markdown {
-        check_writable(markdown).map_err(|error| UsageError(format!("--markdown: {error}")))?;
-    }
+    let exports = requested_exports(args.markdown.as_deref())?;
     if args.no_sandbox {
         tournament.sandbox.mode = SandboxMode::Off;
     }
@@ -61,13 +58,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (sandbox, sandbox_line) =
         start_sandbox(&tournament.sandbox, &[&tournament.out, &tournament.file])?;
     tournament.settings.sandbox_line = sandbox_line.as_str().into();
-    let options = RunOptions {
-        shard: args.shard,
-        fresh: args.fresh,
-        markdown: args.markdown,
-        sandbox,
-        sandbox_line,
-    };
+    let options =
+        RunOptions { shard: args.shard, fresh: args.fresh, exports, sandbox, sandbox_line };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -102,7 +94,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             if let Some(shard) = args.shard {
                 resume.push_str(&format!(" --shard {}/{}", shard.number, shard.count));
             }
-            if let Some(markdown) = &options.markdown {
+            if let Some(markdown) = &args.markdown {
                 resume.push_str(&format!(" --markdown {}", quoted(markdown)));
             }
             crate::say!(

@@ -5,6 +5,7 @@
 //! final files, and [`standings`] turns rows into standings and ratings.
 
 pub mod config;
+pub mod export;
 pub mod identity;
 mod progress;
 pub mod runner;
@@ -15,7 +16,6 @@ pub mod store;
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
@@ -41,8 +41,8 @@ pub struct RunOptions {
     pub shard: Option<Shard>,
     /// Discard earlier results in the folder instead of resuming.
     pub fresh: bool,
-    /// Also write the standings as Markdown here.
-    pub markdown: Option<PathBuf>,
+    /// Outputs to write beside the results folder's own files.
+    pub exports: Vec<export::Export>,
     /// The sandbox bots start in; `None` when it is off.
     pub sandbox: Option<Arc<Sandbox>>,
     /// The protections in force, as said at the start (kept in
@@ -263,6 +263,6 @@ pub async fn run(
     if interrupted && already + played < total {
         return Ok(RunEnd::Interrupted { done: already + played, total });
     }
-    let standings = folder.finish(&schedule, options.markdown.as_deref())?;
+    let standings = folder.finish(&schedule, &options.exports)?;
     Ok(RunEnd::Complete { standings, played })
 }

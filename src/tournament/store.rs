@@ -15,8 +15,9 @@ use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
 use super::config::{BotEntry, Tournament};
+use super::export::{self, Export, Summary};
 use super::schedule::Schedule;
-use super::standings::{Results, crosstable_csv, standings, standings_csv, standings_markdown};
+use super::standings::{Results, standings};
 use crate::games::GameId;
 use crate::results::{GameRow, GamesCsv};
 
@@ -300,7 +301,7 @@ impl ResultsFolder {
     }
 
     /// Puts games.csv in schedule order (numbered by `schedule`) and writes
-    /// standings.csv and crosstable.csv (and `markdown`, if given).
+    /// standings.csv, crosstable.csv and `exports`.
     ///
     /// Rows are streamed, never all held: one pass counts them and notes
     /// where each lies; games.csv is rewritten only if it is out of order or
@@ -308,7 +309,7 @@ impl ResultsFolder {
     pub fn finish(
         &mut self,
         schedule: &Schedule,
-        markdown: Option<&Path>,
+        exports: &[Export],
     ) -> anyhow::Result<Vec<super::standings::Standing>> {
         self.write_settings()?;
         let path = self.path.join(GAMES_CSV);
@@ -370,7 +371,7 @@ impl ResultsFolder {
                 renumbered.then_some((&numbering, &headers)),
             )?;
         }
-        write_summaries(&self.path, &self.settings, &results, markdown)
+        write_summaries(&self.path, &self.settings, &results, exports)
     }
 }
 
@@ -495,12 +496,12 @@ pub fn renumber(rows: &mut Vec<GameRow>, schedule: &Schedule, bots: &[String]) {
 }
 
 /// Writes games.csv (the rows, in order), standings.csv, crosstable.csv
-/// and optionally the Markdown standings, each replaced atomically.
+/// and `exports`, each replaced atomically.
 pub fn write_final_files(
     folder: &Path,
     settings: &RecordedSettings,
     rows: &[GameRow],
-    markdown: Option<&Path>,
+    exports: &[Export],
 ) -> anyhow::Result<Vec<super::standings::Standing>> {
     let mut games = csv::Writer::from_writer(Vec::new());
     for row in rows {
@@ -508,23 +509,21 @@ pub fn write_final_files(
     }
     write_atomically(&folder.join(GAMES_CSV), &games.into_inner()?)?;
     let results = Results::from_rows(&settings.bot_names(), rows);
-    write_summaries(folder, settings, &results, markdown)
+    write_summaries(folder, settings, &results, exports)
 }
 
-/// Writes standings.csv, crosstable.csv and optionally the Markdown standings.
+/// Writes standings.csv, crosstable.csv and the exports asked for, each
+/// replaced atomically.
 fn write_summaries(
     folder: &Path,
     settings: &RecordedSettings,
     results: &Results,
-    markdown: Option<&Path>,
+    exports: &[Export],
 ) -> anyhow::Result<Vec<super::standings::Standing>> {
     let table = standings(results);
-    write_atomically(&folder.join("standings.csv"), standings_csv(&table).as_bytes())?;
-    write_atomically(&folder.join("crosstable.csv"), crosstable_csv(results, &table).as_bytes())?;
-    if let Some(markdown) = markdown {
-        let games: u64 = table.iter().map(|standing| standing.tally.games).sum::<u64>() / 2;
-        let title = format!("{} standings ({games} games)", settings.game.title());
-        write_atomically(markdown, standings_markdown(&title, &table).as_bytes())?;
+    let summary = Summary { settings, results, table: &table };
+    for (path, exporter) in export::outputs(folder, exports) {
+        write_atomically(&path, &exporter.render(&summary))?;
     }
     Ok(table)
 }
@@ -598,11 +597,11 @@ pub fn write_atomically(path: &Path, content: &[u8]) -> anyhow::Result<()> {
 pub fn merge_folders(
     shards: &[PathBuf],
     out: &Path,
-    markdown: Option<&Path>,
+    exports: &[Export],
     partial: bool,
 ) -> anyhow::Result<(usize, Vec<super::standings::Standing>)> {
     let staging = staging_folder(out)?;
-    let merged = merge_into(shards, staging.path(), markdown, partial);
+    let merged = merge_into(shards, staging.path(), exports, partial);
     let merged = merged.and_then(|merged| {
         // `out` may exist only as an empty folder (clap's caller checked the
         // rest); the staged folder replaces it.
@@ -640,7 +639,7 @@ fn same_result(one: &GameRow, other: &GameRow) -> bool {
 fn merge_into(
     shards: &[PathBuf],
     out: &Path,
-    markdown: Option<&Path>,
+    exports: &[Export],
     partial: bool,
 ) -> anyhow::Result<(usize, Vec<super::standings::Standing>)> {
     let mut settings: Option<RecordedSettings> = None;
@@ -738,7 +737,7 @@ fn merge_into(
             eprintln!("arena: warning: {gap}; the standings cover the rest");
         }
     }
-    let table = write_final_files(out, &settings, &rows, markdown)?;
+    let table = write_final_files(out, &settings, &rows, exports)?;
     Ok((rows.len(), table))
 }
 
@@ -794,7 +793,7 @@ mod tests {
             game_row.pairing = "stale".into();
             store.append(&game_row).unwrap();
         }
-        let table = store.finish(&schedule, None).unwrap();
+        let table = store.finish(&schedule, &[]).unwrap();
         let rows = read_games_csv(&folder.path().join(GAMES_CSV), false).unwrap();
         let indexes: Vec<u64> = rows.iter().map(|row| row.game_index).collect();
         assert_eq!(indexes, (1..=6).collect::<Vec<_>>());
