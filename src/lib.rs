@@ -6,6 +6,7 @@
 
 pub mod archive;
 pub mod cli;
+pub mod events;
 pub mod games;
 pub mod html_page;
 pub mod json;

@@ -886,3 +886,48 @@ fn progress_without_a_terminal_is_plain_lines() {
         assert!(!output.contains('\r'), "carriage returns on {stream}: {output:?}");
     }
 }
+
+/// `--json`: stdout is JSON lines only, one finished-game event per game,
+/// each carrying its games.csv row; `--quiet`: nothing on stdout at all.
+#[test]
+fn a_run_reports_as_json_lines_or_not_at_all() {
+    let scratch = Scratch::new();
+    let bots = [scratch.rust_bot("a"), scratch.python_bot("b")];
+    let top = "game = \"number-snatch\"\nseed = 5\ngames_per_pair = 4\nmove_timeout = \"1s\"\n";
+    let file = scratch.write("t.toml", &tournament(top, &bots));
+    let out = scratch.join("json");
+    let run =
+        scratch.run_ok(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]);
+    let events: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+        .collect();
+    let kinds: Vec<&str> = events.iter().map(|event| event["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds.first(), Some(&"run"), "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"complete"), "{kinds:?}");
+    assert!(kinds.contains(&"started") && kinds.contains(&"finished"), "{kinds:?}");
+    let finished: Vec<&serde_json::Value> =
+        events.iter().filter(|event| event["type"] == "game_finished").collect();
+    assert_eq!(finished.len(), 4);
+    let rows = read_games_csv(&out);
+    for event in &finished {
+        let index = event["game"]["game_index"].as_u64().unwrap();
+        let row = rows.iter().find(|row| row.number("game_index") == index).expect("a row");
+        assert_eq!(event["game"]["winner"], row["winner"]);
+        assert_eq!(event["game"]["outcome"], row["outcome"]);
+    }
+    assert_eq!(events.last().unwrap()["out"], out.to_str().unwrap());
+
+    let quiet = scratch.join("quiet");
+    let run = scratch.run_ok(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        quiet.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(run.stdout, "", "--quiet printed");
+    assert_eq!(read_games_csv(&quiet).len(), 4);
+    assert_same_results(&out, &quiet);
+}

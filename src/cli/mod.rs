@@ -9,6 +9,7 @@ mod options;
 mod output;
 mod play;
 mod replay;
+mod reporters;
 mod run;
 mod sandboxing;
 

@@ -8,7 +8,8 @@ use anyhow::Context;
 use super::EXIT_INTERRUPTED;
 use super::interrupt::Interrupt;
 use super::options::{UsageError, requested_exports};
-use super::sandboxing::start_sandbox;
+use super::reporters::Verbosity;
+use super::sandboxing::prepare_sandbox;
 use crate::sandbox::SandboxMode;
 use crate::tournament::schedule::Shard;
 use crate::tournament::standings::standings_text;
@@ -37,6 +38,13 @@ pub struct RunArgs {
     /// user, with its environment, files and network.
     #[arg(long)]
     no_sandbox: bool,
+    /// Show no progress: only warnings (on stderr) and errors.
+    #[arg(long, conflicts_with = "json")]
+    quiet: bool,
+    /// Write the run as JSON lines on stdout, one object per event (the
+    /// README's "Reading a run from a program" lists them), instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -46,20 +54,46 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.no_sandbox {
         tournament.sandbox.mode = SandboxMode::Off;
     }
-    crate::say!(
-        "{}: {} bots, {} games per pair, seed {}, {} at once; results in {}",
-        tournament.game.title(),
-        tournament.bots.len(),
-        tournament.games_per_pair,
-        tournament.seed,
-        tournament.concurrency,
-        tournament.out.display()
-    );
-    let (sandbox, sandbox_line) =
-        start_sandbox(&tournament.sandbox, &[&tournament.out, &tournament.file])?;
+    let verbosity = Verbosity::from_flags(args.quiet, args.json);
+    let (sandbox, sandbox_line, seeds) =
+        prepare_sandbox(&tournament.sandbox, &[&tournament.out, &tournament.file])?;
+    match verbosity {
+        Verbosity::Human => {
+            crate::say!(
+                "{}: {} bots, {} games per pair, seed {}, {} at once; results in {}",
+                tournament.game.title(),
+                tournament.bots.len(),
+                tournament.games_per_pair,
+                tournament.seed,
+                tournament.concurrency,
+                tournament.out.display()
+            );
+            crate::say!("{sandbox_line}; {seeds}");
+        }
+        Verbosity::Json => {
+            let run = serde_json::json!({
+                "type": "run",
+                "game": tournament.game,
+                "bots": tournament.bots.iter().map(|bot| &bot.name).collect::<Vec<_>>(),
+                "games_per_pair": tournament.games_per_pair,
+                "seed": tournament.seed,
+                "concurrency": tournament.concurrency,
+                "out": tournament.out,
+                "sandbox": sandbox_line,
+            });
+            crate::say!("{run}");
+        }
+        Verbosity::Quiet => {}
+    }
     tournament.settings.sandbox_line = sandbox_line.as_str().into();
-    let options =
-        RunOptions { shard: args.shard, fresh: args.fresh, exports, sandbox, sandbox_line };
+    let options = RunOptions {
+        reporter: verbosity.reporter().into(),
+        shard: args.shard,
+        fresh: args.fresh,
+        exports,
+        sandbox,
+        sandbox_line,
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -76,12 +110,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     match end {
         RunEnd::Complete { standings, .. } => {
-            crate::say!();
-            crate::say_raw!("{}", standings_text(&standings));
-            crate::say!(
-                "\nresults: {}/games.csv, standings.csv, crosstable.csv",
-                tournament.out.display()
-            );
+            match verbosity {
+                Verbosity::Human => {
+                    crate::say!();
+                    crate::say_raw!("{}", standings_text(&standings));
+                    crate::say!(
+                        "\nresults: {}/games.csv, standings.csv, crosstable.csv",
+                        tournament.out.display()
+                    );
+                }
+                Verbosity::Json => {
+                    let done = serde_json::json!({"type": "complete", "out": tournament.out});
+                    crate::say!("{done}");
+                }
+                Verbosity::Quiet => {}
+            }
             Ok(ExitCode::SUCCESS)
         }
         RunEnd::Interrupted { done, total } => {

@@ -74,6 +74,17 @@ pub fn start_sandbox(
     settings: &SandboxSettings,
     protected: &[&Path],
 ) -> anyhow::Result<(Option<Arc<Sandbox>>, String)> {
+    let (sandbox, line, seeds) = prepare_sandbox(settings, protected)?;
+    crate::say!("{line}; {seeds}");
+    Ok((sandbox, line))
+}
+
+/// [`start_sandbox`] without the saying: the sandbox, its line, and how
+/// seat seeds are keyed.
+pub fn prepare_sandbox(
+    settings: &SandboxSettings,
+    protected: &[&Path],
+) -> anyhow::Result<(Option<Arc<Sandbox>>, String, String)> {
     let sandbox = Sandbox::new(settings, protected)?;
     let line = match &sandbox {
         None => {
@@ -100,6 +111,5 @@ pub fn start_sandbox(
             "seat seeds keyed by the public default (set {SEED_KEY_VARIABLE} to keep them secret)"
         )
     };
-    crate::say!("{line}; {seeds}");
-    Ok((sandbox, line))
+    Ok((sandbox, line, seeds))
 }

@@ -22,21 +22,23 @@ use tokio::sync::watch;
 
 use config::BotEntry;
 pub use config::Tournament;
-use progress::Progress;
+use progress::Meter;
 use runner::start_workers;
 use schedule::{Schedule, ScheduledGame, Shard};
 pub use standings::Standing;
 use store::{GameKey, RecordedSettings, ResultsFolder};
 
+use crate::events::{Event, Reporter};
 use crate::games::GameId;
-use crate::protocol::ResultReason;
 use crate::referee::{BotCommand, GameReport, reaper};
 use crate::results::{FileLayout, GameRow, RowContext};
 use crate::sandbox::Sandbox;
 
 /// How to run a tournament, beyond its file.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone)]
 pub struct RunOptions {
+    /// Where the run's events go.
+    pub reporter: Arc<dyn Reporter>,
     /// Play only this share of the schedule.
     pub shard: Option<Shard>,
     /// Discard earlier results in the folder instead of resuming.
@@ -110,11 +112,13 @@ impl Pending {
 /// written by the thread that played it, with no hand-over per game.
 pub(crate) struct Recorder {
     folder: ResultsFolder,
-    progress: Progress,
+    meter: Meter,
+    /// Games this run plays in all.
+    to_play: u64,
+    reporter: Arc<dyn Reporter>,
     layout: FileLayout,
     names: Vec<String>,
     game: GameId,
-    played: u64,
 }
 
 impl Recorder {
@@ -142,14 +146,8 @@ impl Recorder {
             report,
         );
         self.folder.append(&row)?;
-        self.played += 1;
-        let note = (row.reason != ResultReason::Normal).then(|| {
-            format!(
-                "game {}: {} forfeited ({}): {}",
-                row.game_index, row.forfeiter, row.reason, row.forfeit_detail
-            )
-        });
-        self.progress.game_done(row.plies, note.as_deref());
+        let done = self.meter.game_done(row.plies);
+        self.reporter.report(&Event::GameFinished { done, total: self.to_play, game: &row });
         Ok(())
     }
 
@@ -190,22 +188,24 @@ pub async fn run(
     let mut failure = None;
     if to_play > 0 {
         if let Err(error) = reaper::become_subreaper() {
-            eprintln!(
-                "arena: warning: cannot become a subreaper ({error}); escaped bot processes may outlive arena"
+            let message = format!(
+                "cannot become a subreaper ({error}); escaped bot processes may outlive arena"
             );
+            options.reporter.report(&Event::Warning { message: &message });
         }
-        let progress = Progress::new(to_play, already);
+        options.reporter.report(&Event::Started { to_play, already });
         let layout = FileLayout {
             folder: folder.path.as_path().into(),
             transcripts: tournament.transcripts,
         };
         let recorder = Arc::new(Mutex::new(Recorder {
             folder,
-            progress,
+            meter: Meter::start(),
+            to_play,
+            reporter: Arc::clone(&options.reporter),
             layout,
             names: names.clone(),
             game: tournament.game,
-            played: 0,
         }));
         let (cancel, cancelled) = watch::channel(false);
         let (mut failures, workers) = start_workers(
@@ -251,8 +251,9 @@ pub async fn run(
         reaper::sweep_orphans();
         let recorder = Arc::into_inner(recorder).expect("the workers are gone");
         let recorder = recorder.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
-        recorder.progress.finish();
-        played = recorder.played;
+        let stats = recorder.meter.stats();
+        options.reporter.report(&Event::Finished(&stats));
+        played = stats.games;
         folder = recorder.folder;
     }
     if let Some(error) = failure {

@@ -1,0 +1,177 @@
+//! How a run's events are shown: the reporter each command picks from its
+//! flags (`--quiet`, `--json`) and from whether stdout is a terminal.
+
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::events::{Event, Reporter, RunStats};
+use crate::protocol::ResultReason;
+
+/// How much a command shows, as its flags choose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verbosity {
+    /// Progress and notes for people: a bar on a terminal, lines elsewhere.
+    Human,
+    /// Nothing but warnings (on stderr) and errors.
+    Quiet,
+    /// One JSON object per event on stdout, nothing else there.
+    Json,
+}
+
+impl Verbosity {
+    /// From the `--quiet` and `--json` flags (clap keeps them apart).
+    pub fn from_flags(quiet: bool, json: bool) -> Verbosity {
+        match (quiet, json) {
+            (_, true) => Verbosity::Json,
+            (true, false) => Verbosity::Quiet,
+            (false, false) => Verbosity::Human,
+        }
+    }
+
+    /// The reporter for this verbosity.
+    pub fn reporter(self) -> Box<dyn Reporter> {
+        match self {
+            Verbosity::Human => Box::new(Human::new()),
+            Verbosity::Quiet => Box::new(Quiet),
+            Verbosity::Json => Box::new(JsonLines),
+        }
+    }
+}
+
+/// Progress for people: a bar on a terminal; in CI, a line every few
+/// seconds. Forfeits are noted above the progress as they happen.
+pub struct Human {
+    display: Mutex<Display>,
+}
+
+enum Display {
+    /// Before the run starts (the bar needs its length).
+    Waiting,
+    Bar(ProgressBar),
+    Lines {
+        started: Instant,
+        last: Instant,
+    },
+}
+
+/// How often progress lines come when stdout is no terminal.
+const LINE_EVERY: Duration = Duration::from_secs(2);
+
+impl Human {
+    fn new() -> Human {
+        Human { display: Mutex::new(Display::Waiting) }
+    }
+}
+
+impl Reporter for Human {
+    fn report(&self, event: &Event<'_>) {
+        let mut display = self.display.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match event {
+            Event::Started { to_play, already } => {
+                if *already > 0 {
+                    crate::say!(
+                        "resuming: {already} games already in games.csv, {to_play} to play"
+                    );
+                }
+                *display = if std::io::stdout().is_terminal() {
+                    let bar = ProgressBar::new(*to_play);
+                    bar.set_style(
+                        ProgressStyle::with_template(
+                            "{bar:40} {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
+                        )
+                        .expect("a valid template"),
+                    );
+                    Display::Bar(bar)
+                } else {
+                    Display::Lines { started: Instant::now(), last: Instant::now() }
+                };
+            }
+            Event::GameFinished { done, total, game } => {
+                let note = (game.reason != ResultReason::Normal).then(|| {
+                    format!(
+                        "game {}: {} forfeited ({}): {}",
+                        game.game_index, game.forfeiter, game.reason, game.forfeit_detail
+                    )
+                });
+                match &mut *display {
+                    Display::Bar(bar) => {
+                        bar.inc(1);
+                        if let Some(note) = note {
+                            bar.println(note);
+                        }
+                    }
+                    Display::Lines { started, last } => {
+                        if let Some(note) = note {
+                            crate::say!("{note}");
+                        }
+                        if last.elapsed() >= LINE_EVERY || done == total {
+                            *last = Instant::now();
+                            crate::say!("{}", progress_line(*done, *total, started.elapsed()));
+                        }
+                    }
+                    Display::Waiting => {}
+                }
+            }
+            Event::Warning { message } => match &*display {
+                Display::Bar(bar) => bar.suspend(|| eprintln!("arena: warning: {message}")),
+                _ => eprintln!("arena: warning: {message}"),
+            },
+            Event::Finished(stats) => {
+                if let Display::Bar(bar) = &*display {
+                    bar.finish_and_clear();
+                }
+                crate::say!("{}", stats_line(stats));
+            }
+        }
+    }
+}
+
+fn progress_line(done: u64, total: u64, elapsed: Duration) -> String {
+    let elapsed = elapsed.as_secs_f64();
+    let rate = if elapsed > 0.0 { done as f64 / elapsed } else { 0.0 };
+    let left = total.saturating_sub(done);
+    let eta = if rate > 0.0 { format!("{:.0}s", left as f64 / rate) } else { "?".to_owned() };
+    format!(
+        "progress: {done}/{total} games ({:.0}%), {rate:.1} games/s, ETA {eta}",
+        100.0 * done as f64 / total.max(1) as f64
+    )
+}
+
+fn stats_line(stats: &RunStats) -> String {
+    let elapsed = stats.elapsed.as_secs_f64();
+    let per_move = |seconds: f64| 1e6 * seconds / stats.moves.max(1) as f64;
+    format!(
+        "played {} games ({} moves) in {elapsed:.2}s: {:.0} games/s; arena's own CPU {:.1} us per move ({:.1} user + {:.1} system); peak memory {} MiB",
+        stats.games,
+        stats.moves,
+        stats.games as f64 / elapsed.max(1e-9),
+        per_move(stats.user_seconds + stats.system_seconds),
+        per_move(stats.user_seconds),
+        per_move(stats.system_seconds),
+        stats.peak_rss_kib / 1024,
+    )
+}
+
+/// Shows nothing but warnings, on stderr.
+pub struct Quiet;
+
+impl Reporter for Quiet {
+    fn report(&self, event: &Event<'_>) {
+        if let Event::Warning { message } = event {
+            eprintln!("arena: warning: {message}");
+        }
+    }
+}
+
+/// Every event as one JSON line on stdout.
+pub struct JsonLines;
+
+impl Reporter for JsonLines {
+    fn report(&self, event: &Event<'_>) {
+        let line = serde_json::to_string(event).expect("events serialize");
+        crate::say!("{line}");
+    }
+}

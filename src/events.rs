@@ -1,0 +1,78 @@
+//! What a run tells its user, as values.
+//!
+//! The tournament emits [`Event`]s and never prints; the command that
+//! started it hands in a [`Reporter`] that shows them: a progress bar on a
+//! terminal, plain lines in CI, JSON lines for programs, or nothing. With
+//! `--json`, each event is one line, `{"type": ...}` with the fields below
+//! (the README's "Reading a run from a program" shows them).
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::results::GameRow;
+
+/// Something that happened during a run.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event<'a> {
+    /// Play begins: `to_play` games now, `already` recorded by earlier runs.
+    Started {
+        /// Games this run plays.
+        to_play: u64,
+        /// Games earlier runs left in games.csv.
+        already: u64,
+    },
+    /// A game ended and is in games.csv.
+    GameFinished {
+        /// Games this run has finished, this one included.
+        done: u64,
+        /// Games this run plays in all.
+        total: u64,
+        /// The game's row, as games.csv has it.
+        game: &'a GameRow,
+    },
+    /// Something the user should know that does not stop the run.
+    Warning {
+        /// What, in words.
+        message: &'a str,
+    },
+    /// Every game of this run was played (or it was interrupted).
+    Finished(&'a RunStats),
+}
+
+/// What playing cost.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RunStats {
+    /// Games played by this run.
+    pub games: u64,
+    /// Moves in them.
+    pub moves: u64,
+    /// Wall time from the first game's start.
+    #[serde(serialize_with = "seconds")]
+    pub elapsed: Duration,
+    /// arena's own CPU time in user mode while playing (bots excluded).
+    pub user_seconds: f64,
+    /// arena's own CPU time in the kernel while playing.
+    pub system_seconds: f64,
+    /// arena's peak resident memory.
+    pub peak_rss_kib: u64,
+}
+
+fn seconds<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(duration.as_secs_f64())
+}
+
+/// Shows a run's events. Shared by the threads that play games, so it
+/// takes `&self` (implementations lock what they change).
+pub trait Reporter: Send + Sync {
+    /// Shows one event.
+    fn report(&self, event: &Event<'_>);
+}
+
+/// A reporter that shows nothing (for library callers and tests).
+pub struct Silent;
+
+impl Reporter for Silent {
+    fn report(&self, _event: &Event<'_>) {}
+}
