@@ -11,6 +11,7 @@ pub mod games;
 pub mod html_page;
 pub mod json;
 pub mod narrate;
+pub mod os;
 pub mod players;
 pub mod printable;
 pub mod protocol;

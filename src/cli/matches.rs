@@ -257,6 +257,9 @@ async fn play_match<G: Game>(
             format!("cannot append to {}", plan.out.join("games.csv").display())
         })?;
         crate::say!("{}", output::game_line(&row, plan.games));
+        for warning in &report.warnings {
+            eprintln!("arena: warning: {warning}");
+        }
         rows.push(row);
         if plan.restart_each_game {
             for bot in &mut bots {

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::options::{UsageError, requested_exports};
+use super::reporters::Quiet;
 use crate::tournament::standings::standings_text;
 use crate::tournament::store::{ResumeRefused, merge_folders};
 
@@ -36,7 +37,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let exports = requested_exports(args.markdown.as_deref())?;
-    let merged = merge_folders(&args.shards, &args.out, &exports, args.partial);
+    let merged = merge_folders(&args.shards, &args.out, &exports, args.partial, &Quiet);
     let (rows, standings) = match merged {
         Err(error) if error.downcast_ref::<ResumeRefused>().is_some() => {
             return Err(UsageError(format!("{error:#}")).into());

@@ -12,6 +12,7 @@ mod replay;
 mod reporters;
 mod run;
 mod sandboxing;
+mod terminal;
 
 use std::process::ExitCode;
 

@@ -11,9 +11,10 @@ use serde_json::Value;
 
 use super::options::{UsageError, default_bot_name, game_id_parser, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
+use super::terminal::Terminal;
 use crate::games::{GameId, Seat, check_overrides, parse_params};
 use crate::narrate::{Narrate, player};
-use crate::players::{SharedConsole, Terminal, human, random_player};
+use crate::players::{SharedConsole, human, random_player};
 use crate::protocol::{ForfeitReason, ResultReason};
 use crate::referee::{self, Bot, BotCommand, GameFiles, GameReport, Settings, play_game};
 use crate::seeds::fresh_seed;

@@ -41,7 +41,7 @@ impl Default for NumbersWarParams {
 impl GameParams for NumbersWarParams {
     fn validate(&self) -> Result<(), ParamError> {
         check_range("count", self.count, 2..=MAX_NUMBERS)?;
-        if self.count % 2 != 0 {
+        if !self.count.is_multiple_of(2) {
             return Err(ParamError::new(
                 "count",
                 format!("must be even so both players take as many turns, got {}", self.count),
@@ -94,7 +94,7 @@ impl NumbersWar {
     /// If the list is empty or has an odd length.
     pub fn from_numbers(numbers: Vec<u32>) -> Self {
         assert!(
-            !numbers.is_empty() && numbers.len() % 2 == 0,
+            !numbers.is_empty() && numbers.len().is_multiple_of(2),
             "the list must have a positive even length: {numbers:?}"
         );
         NumbersWar {

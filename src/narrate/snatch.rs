@@ -23,7 +23,8 @@ fn score_lines(view: &SnatchView) -> [String; 2] {
 /// snatched nothing.
 fn snatch_lines(seat: Seat, pick: u32, before: &SnatchView, after: &SnatchView) -> Vec<String> {
     let victim = seat.other();
-    let Some(last) = before.last_picks[victim.index()].filter(|&last| pick % last == 0) else {
+    let Some(last) = before.last_picks[victim.index()].filter(|&last| pick.is_multiple_of(last))
+    else {
         return Vec::new();
     };
     let mut lines =

@@ -5,7 +5,6 @@
 //! it, so every turn, the opponent's included, is told with the exact
 //! position before and after.
 
-use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
 
 use serde::de::DeserializeOwned;
@@ -19,69 +18,6 @@ use crate::referee::LocalPlayer;
 
 /// The console people play on, shared by both seats when two people play.
 pub type SharedConsole = Arc<Mutex<dyn Console + Send>>;
-
-/// Standard input and output.
-#[derive(Default)]
-pub struct Terminal;
-
-impl Console for Terminal {
-    fn say(&mut self, line: &str) {
-        println!("{line}");
-    }
-
-    fn ask(&mut self, prompt: &str) -> Option<String> {
-        let mut stdout = std::io::stdout().lock();
-        let _ = write!(stdout, "{prompt}");
-        let _ = stdout.flush();
-        let mut answer = String::new();
-        match std::io::stdin().lock().read_line(&mut answer) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(answer.trim_end_matches(['\r', '\n']).to_owned()),
-        }
-    }
-
-    fn ask_secret(&mut self, prompt: &str) -> Option<String> {
-        let Some(_hidden) = EchoOff::on_stdin() else { return self.ask(prompt) };
-        let answer = self.ask(prompt);
-        // The newline typed was not echoed either.
-        println!();
-        answer
-    }
-}
-
-/// Turns the terminal's echo off while it lives (when stdin is a terminal).
-struct EchoOff {
-    saved: libc::termios,
-}
-
-impl EchoOff {
-    fn on_stdin() -> Option<EchoOff> {
-        // SAFETY: termios calls on fd 0 with a struct they fill; nothing is
-        // changed unless reading the current settings succeeded.
-        unsafe {
-            if libc::isatty(libc::STDIN_FILENO) != 1 {
-                return None;
-            }
-            let mut saved: libc::termios = std::mem::zeroed();
-            if libc::tcgetattr(libc::STDIN_FILENO, &mut saved) != 0 {
-                return None;
-            }
-            let mut quiet = saved;
-            quiet.c_lflag &= !libc::ECHO;
-            libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &quiet);
-            Some(EchoOff { saved })
-        }
-    }
-}
-
-impl Drop for EchoOff {
-    fn drop(&mut self) {
-        // SAFETY: restores the settings read in `on_stdin`.
-        unsafe {
-            libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &self.saved);
-        }
-    }
-}
 
 /// A person playing `G` on `console`. The `narrator` tells the game as it
 /// goes; with two people at one keyboard only one of them does.

@@ -5,7 +5,7 @@
 mod human;
 mod random;
 
-pub use human::{SharedConsole, Terminal, human};
+pub use human::{SharedConsole, human};
 pub use random::random_player;
 
 use serde_json::Value;

@@ -22,7 +22,7 @@ use crate::protocol::{
 /// Longest offending line kept in a forfeit record.
 const OFFENDING_LINE_CHARS: usize = 300;
 
-/// One seat's part of an exchange: the request to send, and what came back.
+/// One seat's part of an exchange: the request to send, and where it got to.
 struct Exchange<M> {
     seat: Seat,
     id: u64,
@@ -30,14 +30,32 @@ struct Exchange<M> {
     /// This game's `start`, when it goes out just before the request; its
     /// `ready` is then read before the reply.
     start: Option<Start>,
-    sent_at: Option<Instant>,
-    /// The `ready` to `start` as received, when, and the name it gave; the
-    /// reply's clock starts at it.
+    phase: Phase<M>,
+}
+
+/// Where an exchange is. It only moves forward: `Unsent`, then `Sent` and
+/// `Answered`, or `Undelivered` when the request could not go out.
+enum Phase<M> {
+    /// The request has not been written yet.
+    Unsent,
+    /// The request went out at `sent_at`; its reply is awaited.
+    Sent { sent_at: Instant },
+    /// The bot was not running (no `sent_at`) or its input failed: no reply
+    /// is read.
+    Undelivered { sent_at: Option<Instant>, forfeit: Forfeit },
+    /// The reply came, or what stands for it (a timeout, a crash).
+    Answered(Answer<M>),
+}
+
+/// What an exchange whose request went out came to.
+struct Answer<M> {
+    sent_at: Instant,
+    /// The `ready` to a `start` sent with the request: the line as
+    /// received, when, and the name it gave. The reply's clock starts at it.
     ready: Option<(Vec<u8>, Instant, Option<String>)>,
-    /// The reply line as received, and when.
+    /// The reply line as received, and when; none if no line came.
     received: Option<(Vec<u8>, Instant)>,
-    /// `None` until the exchange has run.
-    answer: Option<Result<Reply<M>, Forfeit>>,
+    reply: Result<Reply<M>, Forfeit>,
 }
 
 /// A `start` line and its id.
@@ -111,8 +129,7 @@ pub async fn play_game<G: Game>(
         report.unsaved_transcript = Some(format!("cannot write {}: {error}", path.display()));
     }
     for (seat, bot) in Seat::BOTH.into_iter().zip(bots) {
-        bot.reported_name =
-            report.reported_names[seat.index()].clone().or(bot.reported_name.take());
+        report.warnings.extend(bot.process().and_then(BotProcess::take_log_warning));
         if let Some(forfeit) = &report.forfeits[seat.index()]
             && forfeit.reason.leaves_bot_in_doubt()
         {
@@ -208,7 +225,7 @@ impl<G: Game> Referee<'_, G> {
                     .line(),
             );
             // play_game has started every bot; a new process has answered nothing.
-            if bot.answered_a_start {
+            if bot.has_answered_a_start() {
                 self.unsent_starts[seat.index()] = Some(Start { id, line });
                 None
             } else {
@@ -219,8 +236,9 @@ impl<G: Game> Referee<'_, G> {
             return;
         }
         self.exchange(bots, &mut exchanges, ReplyKind::Ready, self.settings.startup_timeout).await;
-        for exchange in exchanges.iter_mut().flatten() {
-            if let Some(Ok(Reply::Ready { name })) = exchange.answer.take() {
+        for exchange in exchanges.into_iter().flatten() {
+            if let Phase::Answered(Answer { reply: Ok(Reply::Ready { name }), .. }) = exchange.phase
+            {
                 self.ready(bots, exchange.seat, name);
             }
         }
@@ -228,9 +246,9 @@ impl<G: Game> Referee<'_, G> {
 
     /// Notes a `ready` from `seat`.
     fn ready(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, name: Option<String>) {
+        bots[seat.index()].answered_start(name.as_deref());
         self.reported_names[seat.index()] = name;
         self.answered_start[seat.index()] = true;
-        bots[seat.index()].answered_a_start = true;
     }
 
     /// Asks every seat in `seats` for a move, then applies the moves (in
@@ -260,14 +278,16 @@ impl<G: Game> Referee<'_, G> {
         self.exchange(bots, &mut exchanges, ReplyKind::Move, self.settings.move_timeout).await;
 
         let mut chosen: [Option<G::Move>; 2] = [None, None];
-        for exchange in exchanges.iter_mut().flatten() {
+        for exchange in exchanges.into_iter().flatten() {
             let seat = exchange.seat;
-            let think = exchange.think_time();
-            if let Some((_, _, name)) = exchange.ready.take() {
+            // Other phases carry a forfeit, recorded by the exchange.
+            let Phase::Answered(answer) = exchange.phase else { continue };
+            let think = answer.think_time();
+            if let Some((_, _, name)) = answer.ready {
                 self.ready(bots, seat, name);
             }
-            match exchange.answer.take() {
-                Some(Ok(Reply::Move(mv))) if game.is_legal(seat, &mv) => {
+            match answer.reply {
+                Ok(Reply::Move(mv)) if game.is_legal(seat, &mv) => {
                     self.transcript.push(&MoveLine {
                         kind: "move",
                         seat,
@@ -276,9 +296,9 @@ impl<G: Game> Referee<'_, G> {
                     });
                     chosen[seat.index()] = Some(mv);
                 }
-                Some(Ok(Reply::Move(mv))) => {
+                Ok(Reply::Move(mv)) => {
                     let shown = serde_json::to_string(&mv).unwrap_or_default();
-                    let line = exchange.received.as_ref().map(|(line, _)| cut(line));
+                    let line = answer.received.as_ref().map(|(line, _)| cut(line));
                     self.record_forfeit(
                         seat,
                         Forfeit {
@@ -289,8 +309,9 @@ impl<G: Game> Referee<'_, G> {
                         },
                     );
                 }
-                // Forfeits were recorded by the exchange.
-                Some(Ok(Reply::Ready { .. }) | Err(_)) | None => {}
+                // A forfeit, recorded by the exchange; a `ready` is refused
+                // by the parser where a move is asked.
+                Ok(Reply::Ready { .. }) | Err(_) => {}
             }
         }
         if seats.len() > 1 {
@@ -323,7 +344,7 @@ impl<G: Game> Referee<'_, G> {
         if self.in_doubt(seat) {
             return;
         }
-        let Some(process) = bots[seat.index()].process.as_mut() else { return };
+        let Some(process) = bots[seat.index()].process() else { return };
         self.transcript.sent(seat, Instant::now().into_std(), trim_newline(line));
         process.queue(line);
     }
@@ -360,7 +381,7 @@ impl<G: Game> Referee<'_, G> {
             }
         }
         for exchange in exchanges.iter().flatten() {
-            if let Some(sent_at) = exchange.sent_at {
+            if let Some(sent_at) = exchange.sent_at() {
                 if let Some(start) = &exchange.start {
                     self.transcript.sent(
                         exchange.seat,
@@ -377,19 +398,24 @@ impl<G: Game> Referee<'_, G> {
         }
         for exchange in exchanges.iter().flatten() {
             let seat = exchange.seat;
-            if let Some((line, received_at, _)) = &exchange.ready {
-                self.transcript.received(seat, received_at.into_std(), line);
-            }
-            if let Some((line, received_at)) = &exchange.received {
-                self.transcript.received(seat, received_at.into_std(), line);
-            }
-            match &exchange.answer {
-                Some(Ok(_)) => {
-                    let slowest = &mut self.slowest_reply[seat.index()];
-                    *slowest = (*slowest).max(exchange.think_time());
+            match &exchange.phase {
+                Phase::Answered(answer) => {
+                    if let Some((line, received_at, _)) = &answer.ready {
+                        self.transcript.received(seat, received_at.into_std(), line);
+                    }
+                    if let Some((line, received_at)) = &answer.received {
+                        self.transcript.received(seat, received_at.into_std(), line);
+                    }
+                    match &answer.reply {
+                        Ok(_) => {
+                            let slowest = &mut self.slowest_reply[seat.index()];
+                            *slowest = (*slowest).max(answer.think_time());
+                        }
+                        Err(forfeit) => self.record_forfeit(seat, forfeit.clone()),
+                    }
                 }
-                Some(Err(forfeit)) => self.record_forfeit(seat, forfeit.clone()),
-                None => {}
+                Phase::Undelivered { forfeit, .. } => self.record_forfeit(seat, forfeit.clone()),
+                Phase::Unsent | Phase::Sent { .. } => {}
             }
         }
     }
@@ -438,6 +464,7 @@ impl<G: Game> Referee<'_, G> {
             reported_names: self.reported_names.clone(),
             answered_start: self.answered_start,
             unsaved_transcript: None,
+            warnings: Vec::new(),
         };
         let notices: Vec<ForfeitNotice> = Seat::BOTH
             .into_iter()
@@ -450,7 +477,7 @@ impl<G: Game> Referee<'_, G> {
             // A seat whose `start` never went out has not heard of this game;
             // its id is given back so the bot's ids still count up by one.
             if let Some(start) = self.unsent_starts[seat.index()].take() {
-                bots[seat.index()].next_id = start.id;
+                bots[seat.index()].give_back_id(start.id);
                 continue;
             }
             let over = OverMessage {
@@ -480,30 +507,26 @@ impl<G: Game> Referee<'_, G> {
 
 impl<M> Exchange<M> {
     fn new(seat: Seat, id: u64, request: Vec<u8>) -> Exchange<M> {
-        Exchange {
-            seat,
-            id,
-            request,
-            start: None,
-            sent_at: None,
-            ready: None,
-            received: None,
-            answer: None,
+        Exchange { seat, id, request, start: None, phase: Phase::Unsent }
+    }
+
+    /// When the request went out, if it did.
+    fn sent_at(&self) -> Option<Instant> {
+        match &self.phase {
+            Phase::Unsent => None,
+            Phase::Sent { sent_at } => Some(*sent_at),
+            Phase::Undelivered { sent_at, .. } => *sent_at,
+            Phase::Answered(answer) => Some(answer.sent_at),
         }
     }
+}
 
-    /// When the clock for the reply started: when the request went out, or
-    /// when the `ready` arrived if a `start` went out with it.
-    fn clock_from(&self) -> Option<Instant> {
-        self.ready.as_ref().map(|(_, received_at, _)| *received_at).or(self.sent_at)
-    }
-
-    /// From the reply's clock starting to the reply coming in.
+impl<M> Answer<M> {
+    /// From the reply's clock starting (the request going out, or the
+    /// `ready` coming in if a `start` went with it) to the reply coming in.
     fn think_time(&self) -> Duration {
-        match (self.clock_from(), &self.received) {
-            (Some(clock_from), Some((_, received_at))) => received_at.duration_since(clock_from),
-            _ => Duration::ZERO,
-        }
+        let clock_from = self.ready.as_ref().map_or(self.sent_at, |(_, at, _)| *at);
+        self.received.as_ref().map_or(Duration::ZERO, |(_, at)| at.duration_since(clock_from))
     }
 }
 
@@ -514,23 +537,28 @@ fn trim_newline(line: &[u8]) -> &[u8] {
 /// Writes one exchange's request, recording when it went out or the failure.
 async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>, limit: Duration) {
     let Some(exchange) = exchange else { return };
-    let Some(process) = bot.process.as_mut() else {
-        exchange.answer = Some(Err(Forfeit {
-            reason: ForfeitReason::Crash,
-            detail: "the bot is not running".to_owned(),
-            line: None,
-            bad_reply: None,
-        }));
+    let Some(process) = bot.process() else {
+        exchange.phase = Phase::Undelivered {
+            sent_at: None,
+            forfeit: Forfeit {
+                reason: ForfeitReason::Crash,
+                detail: "the bot is not running".to_owned(),
+                line: None,
+                bad_reply: None,
+            },
+        };
         return;
     };
     let sent_at = Instant::now();
-    exchange.sent_at = Some(sent_at);
     if let Some(start) = &exchange.start {
         process.queue(&start.line);
     }
-    if let Err(failure) = process.send(&exchange.request, sent_at + limit).await {
-        exchange.answer = Some(Err(forfeit_from(failure, None)));
-    }
+    exchange.phase = match process.send(&exchange.request, sent_at + limit).await {
+        Ok(()) => Phase::Sent { sent_at },
+        Err(failure) => {
+            Phase::Undelivered { sent_at: Some(sent_at), forfeit: forfeit_from(failure, None) }
+        }
+    };
 }
 
 /// The time limits of an exchange.
@@ -542,8 +570,8 @@ struct Deadlines {
     reply: Duration,
 }
 
-/// Reads one exchange's reply (unless sending failed) and parses it; first
-/// the `ready` to a `start` sent with the request, if there was one.
+/// Reads one exchange's reply (if its request went out) and parses it;
+/// first the `ready` to a `start` sent with the request, if there was one.
 async fn receive<M: serde::de::DeserializeOwned>(
     bot: &mut Bot,
     exchange: &mut Option<Exchange<M>>,
@@ -551,27 +579,26 @@ async fn receive<M: serde::de::DeserializeOwned>(
     limits: Deadlines,
 ) {
     let Some(exchange) = exchange else { return };
-    let (Some(sent_at), None) = (exchange.sent_at, &exchange.answer) else { return };
-    let process = bot.process.as_mut().expect("a bot that was sent a request runs");
+    let Phase::Sent { sent_at } = exchange.phase else { return };
+    let process = bot.process().expect("a bot that was sent a request runs");
+    let mut ready = None;
     if let Some(start) = &exchange.start {
         let deadline = sent_at + limits.startup;
         let asked = Asked { kind: ReplyKind::Ready, id: start.id, limit: limits.startup };
         match read_reply::<M>(process, deadline, asked).await {
             (Some((line, received_at)), Ok(Reply::Ready { name })) => {
-                exchange.ready = Some((line, received_at, name));
+                ready = Some((line, received_at, name));
             }
-            (received, answer) => {
-                exchange.received = received;
-                exchange.answer = Some(answer);
+            (received, reply) => {
+                exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
                 return;
             }
         }
     }
-    let deadline = exchange.clock_from().unwrap_or(sent_at) + limits.reply;
+    let clock_from = ready.as_ref().map_or(sent_at, |(_, received_at, _)| *received_at);
     let asked = Asked { kind, id: exchange.id, limit: limits.reply };
-    let (received, answer) = read_reply(process, deadline, asked).await;
-    exchange.received = received;
-    exchange.answer = Some(answer);
+    let (received, reply) = read_reply(process, clock_from + limits.reply, asked).await;
+    exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
 }
 
 /// What a reply answers: the kind of reply, the request's id, and the time

@@ -146,10 +146,35 @@ impl Bot {
         }
     }
 
+    /// The running process, to talk to.
+    fn process(&mut self) -> Option<&mut BotProcess> {
+        self.process.as_mut()
+    }
+
+    /// The id for the next request.
     fn take_id(&mut self) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         id
+    }
+
+    /// Gives back an id taken for a request that never went out, so the
+    /// bot's ids still count up by one.
+    fn give_back_id(&mut self, id: u64) {
+        self.next_id = id;
+    }
+
+    /// Notes that the process answered a `start`, with the name it gave.
+    fn answered_start(&mut self, name: Option<&str>) {
+        self.answered_a_start = true;
+        if let Some(name) = name {
+            self.reported_name = Some(name.to_owned());
+        }
+    }
+
+    /// Whether the running process has answered a `start`.
+    fn has_answered_a_start(&self) -> bool {
+        self.answered_a_start
     }
 }
 
@@ -188,6 +213,10 @@ pub struct GameReport {
     /// Why the transcript asked for could not be written, if it could not.
     #[serde(skip)]
     pub unsaved_transcript: Option<String>,
+    /// What went wrong around the game without deciding it (a stderr log
+    /// that could not be written), for the user.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 impl GameReport {

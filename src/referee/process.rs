@@ -26,9 +26,7 @@ use super::lines::{LineError, LineReader};
 use super::{LogPath, reaper};
 use crate::printable::printable;
 use crate::protocol::ForfeitReason;
-use crate::sandbox::{
-    BotSandbox, CommandFiles, Sandbox, SandboxError, ScratchFolder, limit_hit, wait_exited,
-};
+use crate::sandbox::{BotSandbox, CommandFiles, Sandbox, SandboxError, ScratchFolder, limit_hit};
 
 /// How to start a bot.
 #[derive(Clone, Debug)]
@@ -173,6 +171,8 @@ struct StderrLog {
     /// The last bytes the bot wrote, logged or not: what a crash report
     /// looks at to name a limit the bot ran into.
     tail: Vec<u8>,
+    /// Why logging stopped in this game, until someone takes it to tell.
+    lost: Option<String>,
 }
 
 /// Bytes of stderr kept in [`StderrLog::tail`].
@@ -180,7 +180,7 @@ const STDERR_TAIL: usize = 2048;
 
 impl StderrLog {
     fn new(cap: u64) -> StderrLog {
-        StderrLog { path: None, file: None, written: 0, cap, tail: Vec::new() }
+        StderrLog { path: None, file: None, written: 0, cap, tail: Vec::new(), lost: None }
     }
 
     fn write(&mut self, bytes: &[u8]) {
@@ -221,10 +221,10 @@ impl StderrLog {
 
     /// Stops logging this game, saying why once.
     fn give_up(&mut self, path: &Path, error: &std::io::Error) {
-        eprintln!(
-            "arena: warning: cannot write {}: {error}; the rest of this bot's stderr in this game is dropped",
+        self.lost.get_or_insert(format!(
+            "cannot write {}: {error}; the rest of this bot's stderr in this game is dropped",
             path.display()
-        );
+        ));
         self.file = None;
         self.path = None;
     }
@@ -453,6 +453,17 @@ impl BotProcess {
         }
     }
 
+    /// Why stderr logging failed since the last call, if it did: a warning
+    /// for the user (the game goes on without the log).
+    pub fn take_log_warning(&mut self) -> Option<String> {
+        match &self.runner {
+            Runner::Program { stderr_log, .. } => {
+                stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).lost.take()
+            }
+            Runner::Local => None,
+        }
+    }
+
     /// Queues a line that needs no answer (it must end in `\n`); it goes out
     /// with the next [`BotProcess::send`], or when the session ends.
     pub fn queue(&mut self, line: &[u8]) {
@@ -567,7 +578,7 @@ impl BotProcess {
             Runner::Program { pid, stderr_task, .. } => {
                 // Also when the leader exited by itself: its children may
                 // live on and hold the pipes open.
-                kill_group(*pid);
+                crate::os::kill_group(*pid);
                 let status = Some(self.exit.wait().await);
                 // stderr ends once every writer is gone; one that escaped the
                 // group is killed by the sweep, so do not wait for it here.
@@ -602,7 +613,7 @@ impl Drop for BotProcess {
         if !self.stopped {
             match &self.runner {
                 Runner::Program { pid, stderr_task, .. } => {
-                    kill_group(*pid);
+                    crate::os::kill_group(*pid);
                     stderr_task.abort();
                 }
                 Runner::Local => self.exit.task.abort(),
@@ -670,7 +681,7 @@ fn start_sandboxed(
         .prepare(&command.argv, command.dir.as_deref(), &command.env)
         .map_err(|source| CommandError::Sandbox { command: command.display(), source })?;
     let spawn_error = |source| CommandError::Spawn { command: command.display(), source };
-    let spawned = crate::sandbox::spawn(&mut prepared).map_err(spawn_error)?;
+    let spawned = crate::os::sandbox::spawn(&mut prepared).map_err(spawn_error)?;
     let pid = spawned.pid;
     let pipes = (|| {
         Ok::<_, std::io::Error>((
@@ -686,16 +697,16 @@ fn start_sandboxed(
     let (stdin, stdout, stderr, pidfd) = match pipes {
         Ok(pipes) => pipes,
         Err(error) => {
-            kill_group(pid);
+            crate::os::kill_group(pid);
             return Err(spawn_error(error));
         }
     };
     let exit = Exit::new(tokio::spawn(async move {
         let status = loop {
             let Ok(mut ready) = pidfd.readable().await else {
-                break wait_exited(pidfd.get_ref(), true).ok().flatten();
+                break crate::os::sandbox::wait_exited(pidfd.get_ref(), true).ok().flatten();
             };
-            match wait_exited(pidfd.get_ref(), false) {
+            match crate::os::sandbox::wait_exited(pidfd.get_ref(), false) {
                 Ok(None) => ready.clear_ready(),
                 Ok(Some(status)) => break Some(status),
                 Err(_) => break None,
@@ -765,40 +776,16 @@ async fn let_stderr_drain(runner: &Runner) {
     }
 }
 
-fn kill_group(pid: u32) {
-    if let Ok(pid) = libc::pid_t::try_from(pid) {
-        // SAFETY: signal delivery to the bot's own process group (its pgid is
-        // its pid, set at spawn); an error only means it is gone.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-}
-
 /// "exited with status 3", "killed by signal 9 (SIGKILL)".
 pub fn describe_exit(status: Option<ExitStatus>) -> String {
     match status {
         None => "exited".to_owned(),
         Some(status) => match (status.code(), status.signal()) {
             (Some(code), _) => format!("exited with status {code}"),
-            (None, Some(signal)) => format!("killed by signal {signal} ({})", signal_name(signal)),
+            (None, Some(signal)) => {
+                format!("killed by signal {signal} ({})", crate::os::signal_name(signal))
+            }
             (None, None) => "exited".to_owned(),
         },
-    }
-}
-
-fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGILL => "SIGILL",
-        libc::SIGINT => "SIGINT",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGTERM => "SIGTERM",
-        _ => "another signal",
     }
 }

@@ -46,12 +46,7 @@ pub(crate) fn unregister(pid: u32) {
 
 /// Makes this process the reaper of its orphaned descendants, so a bot's
 /// escaped children come back to the arena when their parent dies.
-pub fn become_subreaper() -> std::io::Result<()> {
-    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes one integer argument
-    // and touches no memory of ours.
-    let result = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) };
-    if result == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
-}
+pub use crate::os::become_subreaper;
 
 /// Sweeps at most every `interval`; cheap enough to call after each session.
 pub fn sweep_orphans_now_and_then(interval: Duration) {
@@ -73,15 +68,15 @@ pub fn sweep_orphans() -> usize {
     let _no_spawns = SPAWN_GATE.write().unwrap_or_else(|poisoned| poisoned.into_inner());
     let registry = live_bots();
     let me = std::process::id();
-    let Some(own) = read_stat(me) else { return 0 };
+    let Some(own) = crate::os::read_stat(me) else { return 0 };
     let mut killed = 0;
     // A killed orphan's own children become orphans in turn: go again.
     for _ in 0..16 {
-        let orphans: Vec<u32> = children_of(me)
+        let orphans: Vec<u32> = crate::os::children_of(me)
             .into_iter()
             .filter(|pid| !registry.as_ref().is_some_and(|live| live.contains(pid)))
             .filter(|pid| {
-                read_stat(*pid)
+                crate::os::read_stat(*pid)
                     .is_some_and(|stat| stat.group != own.group || stat.session != own.session)
             })
             .collect();
@@ -89,72 +84,12 @@ pub fn sweep_orphans() -> usize {
             break;
         }
         for &pid in &orphans {
-            kill_process_and_group(pid);
+            crate::os::kill_process_and_group(pid);
         }
         for &pid in &orphans {
-            reap(pid);
+            crate::os::reap_by_pid(pid, Duration::from_secs(1));
         }
         killed += orphans.len();
     }
     killed
-}
-
-/// SIGKILL to `pid`, and to its group when it leads one (an escaped process
-/// that called `setsid` leads its own group, which may hold more escapees).
-fn kill_process_and_group(pid: u32) {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return };
-    // SAFETY: plain signal delivery; errors (already gone) are harmless.
-    unsafe {
-        if libc::getpgid(pid) == pid {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-        libc::kill(pid, libc::SIGKILL);
-    }
-}
-
-/// Waits for one killed child by pid, for at most a second.
-fn reap(pid: u32) {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return };
-    let deadline = Instant::now() + Duration::from_secs(1);
-    loop {
-        let mut status = 0;
-        // SAFETY: waits for this one pid only, never for any child.
-        let result = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if result != 0 || Instant::now() > deadline {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
-/// The fields of /proc/PID/stat this module needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProcStat {
-    pub state: char,
-    pub parent: u32,
-    pub group: u32,
-    pub session: u32,
-}
-
-/// Reads /proc/PID/stat; `None` once the process is gone (and reaped).
-pub fn read_stat(pid: u32) -> Option<ProcStat> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may itself hold spaces or
-    // parentheses: the fields that follow start after the last `)`.
-    let rest = &text[text.rfind(')')? + 1..];
-    let mut fields = rest.split_ascii_whitespace();
-    let state = fields.next()?.chars().next()?;
-    let parent = fields.next()?.parse().ok()?;
-    let group = fields.next()?.parse().ok()?;
-    let session = fields.next()?.parse().ok()?;
-    Some(ProcStat { state, parent, group, session })
-}
-
-/// The pids whose parent is `parent`, from a scan of /proc.
-pub fn children_of(parent: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| read_stat(pid).is_some_and(|stat| stat.parent == parent))
-        .collect()
 }

@@ -58,13 +58,13 @@ impl fmt::Display for Limits {
 /// A limit a dead bot most likely ran into, named for its forfeit detail.
 pub fn limit_hit(limits: &Limits, signal: Option<i32>, stderr_tail: &[u8]) -> Option<String> {
     match signal {
-        Some(libc::SIGXCPU) => {
+        Some(crate::os::SIGNAL_CPU_LIMIT) => {
             return Some(format!(
                 "over its CPU time limit ({})",
                 humantime::format_duration(limits.cpu_time)
             ));
         }
-        Some(libc::SIGXFSZ) => {
+        Some(crate::os::SIGNAL_FILE_SIZE_LIMIT) => {
             return Some(format!(
                 "wrote a file over its file size limit ({})",
                 show_size(limits.file_size)
@@ -90,7 +90,7 @@ pub fn show_size(bytes: u64) -> String {
     const UNITS: [(&str, u64); 4] =
         [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     for (unit, size) in UNITS {
-        if bytes >= size && bytes % size == 0 {
+        if bytes >= size && bytes.is_multiple_of(size) {
             return format!("{} {unit}", bytes / size);
         }
     }
@@ -152,9 +152,15 @@ mod tests {
     #[test]
     fn the_limit_hit_is_named() {
         let limits = Limits::default();
-        assert!(limit_hit(&limits, Some(libc::SIGXCPU), b"").unwrap().contains("CPU"));
-        assert!(limit_hit(&limits, Some(libc::SIGXFSZ), b"").unwrap().contains("64 MiB"));
+        assert!(
+            limit_hit(&limits, Some(crate::os::SIGNAL_CPU_LIMIT), b"").unwrap().contains("CPU")
+        );
+        assert!(
+            limit_hit(&limits, Some(crate::os::SIGNAL_FILE_SIZE_LIMIT), b"")
+                .unwrap()
+                .contains("64 MiB")
+        );
         assert!(limit_hit(&limits, None, b"...\nMemoryError\n").unwrap().contains("1 GiB"));
-        assert_eq!(limit_hit(&limits, Some(libc::SIGSEGV), b"ok"), None);
+        assert_eq!(limit_hit(&limits, Some(11), b"ok"), None);
     }
 }

@@ -146,6 +146,9 @@ impl Recorder {
             report,
         );
         self.folder.append(&row)?;
+        for message in &report.warnings {
+            self.reporter.report(&Event::Warning { message });
+        }
         let done = self.meter.game_done(row.plies);
         self.reporter.report(&Event::GameFinished { done, total: self.to_play, game: &row });
         Ok(())
@@ -166,7 +169,8 @@ pub async fn run(
 ) -> anyhow::Result<RunEnd> {
     let mut recorded = RecordedSettings::of(tournament);
     recorded.sandbox = options.sandbox_line.clone();
-    let mut folder = ResultsFolder::open(&tournament.out, recorded, options.fresh)?;
+    let mut folder =
+        ResultsFolder::open(&tournament.out, recorded, options.fresh, options.reporter.as_ref())?;
     let mut commands: Vec<BotCommand> = tournament.bots.iter().map(BotEntry::command).collect();
     if let Some(sandbox) = &options.sandbox {
         BotCommand::sandbox_all(&mut commands, sandbox)?;
@@ -264,6 +268,6 @@ pub async fn run(
     if interrupted && already + played < total {
         return Ok(RunEnd::Interrupted { done: already + played, total });
     }
-    let standings = folder.finish(&schedule, &options.exports)?;
+    let standings = folder.finish(&schedule, &options.exports, options.reporter.as_ref())?;
     Ok(RunEnd::Complete { standings, played })
 }

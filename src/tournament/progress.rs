@@ -11,13 +11,13 @@ pub struct Meter {
     moves: u64,
     started: Instant,
     /// CPU used before the first game, so the figures cover playing only.
-    usage_at_start: Usage,
+    usage_at_start: crate::os::Usage,
 }
 
 impl Meter {
     /// Starts measuring now.
     pub fn start() -> Meter {
-        Meter { done: 0, moves: 0, started: Instant::now(), usage_at_start: own_usage() }
+        Meter { done: 0, moves: 0, started: Instant::now(), usage_at_start: crate::os::own_usage() }
     }
 
     /// One more game, of `plies` moves; returns the games done so far.
@@ -29,7 +29,7 @@ impl Meter {
 
     /// What the run has cost so far.
     pub fn stats(&self) -> RunStats {
-        let usage = own_usage();
+        let usage = crate::os::own_usage();
         RunStats {
             games: self.done,
             moves: self.moves,
@@ -38,27 +38,5 @@ impl Meter {
             system_seconds: usage.system_seconds - self.usage_at_start.system_seconds,
             peak_rss_kib: usage.peak_rss_kib,
         }
-    }
-}
-
-/// CPU time and peak memory of this process (all threads, no children).
-struct Usage {
-    user_seconds: f64,
-    system_seconds: f64,
-    peak_rss_kib: u64,
-}
-
-fn own_usage() -> Usage {
-    // SAFETY: getrusage fills the struct it is given and nothing else.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    let seconds = |time: libc::timeval| time.tv_sec as f64 + time.tv_usec as f64 / 1e6;
-    Usage {
-        user_seconds: seconds(usage.ru_utime),
-        system_seconds: seconds(usage.ru_stime),
-        peak_rss_kib: usage.ru_maxrss.max(0) as u64,
     }
 }

@@ -90,7 +90,7 @@ pub(crate) fn start_workers(
         recorder,
         queue,
     });
-    let cpus = if tournament.pin { allowed_cpus() } else { Vec::new() };
+    let cpus = if tournament.pin { crate::os::allowed_cpus() } else { Vec::new() };
     let handles = (0..worker_count)
         .map(|number| {
             let cpu = (!cpus.is_empty()).then(|| cpus[number % cpus.len()]);
@@ -103,7 +103,7 @@ pub(crate) fn start_workers(
                 .name(format!("arena-worker-{number}"))
                 .spawn(move || {
                     if let Some(cpu) = cpu {
-                        pin_current_thread(cpu);
+                        crate::os::pin_current_thread(cpu);
                     }
                     let runtime = tokio::runtime::Builder::new_current_thread()
                         .enable_all()
@@ -129,33 +129,6 @@ pub(crate) struct Worker {
 
 fn lock(recorder: &Mutex<Recorder>) -> std::sync::MutexGuard<'_, Recorder> {
     recorder.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// The CPUs this process may run on.
-fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: sched_getaffinity fills the set it is given.
-    let set = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return Vec::new();
-        }
-        set
-    };
-    // SAFETY: CPU_ISSET reads the set filled above.
-    (0..libc::CPU_SETSIZE as usize).filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) }).collect()
-}
-
-/// Keeps the calling thread on `cpu`. Processes it spawns inherit this, so a
-/// worker's bots share its CPU: a round trip between a referee and a bot on
-/// one CPU costs a few microseconds, across CPUs tens. Failure only costs
-/// speed, so it is ignored.
-fn pin_current_thread(cpu: usize) {
-    // SAFETY: builds a CPU set on the stack and applies it to this thread (0).
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
 }
 
 struct WorkerShared {

@@ -18,6 +18,7 @@ use super::config::{BotEntry, Tournament};
 use super::export::{self, Export, Summary};
 use super::schedule::Schedule;
 use super::standings::{Results, standings};
+use crate::events::{Event, Reporter};
 use crate::games::GameId;
 use crate::results::{GameRow, GamesCsv};
 
@@ -165,11 +166,8 @@ fn lock_folder(folder: &Path) -> anyhow::Result<File> {
         .truncate(false)
         .open(&path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    // SAFETY: flock on a descriptor we own; released when it closes.
-    let locked = unsafe {
-        libc::flock(std::os::fd::AsRawFd::as_raw_fd(&file), libc::LOCK_EX | libc::LOCK_NB)
-    };
-    if locked != 0 {
+    // An flock, released when the file closes (or arena dies).
+    if file.try_lock().is_err() {
         let mut holder = String::new();
         let _ = std::io::Read::read_to_string(&mut file, &mut holder);
         bail!(ResumeRefused(format!(
@@ -223,6 +221,7 @@ impl ResultsFolder {
         path: &Path,
         settings: RecordedSettings,
         fresh: bool,
+        reporter: &dyn Reporter,
     ) -> anyhow::Result<ResultsFolder> {
         std::fs::create_dir_all(path)
             .with_context(|| format!("cannot create {}", path.display()))?;
@@ -230,7 +229,7 @@ impl ResultsFolder {
         let settings_path = path.join(SETTINGS_JSON);
         let csv_path = path.join(GAMES_CSV);
         let has_rows = |csv: &Path| -> anyhow::Result<bool> {
-            Ok(csv.exists() && !read_games_csv(csv, true)?.is_empty())
+            Ok(csv.exists() && !read_games_csv(csv, true, reporter)?.is_empty())
         };
         if fresh {
             if !settings_path.exists() && has_rows(&csv_path)? {
@@ -267,7 +266,7 @@ impl ResultsFolder {
                 path.display()
             )));
         }
-        let done = read_games_csv(&csv_path, true)?.iter().map(key_of_row).collect();
+        let done = read_games_csv(&csv_path, true, reporter)?.iter().map(key_of_row).collect();
         let games_csv = GamesCsv::append_to(&csv_path)
             .with_context(|| format!("cannot open {}", csv_path.display()))?;
         Ok(ResultsFolder {
@@ -310,6 +309,7 @@ impl ResultsFolder {
         &mut self,
         schedule: &Schedule,
         exports: &[Export],
+        reporter: &dyn Reporter,
     ) -> anyhow::Result<Vec<super::standings::Standing>> {
         self.write_settings()?;
         let path = self.path.join(GAMES_CSV);
@@ -355,12 +355,13 @@ impl ResultsFolder {
         if !set_aside.is_empty() {
             let aside = self.path.join(SET_ASIDE_CSV);
             move_rows(&path, header_end, &set_aside, &aside)?;
-            eprintln!(
-                "arena: warning: {} rows of {} are no game of this tournament or repeat one; they are moved to {} and not counted",
+            let message = format!(
+                "{} rows of {} are no game of this tournament or repeat one; they are moved to {} and not counted",
                 set_aside.len(),
                 path.display(),
                 aside.display()
             );
+            reporter.report(&Event::Warning { message: &message });
         }
         if renumbered || !set_aside.is_empty() || !places.is_sorted_by_key(|place| place.0) {
             places.sort_by_key(|place| place.0);
@@ -530,7 +531,11 @@ fn write_summaries(
 
 /// Reads games.csv. A last line without its newline is what a crash leaves
 /// behind mid-write: it is dropped (and, with `repair`, cut from the file).
-pub fn read_games_csv(path: &Path, repair: bool) -> anyhow::Result<Vec<GameRow>> {
+pub fn read_games_csv(
+    path: &Path,
+    repair: bool,
+    reporter: &dyn Reporter,
+) -> anyhow::Result<Vec<GameRow>> {
     let mut file = match OpenOptions::new().read(true).write(repair).open(path) {
         Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -540,10 +545,11 @@ pub fn read_games_csv(path: &Path, repair: bool) -> anyhow::Result<Vec<GameRow>>
     file.read_to_end(&mut bytes).with_context(|| format!("cannot read {}", path.display()))?;
     let complete = bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |last| last + 1);
     if complete < bytes.len() {
-        eprintln!(
-            "arena: dropping an unfinished last line of {} (left by an interrupted write)",
+        let message = format!(
+            "dropping an unfinished last line of {} (left by an interrupted write)",
             path.display()
         );
+        reporter.report(&Event::Warning { message: &message });
         if repair {
             file.set_len(complete as u64)?;
             file.seek(SeekFrom::End(0))?;
@@ -599,9 +605,10 @@ pub fn merge_folders(
     out: &Path,
     exports: &[Export],
     partial: bool,
+    reporter: &dyn Reporter,
 ) -> anyhow::Result<(usize, Vec<super::standings::Standing>)> {
     let staging = staging_folder(out)?;
-    let merged = merge_into(shards, staging.path(), exports, partial);
+    let merged = merge_into(shards, staging.path(), exports, partial, reporter);
     let merged = merged.and_then(|merged| {
         // `out` may exist only as an empty folder (clap's caller checked the
         // rest); the staged folder replaces it.
@@ -641,6 +648,7 @@ fn merge_into(
     out: &Path,
     exports: &[Export],
     partial: bool,
+    reporter: &dyn Reporter,
 ) -> anyhow::Result<(usize, Vec<super::standings::Standing>)> {
     let mut settings: Option<RecordedSettings> = None;
     let mut rows: BTreeMap<GameKey, (GameRow, &Path)> = BTreeMap::new();
@@ -686,7 +694,7 @@ fn merge_into(
             }
             Ok(_) => {}
         }
-        for row in read_games_csv(&csv, false)? {
+        for row in read_games_csv(&csv, false, reporter)? {
             match rows.entry(key_of_row(&row)) {
                 std::collections::btree_map::Entry::Vacant(place) => {
                     place.insert((row, shard));
@@ -734,7 +742,8 @@ fn merge_into(
             )));
         }
         for gap in &gaps {
-            eprintln!("arena: warning: {gap}; the standings cover the rest");
+            let message = format!("{gap}; the standings cover the rest");
+            reporter.report(&Event::Warning { message: &message });
         }
     }
     let table = write_final_files(out, &settings, &rows, exports)?;
@@ -755,6 +764,7 @@ fn copy_folder(from: &Path, to: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::Silent;
     use crate::tournament::standings::tests::row;
 
     fn settings() -> RecordedSettings {
@@ -785,7 +795,7 @@ mod tests {
         let names = settings.bot_names();
         let schedule = Schedule::new(3, 2, settings.seed);
         let games: Vec<_> = schedule.iter().collect();
-        let mut store = ResultsFolder::open(folder.path(), settings, false).unwrap();
+        let mut store = ResultsFolder::open(folder.path(), settings, false, &Silent).unwrap();
         for game in games.iter().rev() {
             let mut game_row = row(&names[game.seats[0]], &names[game.seats[1]], "seat1");
             game_row.seed = game.seed;
@@ -793,8 +803,8 @@ mod tests {
             game_row.pairing = "stale".into();
             store.append(&game_row).unwrap();
         }
-        let table = store.finish(&schedule, &[]).unwrap();
-        let rows = read_games_csv(&folder.path().join(GAMES_CSV), false).unwrap();
+        let table = store.finish(&schedule, &[], &Silent).unwrap();
+        let rows = read_games_csv(&folder.path().join(GAMES_CSV), false, &Silent).unwrap();
         let indexes: Vec<u64> = rows.iter().map(|row| row.game_index).collect();
         assert_eq!(indexes, (1..=6).collect::<Vec<_>>());
         assert!(rows.iter().all(|row| row.pairing.contains(" vs ")));

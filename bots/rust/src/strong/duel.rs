@@ -484,7 +484,7 @@ mod tests {
         {
             for copies in 1..=2 {
                 let mut pool = pool(10, copies);
-                pool.retain(|&n| (n as usize + k) % 4 != 0);
+                pool.retain(|&n| !(n as usize + k).is_multiple_of(4));
                 let state = State { pool, scores: [mine, theirs], target: 50 };
                 if can_win_now(&state, 0) {
                     continue;

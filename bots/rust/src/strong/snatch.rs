@@ -82,7 +82,7 @@ impl Snatch {
 
     fn gain(self, pick: u32) -> i64 {
         match self.last {
-            Some(last) if pick % last == 0 => i64::from(pick) + self.bonus,
+            Some(last) if pick.is_multiple_of(last) => i64::from(pick) + self.bonus,
             _ => i64::from(pick),
         }
     }

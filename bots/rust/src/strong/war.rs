@@ -80,7 +80,7 @@ fn parity(row: &[i64]) -> (i64, i64) {
     let n = row.len();
     let even: i64 = row.iter().step_by(2).sum();
     let odd: i64 = row.iter().skip(1).step_by(2).sum();
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         // Position 0 is even and position n - 1 odd: take the end that keeps
         // the larger class for us.
         let lead = even - odd;

@@ -227,8 +227,8 @@ fn null_terminated(strings: &[CString]) -> Vec<*const c_char> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::child::Identity;
     use super::*;
-    use crate::sandbox::child::Identity;
 
     fn prepared(argv: &[&str]) -> Prepared {
         let strings =

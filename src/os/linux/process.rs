@@ -1,0 +1,94 @@
+//! Processes: groups, the subreaper, reaping by pid, /proc.
+
+use std::time::{Duration, Instant};
+
+/// SIGKILL to the process group `pid` leads (a bot's group: its pgid is its
+/// pid, set at spawn). An error only means it is gone.
+pub fn kill_group(pid: u32) {
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: plain signal delivery to one process group.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+}
+
+/// SIGKILL to `pid`, and to its group when it leads one (an escaped process
+/// that called `setsid` leads its own group, which may hold more escapees).
+pub fn kill_process_and_group(pid: u32) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return };
+    // SAFETY: plain signal delivery; errors (already gone) are harmless.
+    unsafe {
+        if libc::getpgid(pid) == pid {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+        libc::kill(pid, libc::SIGKILL);
+    }
+}
+
+/// Waits for one killed child by pid, for at most `patience`. Never waits
+/// for "any child": that would steal the statuses tokio waits for.
+pub fn reap_by_pid(pid: u32, patience: Duration) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return };
+    let deadline = Instant::now() + patience;
+    loop {
+        let mut status = 0;
+        // SAFETY: waits for this one pid only, never for any child.
+        let result = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if result != 0 || Instant::now() > deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Makes this process the reaper of its orphaned descendants, so a bot's
+/// escaped children come back to it when their parent dies.
+pub fn become_subreaper() -> std::io::Result<()> {
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes one integer argument
+    // and touches no memory of ours.
+    let result = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) };
+    if result == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// This process's real user and group ids.
+pub fn user_ids() -> (u32, u32) {
+    // SAFETY: getuid and getgid cannot fail.
+    unsafe { (libc::getuid(), libc::getgid()) }
+}
+
+/// The fields of /proc/PID/stat arena needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    /// R, S, Z...
+    pub state: char,
+    /// The parent's pid.
+    pub parent: u32,
+    /// The process group.
+    pub group: u32,
+    /// The session.
+    pub session: u32,
+}
+
+/// Reads /proc/PID/stat; `None` once the process is gone (and reaped).
+pub fn read_stat(pid: u32) -> Option<ProcStat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may itself hold spaces or
+    // parentheses: the fields that follow start after the last `)`.
+    let rest = &text[text.rfind(')')? + 1..];
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let parent = fields.next()?.parse().ok()?;
+    let group = fields.next()?.parse().ok()?;
+    let session = fields.next()?.parse().ok()?;
+    Some(ProcStat { state, parent, group, session })
+}
+
+/// The pids whose parent is `parent`, from a scan of /proc.
+pub fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| read_stat(pid).is_some_and(|stat| stat.parent == parent))
+        .collect()
+}

@@ -1,0 +1,75 @@
+//! The OS layer where arena is not supported (anything but Linux): what
+//! needs Linux does nothing or refuses, so the rest of the crate builds.
+//! Bots run in a process group of their own through std; nothing kills an
+//! escaped descendant, nothing is pinned, and no sandbox can be had.
+
+pub mod sandbox;
+
+use std::time::Duration;
+
+use super::Usage;
+
+/// Does nothing here: the group is not killed.
+pub fn kill_group(_pid: u32) {}
+
+/// Does nothing here.
+pub fn kill_process_and_group(_pid: u32) {}
+
+/// Does nothing here.
+pub fn reap_by_pid(_pid: u32, _patience: Duration) {}
+
+/// Refused here: no subreaper.
+pub fn become_subreaper() -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// Unknown here.
+pub fn user_ids() -> (u32, u32) {
+    (0, 0)
+}
+
+/// The fields of /proc/PID/stat arena needs (never read here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    /// R, S, Z...
+    pub state: char,
+    /// The parent's pid.
+    pub parent: u32,
+    /// The process group.
+    pub group: u32,
+    /// The session.
+    pub session: u32,
+}
+
+/// Nothing here: no /proc.
+pub fn read_stat(_pid: u32) -> Option<ProcStat> {
+    None
+}
+
+/// Nothing here: no /proc.
+pub fn children_of(_parent: u32) -> Vec<u32> {
+    Vec::new()
+}
+
+/// None known here, so nothing is pinned.
+pub fn allowed_cpus() -> Vec<usize> {
+    Vec::new()
+}
+
+/// Does nothing here.
+pub fn pin_current_thread(_cpu: usize) {}
+
+/// Zero here.
+pub fn own_usage() -> Usage {
+    Usage::default()
+}
+
+/// Echo stays on here.
+pub struct EchoOff;
+
+impl EchoOff {
+    /// Always `None` here.
+    pub fn on_stdin() -> Option<EchoOff> {
+        None
+    }
+}

@@ -1,0 +1,117 @@
+//! No sandbox here: [`Sandbox::new`] refuses any mode but off, so none of
+//! these types is ever made.
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::Path;
+use std::process::ExitStatus;
+use std::sync::Arc;
+
+use crate::sandbox::{
+    CommandFiles, Limits, Protections, SandboxError, SandboxMode, SandboxSettings,
+};
+
+/// Never made here.
+#[derive(Debug)]
+pub enum Sandbox {}
+
+/// Never made here.
+#[derive(Debug)]
+pub enum BotSandbox {}
+
+/// Never made here.
+#[derive(Debug)]
+pub enum ScratchFolder {}
+
+/// Never made here.
+pub enum Prepared {}
+
+/// A started process (never made here).
+pub struct Spawned {
+    /// Its pid.
+    pub pid: u32,
+    /// A descriptor to wait on.
+    pub pidfd: OwnedFd,
+    /// Arena's end of its stdin.
+    pub stdin: OwnedFd,
+    /// Arena's end of its stdout.
+    pub stdout: OwnedFd,
+    /// Arena's end of its stderr.
+    pub stderr: OwnedFd,
+}
+
+impl Sandbox {
+    /// `None` when off; refused otherwise.
+    pub fn new(
+        settings: &SandboxSettings,
+        _protected: &[&Path],
+    ) -> Result<Option<Arc<Sandbox>>, SandboxError> {
+        match settings.mode {
+            SandboxMode::Off => Ok(None),
+            SandboxMode::On | SandboxMode::Required => Err(SandboxError::Unsupported),
+        }
+    }
+
+    /// Never called.
+    pub fn protections(&self) -> Protections {
+        match *self {}
+    }
+
+    /// Never called.
+    pub fn limits(&self) -> &Limits {
+        match *self {}
+    }
+
+    /// Never called.
+    pub fn summary(&self) -> String {
+        match *self {}
+    }
+
+    /// Never called.
+    pub fn for_bot(
+        self: &Arc<Sandbox>,
+        _own: &CommandFiles,
+        _others: &[CommandFiles],
+    ) -> Result<Arc<BotSandbox>, SandboxError> {
+        match **self {}
+    }
+
+    /// The files `argv` names.
+    pub fn command_files(argv: &[String], dir: &Path) -> CommandFiles {
+        CommandFiles::of(argv, dir, &std::env::var_os("PATH").unwrap_or_default())
+    }
+}
+
+impl BotSandbox {
+    /// Never called.
+    pub fn limits(&self) -> &Limits {
+        match *self {}
+    }
+
+    /// Never called.
+    pub fn prepare(
+        &self,
+        _argv: &[String],
+        _dir: Option<&Path>,
+        _env: &[(String, String)],
+    ) -> Result<(Prepared, ScratchFolder), SandboxError> {
+        match *self {}
+    }
+}
+
+impl ScratchFolder {
+    /// Never called.
+    pub fn path(&self) -> &Path {
+        match *self {}
+    }
+}
+
+/// Never called.
+pub fn spawn(prepared: &mut Prepared) -> io::Result<Spawned> {
+    match *prepared {}
+}
+
+/// Never called with a real descriptor here.
+pub fn wait_exited(_pidfd: &OwnedFd, _block: bool) -> io::Result<Option<ExitStatus>> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
