@@ -10,7 +10,6 @@ pub mod events;
 pub mod games;
 pub mod html_page;
 pub mod json;
-pub mod narrate;
 pub mod os;
 pub mod players;
 pub mod printable;

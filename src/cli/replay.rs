@@ -16,8 +16,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::options::UsageError;
+use crate::games::narrate::{Narrate, player, tell_turns};
 use crate::games::{GameId, Seat, parse_params};
-use crate::narrate::{Narrate, player, tell_turns};
 use crate::printable::printable;
 use crate::protocol::{ForfeitReason, PROTOCOL_VERSION, Played, ResultReason};
 use crate::referee::GameOutcome;

@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, Write};
 
-use crate::narrate::Console;
+use crate::games::narrate::Console;
 
 /// Standard input and output.
 #[derive(Default)]

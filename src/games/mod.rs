@@ -12,6 +12,7 @@
 
 pub mod claim;
 pub mod duel;
+pub mod narrate;
 pub mod numbers_war;
 pub mod snatch;
 pub mod warriors;
@@ -184,6 +185,11 @@ pub trait Game: Clone + fmt::Debug + Serialize + Send + Sync + 'static {
     /// a simultaneous turn, none once the game is over.
     fn to_move(&self) -> &'static [Seat];
 
+    /// Whether `seat` is one of [`Game::to_move`].
+    fn is_to_move(&self, seat: Seat) -> bool {
+        self.to_move().contains(&seat)
+    }
+
     /// Every move `seat` may make now, in a stable order. Empty when it is not
     /// that seat's turn.
     fn legal_moves(&self, seat: Seat) -> Vec<Self::Move>;
@@ -205,6 +211,26 @@ pub trait Game: Clone + fmt::Debug + Serialize + Send + Sync + 'static {
 
     /// Everything `seat` may know of the state right now.
     fn view(&self, seat: Seat) -> Self::View;
+}
+
+/// One move of a game: the seat and its move (in the protocol, an entry
+/// of `history`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Played<M> {
+    /// Who moved.
+    pub seat: Seat,
+    /// The move.
+    #[serde(rename = "move")]
+    pub mv: M,
+}
+
+/// [`Game::to_move`] of a turn-based game: `next` alone, nobody once `over`.
+pub fn alone_to_move(next: Seat, over: bool) -> &'static [Seat] {
+    match next {
+        _ if over => &[],
+        Seat::One => &[Seat::One],
+        Seat::Two => &[Seat::Two],
+    }
 }
 
 /// The one list of games: each line names a game's [`GameId`] variant, its

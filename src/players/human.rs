@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::Session;
 use crate::games::Seat;
-use crate::narrate::{Console, Narrate, tell_turns};
+use crate::games::narrate::{Console, Narrate, tell_turns};
 use crate::protocol::Played;
 use crate::referee::LocalPlayer;
 

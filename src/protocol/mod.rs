@@ -33,12 +33,7 @@ pub struct Limits {
 }
 
 /// One move of the game so far, as listed in `history`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Played<M> {
-    pub seat: Seat,
-    #[serde(rename = "move")]
-    pub mv: M,
-}
+pub use crate::games::Played;
 
 /// Why a seat lost by forfeit. Serialized in snake_case; the same words
 /// appear in `over`, in transcripts and in games.csv.

@@ -2,10 +2,9 @@
 //! player's number and operation with its calculation, a score that
 //! overshoots the target resetting to 0, and the win on the target itself.
 
-use super::{Console, Narrate, ask_number, bracket_list, player};
-use crate::games::duel::{DuelMove, DuelView, NumberDuel, Op};
-use crate::games::{Game, Seat};
-use crate::protocol::Played;
+use super::{DuelMove, DuelView, NumberDuel, Op};
+use crate::games::narrate::{Console, Narrate, ask_number, bracket_list, player};
+use crate::games::{Game, Played, Seat};
 
 /// The view; it is the same for both seats.
 fn view(game: &NumberDuel) -> DuelView {
@@ -94,9 +93,9 @@ impl Narrate for NumberDuel {
 
 #[cfg(test)]
 mod tests {
+    use super::super::DuelParams;
     use super::*;
-    use crate::games::duel::DuelParams;
-    use crate::narrate::tests::ScriptedConsole;
+    use crate::games::narrate::tests::ScriptedConsole;
 
     use DuelMove as Move;
 

@@ -1,10 +1,9 @@
 //! Numbers War, told as the rule book tells it: the number list, each pick
 //! from the left or the right end, and the numbers each player collected.
 
-use super::{Console, Narrate, bracket_list, player};
-use crate::games::numbers_war::{NumbersWar, NumbersWarView, Side};
-use crate::games::{Game, Seat};
-use crate::protocol::Played;
+use super::{NumbersWar, NumbersWarView, Side};
+use crate::games::narrate::{Console, Narrate, bracket_list, player};
+use crate::games::{Game, Played, Seat};
 
 /// The view; it is the same for both seats.
 fn view(game: &NumbersWar) -> NumbersWarView {
@@ -97,7 +96,7 @@ impl Narrate for NumbersWar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::narrate::tests::ScriptedConsole;
+    use crate::games::narrate::tests::ScriptedConsole;
     use Side::{L, R};
 
     /// The rule book's list, with `sides` played from seat 1.

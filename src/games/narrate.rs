@@ -1,19 +1,14 @@
 //! Games told in words, in the style of the rule books' command-line
 //! examples: the board, what each turn did, and the dialogue that asks a
-//! person for a move. Used by `arena replay` and `arena play`.
+//! person for a move. Used by `arena replay` and `arena play`. This module
+//! holds the [`Narrate`] trait and the helpers; each game tells itself in
+//! its own folder (`games/<game>/narrate.rs`).
 //!
 //! Like the games, narration is pure: it turns states and moves into lines
 //! of text and reads answers through a [`Console`], never from a terminal
 //! directly.
 
-mod claim;
-mod duel;
-mod numbers_war;
-mod snatch;
-mod warriors;
-
-use crate::games::{Game, Seat};
-use crate::protocol::Played;
+use crate::games::{Game, Played, Seat};
 
 /// Where a person's dialogue goes: lines out, answers in.
 pub trait Console {

@@ -17,6 +17,8 @@
 //! The referee applies seat 1's choice, then seat 2's: the first only locks in
 //! a pending choice, which no view shows; the second resolves the turn.
 
+mod narrate;
+
 use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};

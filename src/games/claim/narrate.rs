@@ -1,10 +1,9 @@
 //! Number Claim, told as the rule book tells it: the grid, one row per line,
 //! with each claimed cell marked by its claimer, and the running totals.
 
-use super::{Console, Narrate, ask_number, player};
-use crate::games::claim::{ClaimView, NumberClaim};
-use crate::games::{Game, Seat};
-use crate::protocol::Played;
+use super::{ClaimView, NumberClaim};
+use crate::games::narrate::{Console, Narrate, ask_number, player};
+use crate::games::{Game, Played, Seat};
 
 /// The view; it is the same for both seats.
 fn view(game: &NumberClaim) -> ClaimView {
@@ -83,7 +82,7 @@ impl Narrate for NumberClaim {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::narrate::tests::ScriptedConsole;
+    use crate::games::narrate::tests::ScriptedConsole;
 
     /// The rule book's grid, with `claims` played from seat 1.
     fn rule_book_game(claims: &[u32]) -> NumberClaim {

@@ -12,12 +12,16 @@
 //! the player who took the last turn loses. There is no randomness in the
 //! setup.
 
+mod narrate;
+
 use std::cmp::Ordering;
 use std::iter;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, check_range};
+use super::{
+    Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, alone_to_move, check_range,
+};
 use crate::json::WriteJson;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -122,10 +126,6 @@ impl NumberDuel {
         self.winner.is_some() || self.left == 0
     }
 
-    fn is_turn(&self, seat: Seat) -> bool {
-        !self.is_over() && self.next == seat
-    }
-
     /// The copies left of `number`, 0 for a number never in the pool.
     fn copies_left(&self, number: u32) -> u32 {
         (number as usize).checked_sub(1).and_then(|i| self.pool.get(i)).copied().unwrap_or(0)
@@ -143,16 +143,12 @@ impl Game for NumberDuel {
     }
 
     fn to_move(&self) -> &'static [Seat] {
-        match self.next {
-            _ if self.is_over() => &[],
-            Seat::One => &[Seat::One],
-            Seat::Two => &[Seat::Two],
-        }
+        alone_to_move(self.next, self.is_over())
     }
 
     /// Each distinct number left, ascending, with `add` before `multiply`.
     fn legal_moves(&self, seat: Seat) -> Vec<DuelMove> {
-        if !self.is_turn(seat) {
+        if !self.is_to_move(seat) {
             return Vec::new();
         }
         (1..)
@@ -163,7 +159,7 @@ impl Game for NumberDuel {
     }
 
     fn is_legal(&self, seat: Seat, mv: &DuelMove) -> bool {
-        self.is_turn(seat) && self.copies_left(mv.number) > 0
+        self.is_to_move(seat) && self.copies_left(mv.number) > 0
     }
 
     fn apply(&mut self, seat: Seat, mv: &DuelMove) {

@@ -9,6 +9,8 @@
 //! When the list is empty the higher sum of taken numbers wins; on equal sums
 //! the player who took the last number wins, so there are no draws.
 
+mod narrate;
+
 use std::cmp::Ordering;
 use std::collections::VecDeque;
 
@@ -16,7 +18,8 @@ use rand::seq::index;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, check_range, setup_rng,
+    Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, alone_to_move, check_range,
+    setup_rng,
 };
 use crate::json::WriteJson;
 
@@ -108,10 +111,6 @@ impl NumbersWar {
     fn is_over(&self) -> bool {
         self.numbers.is_empty()
     }
-
-    fn is_turn(&self, seat: Seat) -> bool {
-        !self.is_over() && self.next == seat
-    }
 }
 
 impl Game for NumbersWar {
@@ -131,23 +130,19 @@ impl Game for NumbersWar {
     }
 
     fn to_move(&self) -> &'static [Seat] {
-        match self.next {
-            _ if self.is_over() => &[],
-            Seat::One => &[Seat::One],
-            Seat::Two => &[Seat::Two],
-        }
+        alone_to_move(self.next, self.is_over())
     }
 
     fn legal_moves(&self, seat: Seat) -> Vec<Side> {
-        if self.is_turn(seat) { vec![Side::L, Side::R] } else { Vec::new() }
+        if self.is_to_move(seat) { vec![Side::L, Side::R] } else { Vec::new() }
     }
 
     fn is_legal(&self, seat: Seat, _side: &Side) -> bool {
-        self.is_turn(seat)
+        self.is_to_move(seat)
     }
 
     fn apply(&mut self, seat: Seat, side: &Side) {
-        assert!(self.is_turn(seat), "seat {seat} moved out of turn");
+        assert!(self.is_to_move(seat), "seat {seat} moved out of turn");
         let number = match side {
             Side::L => self.numbers.pop_front(),
             Side::R => self.numbers.pop_back(),

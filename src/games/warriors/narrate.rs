@@ -2,10 +2,9 @@
 //! secret, the selections are revealed, the lower number takes the damage,
 //! and the chosen numbers leave the pool.
 
-use super::{Console, Narrate, Secret, ask_number, comma_list, player};
-use crate::games::warriors::{NumberWarriors, WarriorsView};
-use crate::games::{Game, Seat};
-use crate::protocol::Played;
+use super::{NumberWarriors, WarriorsView};
+use crate::games::narrate::{Console, Narrate, Secret, ask_number, comma_list, player};
+use crate::games::{Game, Played, Seat};
 
 /// The view; it is the same for both seats.
 fn view(game: &NumberWarriors) -> WarriorsView {
@@ -92,9 +91,9 @@ impl Narrate for NumberWarriors {
 
 #[cfg(test)]
 mod tests {
+    use super::super::WarriorsParams;
     use super::*;
-    use crate::games::warriors::WarriorsParams;
-    use crate::narrate::tests::ScriptedConsole;
+    use crate::games::narrate::tests::ScriptedConsole;
 
     /// A game on `params` with `turns` (seat 1's choice, seat 2's) played.
     fn game_after(params: &WarriorsParams, turns: &[(u32, u32)]) -> NumberWarriors {

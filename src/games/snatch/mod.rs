@@ -17,13 +17,16 @@
 //! where 20 is not a multiple of 12; played by the rule above, its moves end
 //! 74 to 45 rather than the printed 62 to 57.
 
+mod narrate;
+
 use std::cmp::Ordering;
 
 use rand::seq::index;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, check_range, setup_rng,
+    Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, alone_to_move, check_range,
+    setup_rng,
 };
 use crate::json::WriteJson;
 
@@ -101,10 +104,6 @@ impl NumberSnatch {
     fn is_over(&self) -> bool {
         self.numbers.is_empty()
     }
-
-    fn is_turn(&self, seat: Seat) -> bool {
-        !self.is_over() && self.next == seat
-    }
 }
 
 impl Game for NumberSnatch {
@@ -125,23 +124,19 @@ impl Game for NumberSnatch {
     }
 
     fn to_move(&self) -> &'static [Seat] {
-        match self.next {
-            _ if self.is_over() => &[],
-            Seat::One => &[Seat::One],
-            Seat::Two => &[Seat::Two],
-        }
+        alone_to_move(self.next, self.is_over())
     }
 
     fn legal_moves(&self, seat: Seat) -> Vec<u32> {
-        if self.is_turn(seat) { self.numbers.clone() } else { Vec::new() }
+        if self.is_to_move(seat) { self.numbers.clone() } else { Vec::new() }
     }
 
     fn is_legal(&self, seat: Seat, pick: &u32) -> bool {
-        self.is_turn(seat) && self.numbers.contains(pick)
+        self.is_to_move(seat) && self.numbers.contains(pick)
     }
 
     fn apply(&mut self, seat: Seat, &pick: &u32) {
-        assert!(self.is_turn(seat), "seat {seat} moved out of turn");
+        assert!(self.is_to_move(seat), "seat {seat} moved out of turn");
         let at = self
             .numbers
             .iter()

@@ -1,10 +1,9 @@
 //! Number Snatch, told as the rule book tells it: the available numbers, the
 //! scores, each selection and every snatch.
 
-use super::{Console, Narrate, ask_number, bracket_list, player};
-use crate::games::snatch::{NumberSnatch, SnatchView};
-use crate::games::{Game, Seat};
-use crate::protocol::Played;
+use super::{NumberSnatch, SnatchView};
+use crate::games::narrate::{Console, Narrate, ask_number, bracket_list, player};
+use crate::games::{Game, Played, Seat};
 
 /// The view; it is the same for both seats.
 fn view(game: &NumberSnatch) -> SnatchView {
@@ -75,7 +74,7 @@ impl Narrate for NumberSnatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::narrate::tests::ScriptedConsole;
+    use crate::games::narrate::tests::ScriptedConsole;
 
     /// A game on `numbers` with `picks` played, alternately from seat 1.
     fn played(numbers: &[u32], picks: &[u32]) -> NumberSnatch {

@@ -10,12 +10,16 @@
 //! for `n = 4` (136). The book's scoring table gives turn 9 to Player 2; with
 //! nine numbers and Player 1 first, turn 9 is Player 1's.
 
+mod narrate;
+
 use std::cmp::Ordering;
 
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
-use super::{Game, GameId, GameParams, Outcome, ParamError, Seat, check_range, setup_rng};
+use super::{
+    Game, GameId, GameParams, Outcome, ParamError, Seat, alone_to_move, check_range, setup_rng,
+};
 use crate::json::WriteJson;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -88,10 +92,6 @@ impl NumberClaim {
         self.unclaimed == 0
     }
 
-    fn is_turn(&self, seat: Seat) -> bool {
-        !self.is_over() && self.next == seat
-    }
-
     /// The owner slot of `value`, or `None` for a value not on the grid.
     fn owner(&self, value: u32) -> Option<Option<Seat>> {
         (value as usize).checked_sub(1).and_then(|i| self.owners.get(i)).copied()
@@ -112,16 +112,12 @@ impl Game for NumberClaim {
     }
 
     fn to_move(&self) -> &'static [Seat] {
-        match self.next {
-            _ if self.is_over() => &[],
-            Seat::One => &[Seat::One],
-            Seat::Two => &[Seat::Two],
-        }
+        alone_to_move(self.next, self.is_over())
     }
 
     /// The unclaimed numbers, ascending.
     fn legal_moves(&self, seat: Seat) -> Vec<u32> {
-        if !self.is_turn(seat) {
+        if !self.is_to_move(seat) {
             return Vec::new();
         }
         (1..)
@@ -132,7 +128,7 @@ impl Game for NumberClaim {
     }
 
     fn is_legal(&self, seat: Seat, &value: &u32) -> bool {
-        self.is_turn(seat) && self.owner(value) == Some(None)
+        self.is_to_move(seat) && self.owner(value) == Some(None)
     }
 
     fn apply(&mut self, seat: Seat, &value: &u32) {
