@@ -15,7 +15,7 @@ use anyhow::Context;
 use super::interrupt::Interrupt;
 use super::options::{UsageError, default_bot_name, game_id_parser, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
-use crate::games::{Game, GameId, Seat, check_overrides, parse_params};
+use crate::games::{Game, GameId, GameSetup, Seat};
 use crate::players::random_player;
 use crate::printable::printable;
 use crate::protocol::{BadReplyKind, ForfeitReason};
@@ -96,11 +96,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         std::env::temp_dir().join(format!("arena-check-{}-{}", std::process::id(), args.seed))
     });
     let games: Vec<GameId> = args.game.map_or_else(|| GameId::ALL.to_vec(), |game| vec![game]);
-    if let Some(game) = args.game {
-        let overrides = args.params.iter().cloned().collect();
-        check_overrides(game, &overrides)
-            .map_err(|error| UsageError(format!("{game} parameters: {error}")))?;
-    }
+    let setups = games
+        .iter()
+        .map(|&game| {
+            GameSetup::new(game, args.params.iter().cloned().collect())
+                .map_err(|error| UsageError(format!("{game} parameters: {error}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     if let Err(error) = referee::reaper::become_subreaper() {
         eprintln!("arena: warning: cannot become a subreaper ({error})");
     }
@@ -129,7 +131,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let interrupt =
         runtime.block_on(async { Interrupt::listen() }).context("cannot listen for Ctrl-C")?;
     let mut failed = 0;
-    for game in games {
+    for setup in &setups {
+        let game = setup.game();
         let folder = out.join(game.as_str());
         for sub in ["transcripts", "logs"] {
             std::fs::create_dir_all(folder.join(sub))
@@ -140,7 +143,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         let evidence = with_game!(game, G => {
             runtime.block_on(async {
                 tokio::select! {
-                    evidence = gather::<G>(&name, &command, &settings, &args, &folder) => evidence.map(Some),
+                    evidence = gather::<G>(&name, &command, &settings, &args, setup, &folder) => evidence.map(Some),
                     () = interrupt.wait() => Ok(None),
                 }
             })?
@@ -175,10 +178,10 @@ async fn gather<G: Game>(
     command: &BotCommand,
     base: &Settings,
     args: &CheckArgs,
+    setup: &GameSetup,
     folder: &Path,
 ) -> anyhow::Result<Evidence> {
-    let overrides = args.params.iter().cloned().collect();
-    let params: G::Params = parse_params(overrides).expect("checked before any game");
+    let params = setup.params::<G>();
     let mut bot = Bot::new(name, command.clone());
     let mut random = Bot::local("random", random_player());
     let layout = FileLayout { folder: folder.into(), transcripts: true };
@@ -195,7 +198,7 @@ async fn gather<G: Game>(
         let files = layout.files(index + 1, [&names[0], &names[1]]);
         logs.extend(files.stderr_logs[seat.index()].as_ref().map(LogPath::path));
         let report =
-            play_game::<G>(seated, &params, derive_seed(args.seed, index), &settings, &files)
+            play_game::<G>(seated, params, derive_seed(args.seed, index), &settings, &files)
                 .await
                 .context("cannot start the bot")?;
         games.push((report, seat, pid));

@@ -11,7 +11,7 @@ use super::interrupt::Interrupt;
 use super::options::{UsageError, default_bot_name, distinct_names, game_id_parser, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use super::{EXIT_INTERRUPTED, output};
-use crate::games::{Game, GameId, check_overrides, parse_params};
+use crate::games::{Game, GameId, GameSetup};
 use crate::printable::{check_bot_name, printable};
 use crate::referee::{self, Bot, BotCommand, GameReport, Settings, play_game};
 use crate::results::{FileLayout, GameRow, GamesCsv, RowContext};
@@ -75,8 +75,7 @@ pub struct MatchArgs {
 
 /// Everything `arena match` needs once its arguments are checked.
 struct MatchPlan {
-    game: GameId,
-    params: serde_json::Map<String, Value>,
+    setup: GameSetup,
     games: u64,
     seed: u64,
     names: [String; 2],
@@ -102,7 +101,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     }
     crate::say!(
         "{} match, {} game{}, seed {} (repeat with --seed {}), results in {}",
-        plan.game.title(),
+        plan.setup.game().title(),
         plan.games,
         if plan.games == 1 { "" } else { "s" },
         plan.seed,
@@ -119,8 +118,9 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let played = runtime
-        .block_on(async { with_game!(plan.game, G => play_match::<G>(&plan, &mut csv).await) });
+    let played = runtime.block_on(async {
+        with_game!(plan.setup.game(), G => play_match::<G>(&plan, &mut csv).await)
+    });
     referee::reaper::sweep_orphans();
     let (rows, interrupted) = played?;
     csv.into_inner().with_context(|| format!("cannot finish {}", csv_path.display()))?;
@@ -141,8 +141,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
 
 impl MatchPlan {
     fn from_args(args: MatchArgs) -> anyhow::Result<MatchPlan> {
-        let params: serde_json::Map<String, Value> = args.params.into_iter().collect();
-        check_overrides(args.game, &params)
+        let setup = GameSetup::new(args.game, args.params.into_iter().collect())
             .map_err(|error| UsageError(format!("{} parameters: {error}", args.game)))?;
         let commands = [(&args.cmd1, 1), (&args.cmd2, 2)].map(|(line, number)| {
             let command = BotCommand::parse(line)
@@ -175,8 +174,7 @@ impl MatchPlan {
             .into());
         }
         Ok(MatchPlan {
-            game: args.game,
-            params,
+            setup,
             games: args.games,
             seed: args.seed.unwrap_or_else(fresh_seed),
             names,
@@ -215,7 +213,7 @@ async fn play_match<G: Game>(
     plan: &MatchPlan,
     csv: &mut GamesCsv,
 ) -> anyhow::Result<(Vec<GameRow>, bool)> {
-    let params: G::Params = parse_params(plan.params.clone()).expect("checked when planning");
+    let params = plan.setup.params::<G>();
     let mut bots =
         [0, 1].map(|index| Bot::new(plan.names[index].clone(), plan.commands[index].clone()));
     let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
@@ -230,7 +228,7 @@ async fn play_match<G: Game>(
         let seated = if index % 2 == 0 { [first, second] } else { [second, first] };
         let names = [seated[0].name.clone(), seated[1].name.clone()];
         let files = layout.files(game_number, [&names[0], &names[1]]);
-        let game = play_game::<G>(seated, &params, seed, &plan.settings, &files);
+        let game = play_game::<G>(seated, params, seed, &plan.settings, &files);
         let report: GameReport = tokio::select! {
             biased;
             () = interrupt.wait() => {
@@ -247,7 +245,7 @@ async fn play_match<G: Game>(
                 game_index: game_number,
                 round: game_number,
                 pairing: format!("{} vs {}", plan.names[0], plan.names[1]),
-                game: plan.game,
+                game: plan.setup.game(),
                 seats: [&names[0], &names[1]],
                 transcript: layout.transcript(game_number),
             },

@@ -13,7 +13,7 @@ use super::options::{UsageError, default_bot_name, game_id_parser, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use super::terminal::Terminal;
 use crate::games::narrate::{Narrate, player};
-use crate::games::{GameId, Seat, check_overrides, parse_params};
+use crate::games::{GameId, GameSetup, Seat};
 use crate::players::{SharedConsole, human, random_player};
 use crate::protocol::{ForfeitReason, ResultReason};
 use crate::referee::{self, Bot, BotCommand, GameFiles, GameReport, Settings, play_game};
@@ -51,8 +51,7 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
-    let overrides: serde_json::Map<String, Value> = args.params.iter().cloned().collect();
-    check_overrides(args.game, &overrides)
+    let setup = GameSetup::new(args.game, args.params.iter().cloned().collect())
         .map_err(|error| UsageError(format!("{} parameters: {error}", args.game)))?;
     let mut opponent_command = match args.vs.as_str() {
         "random" | "human" => None,
@@ -81,14 +80,14 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let console: SharedConsole = Arc::new(Mutex::new(Terminal));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let report = with_game!(args.game, G => {
-        let params = parse_params(overrides).expect("checked above");
+        let params = setup.params::<G>();
         let you = Bot::local("you", human::<G>(Arc::clone(&console), true));
         let opponent = match (&opponent_command, args.vs.as_str()) {
             (Some(command), _) => Bot::new(default_bot_name(command), command.clone()),
             (None, "human") => Bot::local(player(seat.other()), human::<G>(Arc::clone(&console), false)),
             (None, _) => Bot::local("random", random_player()),
         };
-        runtime.block_on(play_one::<G>(you, opponent, seat, &params, seed, &settings, args.transcript.clone()))?
+        runtime.block_on(play_one::<G>(you, opponent, seat, params, seed, &settings, args.transcript.clone()))?
     });
     let mut console = console.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     console.say("");

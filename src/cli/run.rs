@@ -61,7 +61,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Verbosity::Human => {
             crate::say!(
                 "{}: {} bots, {} games per pair, seed {}, {} at once; results in {}",
-                tournament.game.title(),
+                tournament.setup.game().title(),
                 tournament.bots.len(),
                 tournament.games_per_pair,
                 tournament.seed,
@@ -73,7 +73,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Verbosity::Json => {
             let run = serde_json::json!({
                 "type": "run",
-                "game": tournament.game,
+                "game": tournament.setup.game(),
                 "bots": tournament.bots.iter().map(|bot| &bot.name).collect::<Vec<_>>(),
                 "games_per_pair": tournament.games_per_pair,
                 "seed": tournament.seed,

@@ -17,9 +17,11 @@ pub mod numbers_war;
 pub mod snatch;
 pub mod warriors;
 
+use std::any::Any;
 use std::fmt;
 use std::ops::RangeInclusive;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use crate::json::WriteJson;
 use rand::SeedableRng;
@@ -371,12 +373,61 @@ pub fn parse_params<P: GameParams>(
     Ok(params)
 }
 
-/// Checks parameter overrides for the game `game`, naming what is wrong.
-pub fn check_overrides(
+/// A game with its parameters, checked once where they are read (a
+/// tournament file, `--param`) and passed around from there. Generic code
+/// takes the typed parameters with [`GameSetup::params`].
+#[derive(Clone)]
+pub struct GameSetup {
     game: GameId,
-    overrides: &serde_json::Map<String, serde_json::Value>,
-) -> Result<(), ParamsError> {
-    with_game!(game, G => parse_params::<<G as Game>::Params>(overrides.clone()).map(drop))
+    overrides: serde_json::Map<String, serde_json::Value>,
+    params: Arc<dyn Any + Send + Sync>,
+}
+
+impl GameSetup {
+    /// Reads and checks `overrides` (missing parameters keep the rule
+    /// book's defaults) for `game`, naming what is wrong.
+    pub fn new(
+        game: GameId,
+        overrides: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<GameSetup, ParamsError> {
+        let params = with_game!(game, G => parse_params::<<G as Game>::Params>(overrides.clone())
+            .map(|params| Arc::new(params) as Arc<dyn Any + Send + Sync>))?;
+        Ok(GameSetup { game, overrides, params })
+    }
+
+    /// The game.
+    pub fn game(&self) -> GameId {
+        self.game
+    }
+
+    /// The parameters as given: what records and transcripts keep.
+    pub fn overrides(&self) -> &serde_json::Map<String, serde_json::Value> {
+        &self.overrides
+    }
+
+    /// The typed parameters. `G` must be this setup's game (callers
+    /// dispatch on [`GameSetup::game`] with `with_game!`); another is a bug.
+    pub fn params<G: Game>(&self) -> &G::Params {
+        match self.params.downcast_ref() {
+            Some(params) => params,
+            None => panic!("a setup of {} used as {}", self.game, G::ID),
+        }
+    }
+}
+
+impl fmt::Debug for GameSetup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GameSetup")
+            .field("game", &self.game)
+            .field("overrides", &self.overrides)
+            .finish()
+    }
+}
+
+impl PartialEq for GameSetup {
+    fn eq(&self, other: &GameSetup) -> bool {
+        (self.game, &self.overrides) == (other.game, &other.overrides)
+    }
 }
 
 /// Why a set of game parameters was refused.
@@ -394,6 +445,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_game_takes_its_defaults() {
+        for &game in GameId::ALL {
+            let setup = GameSetup::new(game, serde_json::Map::new()).unwrap();
+            assert_eq!(setup.game(), game);
+        }
+    }
+
+    #[test]
     fn game_ids_round_trip_and_unknown_ones_list_the_valid_ones() {
         for &id in GameId::ALL {
             assert_eq!(id.as_str().parse::<GameId>().unwrap(), id);
@@ -407,11 +466,12 @@ mod tests {
     fn bad_overrides_name_the_field() {
         let mut overrides = serde_json::Map::new();
         overrides.insert("cnt".into(), 3.into());
-        let error = check_overrides(GameId::NumberSnatch, &overrides).unwrap_err().to_string();
+        let error =
+            GameSetup::new(GameId::NumberSnatch, overrides.clone()).unwrap_err().to_string();
         assert!(error.contains("cnt") && error.contains("count"), "{error}");
         let mut overrides = serde_json::Map::new();
         overrides.insert("count".into(), 7.into());
-        let error = check_overrides(GameId::NumbersWar, &overrides).unwrap_err().to_string();
+        let error = GameSetup::new(GameId::NumbersWar, overrides.clone()).unwrap_err().to_string();
         assert!(error.contains("count") && error.contains("even"), "{error}");
     }
 

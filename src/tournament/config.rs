@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use crate::games::{GameId, check_overrides};
+use crate::games::{GameId, GameSetup};
 use crate::printable::{check_bot_name, printable};
 use crate::referee::{BotCommand, Settings};
 use crate::sandbox::{SandboxMode, SandboxSettings, parse_size};
@@ -27,9 +27,8 @@ pub const MAX_CONCURRENCY: u32 = 256;
 #[derive(Clone, Debug)]
 pub struct Tournament {
     pub file: PathBuf,
-    pub game: GameId,
-    /// Game parameter overrides (validated); missing ones keep their defaults.
-    pub params: serde_json::Map<String, serde_json::Value>,
+    /// The game and its parameters, checked.
+    pub setup: GameSetup,
     pub seed: u64,
     /// Games each pairing plays: every setup once in each seat order.
     pub games_per_pair: u32,
@@ -165,17 +164,17 @@ impl Tournament {
             raw.game.get_ref().parse().map_err(|error: crate::games::UnknownGame| {
                 fail(Some(raw.game.span()), format!("game: {error}"))
             })?;
-        let params = match &raw.params {
-            None => serde_json::Map::new(),
+        let setup = match &raw.params {
+            None => GameSetup::new(game, serde_json::Map::new())
+                .expect("every game's defaults are valid (a unit test checks them)"),
             Some(table) => {
                 let value = serde_json::to_value(table.get_ref())
                     .map_err(|error| fail(Some(table.span()), format!("params: {error}")))?;
                 let serde_json::Value::Object(map) = value else {
                     unreachable!("a table is an object")
                 };
-                check_overrides(game, &map)
-                    .map_err(|error| fail(Some(table.span()), format!("params: {error}")))?;
-                map
+                GameSetup::new(game, map)
+                    .map_err(|error| fail(Some(table.span()), format!("params: {error}")))?
             }
         };
         let games_per_pair = match &raw.games_per_pair {
@@ -377,8 +376,7 @@ impl Tournament {
         };
         Ok(Tournament {
             file: file.to_owned(),
-            game,
-            params,
+            setup,
             seed: raw.seed.map(Spanned::into_inner).unwrap_or(1),
             games_per_pair,
             settings,
@@ -466,14 +464,14 @@ env = { LEVEL = "3" }
     #[test]
     fn a_good_file_reads_with_defaults_filled_in() {
         let tournament = parse(GOOD).unwrap();
-        assert_eq!(tournament.game, GameId::NumberSnatch);
+        assert_eq!(tournament.setup.game(), GameId::NumberSnatch);
         assert_eq!(tournament.games_per_pair, 4);
         assert_eq!(tournament.settings.move_timeout, Duration::from_millis(200));
         assert_eq!(tournament.settings.startup_timeout, Duration::from_secs(5));
         assert_eq!(tournament.concurrency, 1);
         assert_eq!(tournament.out, Path::new("results/t"));
         assert_eq!(tournament.bots[1].env["LEVEL"], "3");
-        assert_eq!(tournament.params["count"], 12);
+        assert_eq!(tournament.setup.overrides()["count"], 12);
     }
 
     fn error_of(text: &str) -> String {

@@ -209,7 +209,7 @@ pub async fn run(
             reporter: Arc::clone(&options.reporter),
             layout,
             names: names.clone(),
-            game: tournament.game,
+            game: tournament.setup.game(),
         }));
         let (cancel, cancelled) = watch::channel(false);
         let (mut failures, workers) = start_workers(

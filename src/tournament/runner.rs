@@ -21,7 +21,7 @@ use super::Pending;
 use super::Recorder;
 use super::config::{Restart, Tournament};
 use super::schedule::Schedule;
-use crate::games::{Game, parse_params};
+use crate::games::Game;
 use crate::referee::{Bot, BotCommand, Settings, play_game};
 use crate::with_game;
 
@@ -110,7 +110,7 @@ pub(crate) fn start_workers(
                         .build()
                         .expect("a worker runtime starts");
                     runtime.block_on(async {
-                        with_game!(shared.tournament.game, G => work::<G>(&shared, sender, cancel, &playing_here).await)
+                        with_game!(shared.tournament.setup.game(), G => work::<G>(&shared, sender, cancel, &playing_here).await)
                     });
                 })
                 .expect("a worker thread starts");
@@ -150,7 +150,7 @@ async fn work<G: Game>(
 ) {
     let tournament = &shared.tournament;
     let settings: &Settings = &tournament.settings;
-    let params: G::Params = parse_params(tournament.params.clone()).expect("checked when loading");
+    let params = tournament.setup.params::<G>();
     // The processes this worker holds, by bot index: at most the two of the
     // current pairing.
     let mut held: Vec<(usize, Bot)> = Vec::new();
@@ -198,7 +198,7 @@ async fn work<G: Game>(
             let outcome = tokio::select! {
                 biased;
                 _ = &mut cancelled => break 'jobs,
-                outcome = play_game::<G>(seated, &params, game.seed, settings, &files) => outcome,
+                outcome = play_game::<G>(seated, params, game.seed, settings, &files) => outcome,
             };
             let report = match outcome {
                 Ok(report) => report,

@@ -51,8 +51,8 @@ pub struct RecordedBot {
 impl RecordedSettings {
     pub fn of(tournament: &Tournament) -> RecordedSettings {
         RecordedSettings {
-            game: tournament.game,
-            params: tournament.params.clone(),
+            game: tournament.setup.game(),
+            params: tournament.setup.overrides().clone(),
             seed: tournament.seed,
             games_per_pair: tournament.games_per_pair,
             startup_timeout_ms: tournament.settings.startup_timeout.as_millis() as u64,
