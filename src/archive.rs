@@ -21,7 +21,7 @@
 //! the later one is the game's transcript, as its row is the later one.
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -301,11 +301,6 @@ impl ArchiveReader {
     }
 }
 
-/// Whether `folder` holds a transcript archive.
-pub fn exists(folder: &Path) -> bool {
-    fs::metadata(folder.join(ARCHIVE_FILE)).is_ok_and(|metadata| metadata.is_file())
-}
-
 fn read_index(index: &mut File) -> io::Result<Vec<(u64, u64)>> {
     let mut bytes = Vec::new();
     index.seek(SeekFrom::Start(0))?;
@@ -337,6 +332,7 @@ fn read_header(archive: &mut File, offset: u64, archive_len: u64) -> io::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn transcript(game: u64) -> Vec<u8> {
         let mut text = format!("{{\"type\":\"header\",\"game\":{game}}}\n");

@@ -70,9 +70,11 @@ pub trait Reporter: Send + Sync {
     fn report(&self, event: &Event<'_>);
 }
 
-/// A reporter that shows nothing (for library callers and tests).
+/// A reporter that shows nothing (for tests).
+#[cfg(test)]
 pub struct Silent;
 
+#[cfg(test)]
 impl Reporter for Silent {
     fn report(&self, _event: &Event<'_>) {}
 }

@@ -10,6 +10,7 @@
 
 /// A value that writes itself as compact JSON.
 pub trait WriteJson {
+    /// Appends the value's JSON to `out`, without spaces.
     fn write_json(&self, out: &mut Vec<u8>);
 }
 

@@ -1,24 +1,46 @@
 //! arena: a headless referee and bot arena for small two-player games.
 //!
 //! Bots are programs in any language that speak JSON lines on stdin and
-//! stdout ([`protocol`]). The [`referee`] runs them as processes under time
+//! stdout (protocol.md). The referee runs them as processes under time
 //! limits and plays [`games`] between them; [`cli`] holds the commands.
+//! ARCHITECTURE.md maps the modules.
+//!
+//! The library exists for the `arena` binary and its tests. Its public API
+//! is small on purpose: the commands ([`cli::Command`], [`cli::run`]) and
+//! the games' rules ([`games`], with the JSON writing their types implement,
+//! [`json`]); everything else is private to the crate.
 
-pub mod archive;
+#![warn(missing_docs)]
+
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
+    )
+)]
+mod archive;
 pub mod cli;
-pub mod events;
+mod events;
 pub mod games;
-pub mod html_page;
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
+    )
+)]
+mod html_page;
 pub mod json;
-pub mod os;
-pub mod players;
-pub mod printable;
-pub mod protocol;
-pub mod referee;
-pub mod results;
-pub mod sandbox;
-pub mod seeds;
-pub mod stdout;
-pub mod text_file;
-pub mod tournament;
-pub mod units;
+mod os;
+mod players;
+mod printable;
+mod protocol;
+mod referee;
+mod results;
+mod sandbox;
+mod seeds;
+mod stdout;
+mod text_file;
+mod tournament;
+mod units;

@@ -31,7 +31,9 @@ use serde::{Deserialize, Serialize};
 /// One of the two players. Serialized as the number `1` or `2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Seat {
+    /// Seat 1, which moves first.
     One,
+    /// Seat 2.
     Two,
 }
 
@@ -52,6 +54,7 @@ impl Seat {
         self.index() as u8 + 1
     }
 
+    /// The seat numbered 1 or 2; `None` for any other number.
     pub fn from_number(number: u8) -> Option<Seat> {
         match number {
             1 => Some(Seat::One),
@@ -60,6 +63,7 @@ impl Seat {
         }
     }
 
+    /// The opponent's seat.
     pub fn other(self) -> Seat {
         match self {
             Seat::One => Seat::Two,
@@ -102,10 +106,12 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// `seat` won.
     pub fn win(seat: Seat) -> Outcome {
         Outcome { winner: Some(seat) }
     }
 
+    /// Nobody won.
     pub fn draw() -> Outcome {
         Outcome { winner: None }
     }
@@ -124,23 +130,26 @@ pub fn setup_rng(seed: u64) -> SetupRng {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("parameter `{param}`: {message}")]
 pub struct ParamError {
+    /// The parameter's name, as files and `--param` spell it.
     pub param: &'static str,
+    /// What is wrong with its value.
     pub message: String,
 }
 
 impl ParamError {
+    /// Refuses the value of `param`, saying why.
     pub fn new(param: &'static str, message: impl Into<String>) -> ParamError {
         ParamError { param, message: message.into() }
     }
 }
 
-/// Checks that parameter `param` lies in `range`, with a message that names
-/// the allowed bounds and the value given.
 /// The most numbers a list, pool or grid may hold. Every request carries
 /// the whole position and a transcript is kept in memory until its game
 /// ends, so positions stay small.
 pub const MAX_NUMBERS: u32 = 1000;
 
+/// Checks that parameter `param` lies in `range`, with a message that names
+/// the allowed bounds and the value given.
 pub fn check_range(
     param: &'static str,
     value: u32,
@@ -167,6 +176,7 @@ pub trait GameParams:
 pub trait Game: Clone + fmt::Debug + Serialize + Send + Sync + 'static {
     /// The id the game goes by in the protocol, on the command line and in files.
     const ID: GameId;
+    /// The game's parameters, with the rule book's values as defaults.
     type Params: GameParams;
     /// A move, serialized exactly as a bot sends it.
     type Move: Clone
@@ -338,6 +348,7 @@ impl fmt::Display for GameId {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("unknown game `{given}`; the games are: {}", GameId::list())]
 pub struct UnknownGame {
+    /// The id as given.
     pub given: String,
 }
 
@@ -436,6 +447,7 @@ pub enum ParamsError {
     /// An unknown name or a value of the wrong type.
     #[error("{0}")]
     Shape(String),
+    /// A value the rules do not allow.
     #[error(transparent)]
     Invalid(#[from] ParamError),
 }

@@ -28,8 +28,8 @@ use stub as platform;
 
 pub use platform::sandbox;
 pub use platform::{
-    EchoOff, ProcStat, allowed_cpus, become_subreaper, children_of, kill_group,
-    kill_process_and_group, own_usage, pin_current_thread, read_stat, reap_by_pid, user_ids,
+    EchoOff, allowed_cpus, become_subreaper, children_of, kill_group, kill_process_and_group,
+    own_usage, pin_current_thread, read_stat, reap_by_pid,
 };
 
 /// CPU time and peak memory of this process (all threads, no children).

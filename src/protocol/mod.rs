@@ -153,8 +153,13 @@ pub struct ForfeitNotice {
 
 /// A message from the referee to a bot. `P`, `V` and `M` are the game's
 /// parameters, view and move types.
+///
+/// The referee writes `start`, `move` and `over` with the encoders of
+/// [`encode`] instead; these variants are the reference they are tested
+/// against, byte for byte.
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[cfg_attr(not(test), expect(dead_code, reason = "the encoders' reference form"))]
 pub enum ToBot<'a, P, V, M> {
     /// A new game begins; answer with `ready`.
     Start {

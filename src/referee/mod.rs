@@ -5,6 +5,13 @@
 //! between two bots and reports it; it restarts nothing by itself but stops
 //! a bot whose forfeit left it in doubt, so the next game starts it afresh.
 
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
+    )
+)]
 pub mod clock;
 mod deadline;
 mod game;
@@ -125,15 +132,6 @@ impl Bot {
             self.answered_a_start = false;
         }
         Ok(self.process.as_mut().expect("started above"))
-    }
-
-    pub fn is_running(&self) -> bool {
-        self.process.is_some()
-    }
-
-    /// The pid of the running process (none for a local player).
-    pub fn pid(&self) -> Option<u32> {
-        self.process.as_ref().and_then(BotProcess::pid)
     }
 
     /// Ends the process (input closed, a grace period, then the whole group

@@ -579,7 +579,7 @@ impl BotProcess {
                 // Also when the leader exited by itself: its children may
                 // live on and hold the pipes open.
                 crate::os::kill_group(*pid);
-                let status = Some(self.exit.wait().await);
+                self.exit.wait().await;
                 // stderr ends once every writer is gone; one that escaped the
                 // group is killed by the sweep, so do not wait for it here.
                 if tokio::time::timeout(Duration::from_millis(50), &mut *stderr_task).await.is_err()
@@ -587,11 +587,11 @@ impl BotProcess {
                     stderr_task.abort();
                 }
                 reaper::sweep_orphans_now_and_then(Duration::from_millis(200));
-                Stopped { status, exited_in_grace }
+                Stopped { exited_in_grace }
             }
             Runner::Local => {
                 self.exit.task.abort();
-                Stopped { status: None, exited_in_grace }
+                Stopped { exited_in_grace }
             }
         }
     }
@@ -600,8 +600,6 @@ impl BotProcess {
 /// How a bot ended when its session was stopped.
 #[derive(Clone, Copy, Debug)]
 pub struct Stopped {
-    /// A program's exit status (`None` for a local player).
-    pub status: Option<ExitStatus>,
     /// Whether it exited on its own once its input closed, within the grace.
     pub exited_in_grace: bool,
 }

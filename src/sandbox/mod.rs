@@ -74,6 +74,8 @@ impl Default for SandboxSettings {
 
 /// A sandbox that cannot be set up.
 #[derive(Debug, thiserror::Error)]
+// Off Linux, only `Unsupported` is made.
+#[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
 pub enum SandboxError {
     #[error(
         "the sandbox is required (`sandbox = \"required\"`) but this machine lacks {0}; run on Linux 5.13 or later with Landlock enabled, or set `sandbox = true` to run with what there is"
@@ -81,6 +83,10 @@ pub enum SandboxError {
     Required(String),
     #[error(
         "arena sandboxes bots on Linux only; on this system run with `sandbox = false` (or `--sandbox off`)"
+    )]
+    #[cfg_attr(
+        all(target_os = "linux", not(arena_os_stub)),
+        expect(dead_code, reason = "made by the OS layer's stub only")
     )]
     Unsupported,
     #[error("cannot set up the bot sandbox: {0}")]

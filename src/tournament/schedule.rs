@@ -54,6 +54,13 @@ impl Schedule {
         Schedule::with_challengers(bot_count, games_per_pair, seed, Vec::new())
     }
 
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
+        )
+    )]
     /// The gauntlet of the bots at `challengers` (indexes) against the
     /// others. With no challenger it is the round robin.
     pub fn gauntlet(
@@ -95,6 +102,13 @@ impl Schedule {
         schedule
     }
 
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
+        )
+    )]
     /// Whether bot `bot` is a challenger of a gauntlet.
     pub fn is_challenger(&self, bot: usize) -> bool {
         self.challenger.get(bot).copied().unwrap_or(false)
@@ -120,6 +134,13 @@ impl Schedule {
         self.pairings_before[self.bot_count] * self.games_per_pair
     }
 
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
+        )
+    )]
     /// Whether the schedule has no game (fewer than two bots, or a gauntlet
     /// without a field).
     pub fn is_empty(&self) -> bool {
@@ -182,7 +203,8 @@ impl Schedule {
     }
 }
 
-/// The whole schedule as a list (for tests and small tournaments).
+/// The whole schedule as a list.
+#[cfg(test)]
 pub fn round_robin(bot_count: usize, games_per_pair: u32, seed: u64) -> Vec<ScheduledGame> {
     Schedule::new(bot_count, games_per_pair, seed).iter().collect()
 }

@@ -22,6 +22,7 @@ use super::{
 };
 use crate::json::WriteJson;
 
+/// Number Claim's parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ClaimParams {
@@ -55,9 +56,11 @@ pub struct NumberClaim {
 /// What a seat sees: everything, as the game has no hidden information.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ClaimView {
+    /// The grid's numbers, row by row.
     pub grid: Vec<Vec<u32>>,
     /// Per cell: 0 while unclaimed, else the claiming seat's number.
     pub owners: Vec<Vec<u8>>,
+    /// The sum of each seat's claimed numbers.
     pub sums: [i64; 2],
 }
 

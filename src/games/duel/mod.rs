@@ -24,6 +24,7 @@ use super::{
 };
 use crate::json::WriteJson;
 
+/// Number Duel's parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DuelParams {
@@ -63,14 +64,18 @@ impl GameParams for DuelParams {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Op {
+    /// Add the number to the score.
     Add,
+    /// Multiply the score by the number.
     Multiply,
 }
 
 /// A number from the pool and what to do with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DuelMove {
+    /// The number taken from the pool.
     pub number: u32,
+    /// What it does to the mover's score.
     pub op: Op,
 }
 
@@ -105,7 +110,9 @@ pub struct NumberDuel {
 pub struct DuelView {
     /// Every copy left, ascending.
     pub pool: Vec<u32>,
+    /// Each seat's score.
     pub scores: [i64; 2],
+    /// The score that wins.
     pub target: i64,
 }
 

@@ -26,6 +26,7 @@ use crate::json::WriteJson;
 /// Bound on `count` and `max`, which keeps every sum far inside `i64`.
 const LIMIT: u32 = 1_000_000;
 
+/// Numbers War's parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct NumbersWarParams {
@@ -67,7 +68,9 @@ impl GameParams for NumbersWarParams {
 /// Which end of the list a player takes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Side {
+    /// The left end.
     L,
+    /// The right end.
     R,
 }
 
@@ -85,8 +88,11 @@ pub struct NumbersWar {
 /// What a seat sees: everything, as the game has no hidden information.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NumbersWarView {
+    /// The numbers still on the list, left to right.
     pub numbers: Vec<u32>,
+    /// Each seat's numbers, in the order taken.
     pub taken: [Vec<u32>; 2],
+    /// The sum of each seat's numbers.
     pub sums: [i64; 2],
 }
 

@@ -33,6 +33,7 @@ use crate::json::WriteJson;
 /// Bound on `count` and `max`, which keeps every score sum far inside `i64`.
 const LIMIT: u32 = 1_000_000;
 
+/// Number Snatch's parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SnatchParams {
@@ -79,8 +80,11 @@ pub struct NumberSnatch {
 /// What a seat sees: everything, as the game has no hidden information.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SnatchView {
+    /// The numbers not taken yet, in list order.
     pub numbers: Vec<u32>,
+    /// Each seat's score.
     pub scores: [i64; 2],
+    /// Each seat's most recent pick (`null` before its first).
     pub last_picks: [Option<u32>; 2],
 }
 

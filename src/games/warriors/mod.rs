@@ -29,6 +29,7 @@ use crate::json::WriteJson;
 /// Bound on `life`: far more than any game needs, and far from overflow.
 const LIFE_LIMIT: u32 = 1_000_000_000;
 
+/// Number Warriors' parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WarriorsParams {
@@ -66,8 +67,11 @@ pub struct NumberWarriors {
 /// What a seat sees: the public state, without any pending choice.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WarriorsView {
+    /// The numbers still to be chosen, ascending.
     pub pool: Vec<u32>,
+    /// Each seat's Life Points.
     pub life: [u32; 2],
+    /// The turn being played, from 1.
     pub turn: u32,
 }
 

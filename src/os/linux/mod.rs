@@ -7,7 +7,7 @@ mod terminal;
 
 pub use cpu::{allowed_cpus, own_usage, pin_current_thread};
 pub use process::{
-    ProcStat, become_subreaper, children_of, kill_group, kill_process_and_group, read_stat,
-    reap_by_pid, user_ids,
+    become_subreaper, children_of, kill_group, kill_process_and_group, read_stat, reap_by_pid,
+    user_ids,
 };
 pub use terminal::EchoOff;

@@ -23,11 +23,6 @@ pub fn become_subreaper() -> std::io::Result<()> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
-/// Unknown here.
-pub fn user_ids() -> (u32, u32) {
-    (0, 0)
-}
-
 /// The fields of /proc/PID/stat arena needs (never read here).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcStat {

@@ -99,13 +99,6 @@ impl BotSandbox {
     }
 }
 
-impl ScratchFolder {
-    /// Never called.
-    pub fn path(&self) -> &Path {
-        match *self {}
-    }
-}
-
 /// Never called.
 pub fn spawn(prepared: &mut Prepared) -> io::Result<Spawned> {
     match *prepared {}

@@ -20,8 +20,7 @@ use landlock::{
 };
 use seccompiler::BpfProgram;
 
-pub use child::ROOT_BOT_UID_BASE;
-pub use spawn::{Prepared, Spawned, spawn, wait_exited};
+pub use spawn::{Prepared, spawn, wait_exited};
 
 use crate::sandbox::files::{self, Grant};
 use crate::sandbox::{
@@ -446,12 +445,6 @@ pub struct ScratchFolder {
     path: PathBuf,
     ruleset: Option<RulesetCreated>,
     free: Arc<Mutex<Vec<(PathBuf, RulesetCreated)>>>,
-}
-
-impl ScratchFolder {
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
 }
 
 impl Drop for ScratchFolder {
