@@ -10,12 +10,7 @@
 //! both seats; the referee collects both choices first and only then applies
 //! them, in seat order, so no view ever depends on a pending choice.
 
-pub mod claim;
-pub mod duel;
 pub mod narrate;
-pub mod numbers_war;
-pub mod snatch;
-pub mod warriors;
 
 use std::any::Any;
 use std::fmt;
@@ -246,12 +241,13 @@ pub fn alone_to_move(next: Seat, over: bool) -> &'static [Seat] {
 }
 
 /// The one list of games: each line names a game's [`GameId`] variant, its
-/// id in the protocol and on the command line, the title its rule book
-/// gives it, and its [`Game`] type. Everything that goes from an id to a
-/// game is generated from it: the [`GameId`] enum and its serde names,
-/// [`GameId::ALL`], parsing, titles, the help texts that list games, and
-/// the dispatch of [`with_game!`](crate::with_game). Adding a game is a new
-/// module and one line here (docs/adding-a-game.md).
+/// module (the folder `src/games/<module>/`), its id in the protocol and on
+/// the command line, the title its rule book gives it, and its [`Game`]
+/// type in that module. Everything that goes from an id to a game is
+/// generated from it: the module declarations, the [`GameId`] enum and its
+/// serde names, [`GameId::ALL`], parsing, titles, the help texts that list
+/// games, and the dispatch of [`with_game!`](crate::with_game). Adding a
+/// game is a new folder and one line here (docs/adding-a-game.md).
 ///
 /// `games_list!(callback! { args })` calls `callback! { args; list }`.
 #[macro_export]
@@ -259,20 +255,31 @@ pub fn alone_to_move(next: Seat, over: bool) -> &'static [Seat] {
 macro_rules! games_list {
     ($callback:ident ! { $($args:tt)* }) => {
         $crate::$callback! { $($args)*;
-            (NumberSnatch, "number-snatch", "Number Snatch", $crate::games::snatch::NumberSnatch),
-            (NumbersWar, "numbers-war", "Numbers War", $crate::games::numbers_war::NumbersWar),
-            (NumberWarriors, "number-warriors", "Number Warriors", $crate::games::warriors::NumberWarriors),
-            (NumberClaim, "number-claim", "Number Claim", $crate::games::claim::NumberClaim),
-            (NumberDuel, "number-duel", "Number Duel", $crate::games::duel::NumberDuel),
+            (NumberSnatch, snatch, "number-snatch", "Number Snatch", NumberSnatch),
+            (NumbersWar, numbers_war, "numbers-war", "Numbers War", NumbersWar),
+            (NumberWarriors, warriors, "number-warriors", "Number Warriors", NumberWarriors),
+            (NumberClaim, claim, "number-claim", "Number Claim", NumberClaim),
+            (NumberDuel, duel, "number-duel", "Number Duel", NumberDuel),
         }
     };
 }
+
+/// Declares each game's module from the list of games.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! declare_game_modules {
+    (; $(($variant:ident, $module:ident, $id:literal, $title:literal, $game:ident)),+ $(,)?) => {
+        $(pub mod $module;)+
+    };
+}
+
+games_list!(declare_game_modules! {});
 
 /// Defines [`GameId`] from the list of games.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! define_game_ids {
-    (; $(($variant:ident, $id:literal, $title:literal, $game:ty)),+ $(,)?) => {
+    (; $(($variant:ident, $module:ident, $id:literal, $title:literal, $game:ident)),+ $(,)?) => {
         /// The games arena knows, by protocol id.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
         pub enum GameId {
@@ -310,11 +317,11 @@ games_list!(define_game_ids! {});
 #[macro_export]
 #[doc(hidden)]
 macro_rules! dispatch_game {
-    ($id:expr, $G:ident, $body:expr; $(($variant:ident, $name:literal, $title:literal, $game:ty)),+ $(,)?) => {
+    ($id:expr, $G:ident, $body:expr; $(($variant:ident, $module:ident, $name:literal, $title:literal, $game:ident)),+ $(,)?) => {
         match $id {
             $(
                 $crate::games::GameId::$variant => {
-                    type $G = $game;
+                    type $G = $crate::games::$module::$game;
                     $body
                 }
             )+
