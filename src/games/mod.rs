@@ -231,6 +231,18 @@ pub struct Played<M> {
     pub mv: M,
 }
 
+/// Checks that `max` (parameter `max`) is at least `count`, so that
+/// `count` distinct numbers up to `max` can be drawn.
+pub fn check_distinct(count: u32, max: u32) -> Result<(), ParamError> {
+    if max < count {
+        return Err(ParamError::new(
+            "max",
+            format!("must be at least count ({count}) so the numbers can be distinct, got {max}"),
+        ));
+    }
+    Ok(())
+}
+
 /// [`Game::to_move`] of a turn-based game: `next` alone, nobody once `over`.
 pub fn alone_to_move(next: Seat, over: bool) -> &'static [Seat] {
     match next {
@@ -457,6 +469,23 @@ pub enum ParamsError {
     /// A value the rules do not allow.
     #[error(transparent)]
     Invalid(#[from] ParamError),
+}
+
+/// Test helpers shared by the games' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Game;
+
+    /// Plays `moves` in turn order (a turn-based game), checking each is
+    /// legal and the scores after it.
+    pub(crate) fn replay<G: Game>(game: &mut G, moves: &[(G::Move, [i64; 2])]) {
+        for (turn, (mv, expected)) in moves.iter().enumerate() {
+            let seat = game.to_move()[0];
+            assert!(game.is_legal(seat, mv), "turn {}: {mv:?} is illegal", turn + 1);
+            game.apply(seat, mv);
+            assert_eq!(game.scores(), *expected, "after turn {} ({mv:?})", turn + 1);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -181,17 +181,9 @@ impl WriteJson for ClaimView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::testing::replay;
     use crate::games::{ParamsError, parse_params};
 
-    /// Claims `values` alternately from seat 1, checking the sums after each.
-    fn replay(game: &mut NumberClaim, claims: &[(u32, [i64; 2])]) {
-        for (turn, &(value, expected)) in claims.iter().enumerate() {
-            let seat = game.to_move()[0];
-            assert!(game.is_legal(seat, &value), "turn {}: {value} is illegal", turn + 1);
-            game.apply(seat, &value);
-            assert_eq!(game.scores(), expected, "after turn {} ({value})", turn + 1);
-        }
-    }
 
     #[test]
     fn rule_book_example_with_turn_nine_to_player_one() {

@@ -245,19 +245,11 @@ impl WriteJson for DuelView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::testing::replay;
     use crate::games::{ParamsError, parse_params};
 
     use DuelMove as Move;
 
-    /// Plays `moves` alternately from seat 1, checking the scores after each.
-    fn replay(game: &mut NumberDuel, moves: &[(DuelMove, [i64; 2])]) {
-        for (turn, (mv, expected)) in moves.iter().enumerate() {
-            let seat = game.to_move()[0];
-            assert!(game.is_legal(seat, mv), "turn {}: {mv:?} is illegal", turn + 1);
-            game.apply(seat, mv);
-            assert_eq!(game.scores(), *expected, "after turn {} ({mv:?})", turn + 1);
-        }
-    }
 
     #[test]
     fn rule_book_example_wins_on_the_target_at_once() {

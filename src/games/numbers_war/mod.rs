@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use rand::seq::index;
 use serde::{Deserialize, Serialize};
 
-use super::{
+use super::{check_distinct, 
     Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, alone_to_move, check_range,
     setup_rng,
 };
@@ -52,16 +52,7 @@ impl GameParams for NumbersWarParams {
             ));
         }
         check_range("max", self.max, 1..=LIMIT)?;
-        if self.max < self.count {
-            return Err(ParamError::new(
-                "max",
-                format!(
-                    "must be at least count ({}) so the numbers can be distinct, got {}",
-                    self.count, self.max
-                ),
-            ));
-        }
-        Ok(())
+        check_distinct(self.count, self.max)
     }
 }
 
@@ -207,18 +198,10 @@ impl WriteJson for NumbersWarView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::testing::replay;
     use crate::games::{ParamsError, parse_params};
     use Side::{L, R};
 
-    /// Plays `moves` alternately from seat 1, checking the sums after each.
-    fn replay(game: &mut NumbersWar, moves: &[(Side, [i64; 2])]) {
-        for (turn, &(side, expected)) in moves.iter().enumerate() {
-            let seat = game.to_move()[0];
-            assert!(game.is_legal(seat, &side));
-            game.apply(seat, &side);
-            assert_eq!(game.scores(), expected, "after turn {} ({side:?})", turn + 1);
-        }
-    }
 
     #[test]
     fn rule_book_example() {

@@ -24,7 +24,7 @@ use std::cmp::Ordering;
 use rand::seq::index;
 use serde::{Deserialize, Serialize};
 
-use super::{
+use super::{check_distinct, 
     Game, GameId, GameParams, MAX_NUMBERS, Outcome, ParamError, Seat, alone_to_move, check_range,
     setup_rng,
 };
@@ -53,16 +53,7 @@ impl GameParams for SnatchParams {
     fn validate(&self) -> Result<(), ParamError> {
         check_range("count", self.count, 1..=MAX_NUMBERS)?;
         check_range("max", self.max, 1..=LIMIT)?;
-        if self.max < self.count {
-            return Err(ParamError::new(
-                "max",
-                format!(
-                    "must be at least count ({}) so the numbers can be distinct, got {}",
-                    self.count, self.max
-                ),
-            ));
-        }
-        Ok(())
+        check_distinct(self.count, self.max)
     }
 }
 
@@ -197,17 +188,9 @@ impl WriteJson for SnatchView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::testing::replay;
     use crate::games::{ParamsError, parse_params};
 
-    /// Plays `picks` alternately from seat 1, checking the scores after each.
-    fn replay(game: &mut NumberSnatch, picks: &[(u32, [i64; 2])]) {
-        for (turn, &(pick, expected)) in picks.iter().enumerate() {
-            let seat = game.to_move()[0];
-            assert!(game.is_legal(seat, &pick), "turn {}: {pick} is illegal", turn + 1);
-            game.apply(seat, &pick);
-            assert_eq!(game.scores(), expected, "after turn {} ({pick})", turn + 1);
-        }
-    }
 
     #[test]
     fn rule_book_example_with_the_corrected_fourth_turn() {
