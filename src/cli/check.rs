@@ -6,6 +6,7 @@
 //! checklist passes or fails with its evidence, and a failure shows the line
 //! the bot sent and a hint a beginner can act on.
 
+use super::reporters::warn;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -104,7 +105,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     if let Err(error) = referee::reaper::become_subreaper() {
-        eprintln!("arena: warning: cannot become a subreaper ({error})");
+        warn(&format!("cannot become a subreaper ({error})"));
     }
     let mut settings = Settings {
         move_timeout: args.move_timeout,

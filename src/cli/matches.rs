@@ -1,5 +1,6 @@
 //! `arena match GAME CMD1 CMD2`: a series of games between two commands.
 
+use super::reporters::warn;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -95,9 +96,9 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     let mut csv = GamesCsv::create(&csv_path)
         .with_context(|| format!("cannot create {}", csv_path.display()))?;
     if let Err(error) = referee::reaper::become_subreaper() {
-        eprintln!(
-            "arena: warning: cannot become a subreaper ({error}); escaped bot processes may outlive arena"
-        );
+        warn(&format!(
+            "cannot become a subreaper ({error}); escaped bot processes may outlive arena"
+        ));
     }
     crate::say!(
         "{} match, {} game{}, seed {} (repeat with --seed {}), results in {}",
@@ -256,7 +257,7 @@ async fn play_match<G: Game>(
         })?;
         crate::say!("{}", output::game_line(&row, plan.games));
         for warning in &report.warnings {
-            eprintln!("arena: warning: {warning}");
+            warn(warning);
         }
         rows.push(row);
         if plan.restart_each_game {

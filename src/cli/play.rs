@@ -1,6 +1,7 @@
 //! `arena play GAME`: a person plays at the terminal, against a bot, the
 //! built-in random player, or another person at the same keyboard.
 
+use super::reporters::warn;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -63,7 +64,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         }
     };
     if let Err(error) = referee::reaper::become_subreaper() {
-        eprintln!("arena: warning: cannot become a subreaper ({error})");
+        warn(&format!("cannot become a subreaper ({error})"));
     }
     let mut settings = Settings { move_timeout: args.move_timeout, ..Settings::default() };
     if let Some(command) = &mut opponent_command {

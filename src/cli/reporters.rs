@@ -116,8 +116,8 @@ impl Reporter for Human {
                 }
             }
             Event::Warning { message } => match &*display {
-                Display::Bar(bar) => bar.suspend(|| eprintln!("arena: warning: {message}")),
-                _ => eprintln!("arena: warning: {message}"),
+                Display::Bar(bar) => bar.suspend(|| warn(message)),
+                _ => warn(message),
             },
             Event::Finished(stats) => {
                 if let Display::Bar(bar) = &*display {
@@ -155,13 +155,18 @@ fn stats_line(stats: &RunStats) -> String {
     )
 }
 
+/// Tells the user something that does not stop the command, on stderr.
+pub fn warn(message: &str) {
+    eprintln!("arena: warning: {message}");
+}
+
 /// Shows nothing but warnings, on stderr.
 pub struct Quiet;
 
 impl Reporter for Quiet {
     fn report(&self, event: &Event<'_>) {
         if let Event::Warning { message } = event {
-            eprintln!("arena: warning: {message}");
+            warn(message);
         }
     }
 }

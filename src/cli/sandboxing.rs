@@ -1,6 +1,7 @@
 //! The sandbox options every command that starts bots takes, and starting
 //! the sandbox with a line that says what is in force.
 
+use super::reporters::warn;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -88,18 +89,18 @@ pub fn prepare_sandbox(
     let sandbox = Sandbox::new(settings, protected)?;
     let line = match &sandbox {
         None => {
-            eprintln!(
-                "arena: warning: the sandbox is off: bots run as arena's user, with its environment, files and network, and can see and disturb each other"
+            warn(
+                "the sandbox is off: bots run as arena's user, with its environment, files and network, and can see and disturb each other",
             );
             "sandbox: off".to_owned()
         }
         Some(sandbox) => {
             let missing = sandbox.protections().missing();
             if !missing.is_empty() {
-                eprintln!(
-                    "arena: warning: this machine lacks {}; bots run with the other protections",
+                warn(&format!(
+                    "this machine lacks {}; bots run with the other protections",
                     missing.join(", ")
-                );
+                ));
             }
             format!("sandbox: {}", sandbox.summary())
         }
