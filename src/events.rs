@@ -32,6 +32,19 @@ pub enum Event<'a> {
         /// The game's row, as games.csv has it.
         game: &'a GameRow,
     },
+    /// A bot of the results folder is another version now, or left the
+    /// tournament file: its recorded games are set aside (kept in
+    /// set-aside.csv, not counted) and its pairings are played again.
+    BotChanged {
+        /// The bot's name.
+        bot: &'a str,
+        /// The recorded fingerprint (12 hex digits).
+        from: &'a str,
+        /// The fingerprint now; empty when the bot left the file.
+        to: &'a str,
+        /// Rows of games.csv set aside.
+        set_aside: u64,
+    },
     /// Something the user should know that does not stop the run.
     Warning {
         /// What, in words.

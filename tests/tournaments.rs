@@ -612,15 +612,7 @@ fn adding_a_bot_plays_only_its_games() {
     scratch.run_ok(&["run", file.to_str().unwrap()]);
     let old = read_games_csv(&out);
     assert_eq!(old.len(), 3 * 4);
-
-    // Anywhere but at the end, a new bot would renumber the games played.
     let before = text(&out.join("games.csv"));
-    let inserted = [scratch.rust_bot("d"), bots[0].clone(), bots[1].clone(), bots[2].clone()];
-    scratch.write("t.toml", &tournament(top, &inserted));
-    let refused = scratch.run(&["run", file.to_str().unwrap()]);
-    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
-    assert!(refused.stderr.contains("at the end"), "{}", refused.stderr);
-    assert_eq!(text(&out.join("games.csv")), before);
 
     bots.push(scratch.rust_bot("d"));
     scratch.write("t.toml", &tournament(top, &bots));
@@ -643,6 +635,30 @@ fn adding_a_bot_plays_only_its_games() {
     let reference = scratch.join("reference");
     scratch.run_ok(&["run", file.to_str().unwrap(), "--out", reference.to_str().unwrap()]);
     assert_same_results(&reference, &out);
+
+    // A bot may come anywhere in the file: games are numbered anew, and the
+    // results already played stay as they were.
+    let results = |rows: &[Row]| -> BTreeMap<(String, String, String), String> {
+        rows.iter()
+            .map(|row| {
+                (key(row), format!("{} {} {}", &row["winner"], &row["score1"], &row["score2"]))
+            })
+            .collect()
+    };
+    let before = results(&read_games_csv(&out));
+    let mut front = vec![scratch.rust_bot("e")];
+    front.extend(bots.iter().cloned());
+    scratch.write("t.toml", &tournament(top, &front));
+    let run = scratch.run_ok(&["run", file.to_str().unwrap()]);
+    assert!(run.stdout.contains("24 games already in games.csv, 16 to play"), "{}", run.stdout);
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 10 * 4);
+    let after = results(&rows);
+    for (game, result) in &before {
+        assert_eq!(after.get(game), Some(result), "game {game:?} changed");
+    }
+    let numbers: Vec<u64> = rows.iter().map(|row| row["game_index"].parse().unwrap()).collect();
+    assert_eq!(numbers, (1..=40).collect::<Vec<_>>());
 }
 
 #[test]
@@ -930,4 +946,160 @@ fn a_run_reports_as_json_lines_or_not_at_all() {
     assert_eq!(run.stdout, "", "--quiet printed");
     assert_eq!(read_games_csv(&quiet).len(), 4);
     assert_same_results(&out, &quiet);
+}
+
+/// A league as a leaderboard repository holds one: the tournament file at
+/// `root`, each bot a script of its own under `root/bots/`, named relative
+/// to the file, and the results in `root/results`.
+fn script_league(root: &Path, names: &[&str]) -> PathBuf {
+    std::fs::create_dir_all(root.join("bots")).unwrap();
+    let mut file = "game = \"number-snatch\"\nseed = 5\ngames_per_pair = 2\nmove_timeout = \"2s\"\nconcurrency = 2\nout = \"results\"\n".to_owned();
+    for name in names {
+        std::fs::copy(
+            repo().join("bots/python/random_bot.py"),
+            root.join(format!("bots/{name}.py")),
+        )
+        .unwrap();
+        file.push_str(&format!(
+            "\n[[bot]]\nname = \"{name}\"\ncommand = [\"python3\", \"bots/{name}.py\"]\n"
+        ));
+    }
+    let path = root.join("league.toml");
+    std::fs::write(&path, file).unwrap();
+    path
+}
+
+/// Copies a folder and everything in it.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn editing_one_bot_replays_exactly_its_pairings() {
+    let scratch = Scratch::new();
+    let root = scratch.join("league");
+    let file = script_league(&root, &["a", "b", "c", "d"]);
+    let file = file.to_str().unwrap();
+    let out = root.join("results");
+    scratch.run_ok(&["run", file]);
+    let before = text(&out.join("games.csv"));
+    assert_eq!(read_games_csv(&out).len(), 6 * 2);
+
+    let again = scratch.run_ok(&["run", file]);
+    assert!(again.stdout.contains("nothing to play: 12 games already in"), "{}", again.stdout);
+    assert_eq!(text(&out.join("games.csv")), before, "an unchanged rerun touched games.csv");
+
+    // An edit anywhere in the bot's script is a new version.
+    let script = root.join("bots/c.py");
+    std::fs::write(&script, text(&script) + "# tuned\n").unwrap();
+    let edited = scratch.run_ok(&["run", file]);
+    assert!(edited.stdout.contains("bot `c` is a new version"), "{}", edited.stdout);
+    assert!(edited.stdout.contains("its 6 games are set aside"), "{}", edited.stdout);
+    assert!(
+        edited.stdout.contains("resuming: 6 games already in games.csv, 6 to play"),
+        "{}",
+        edited.stdout
+    );
+    let aside: Vec<Row> = common::read_csv(&out.join("set-aside.csv"));
+    assert_eq!(aside.len(), 6);
+    assert!(aside.iter().all(|row| row["seat1"] == *"c" || row["seat2"] == *"c"));
+    assert_eq!(read_games_csv(&out).len(), 12);
+    let after = text(&out.join("games.csv"));
+    for line in before.lines().filter(|line| !line.contains(",c,") && !line.contains(" vs c")) {
+        assert!(after.contains(line), "a game without c changed: {line}");
+    }
+
+    // Its environment is part of it too.
+    let with_env = text(&root.join("league.toml")).replace(
+        "command = [\"python3\", \"bots/a.py\"]",
+        "command = [\"python3\", \"bots/a.py\"]\nenv = { DEPTH = \"3\" }",
+    );
+    std::fs::write(&root.join("league.toml"), with_env).unwrap();
+    let env_changed = scratch.run_ok(&["run", file]);
+    assert!(env_changed.stdout.contains("bot `a` is a new version"), "{}", env_changed.stdout);
+    assert!(env_changed.stdout.contains("6 to play"), "{}", env_changed.stdout);
+}
+
+#[test]
+fn a_results_folder_resumes_and_merges_wherever_the_checkout_lives() {
+    let scratch = Scratch::new();
+    let first = scratch.join("checkout-1");
+    let file = script_league(&first, &["a", "b", "c"]);
+    let shard1 = first.join("shard1");
+    scratch.run_ok(&[
+        "run",
+        file.to_str().unwrap(),
+        "--shard",
+        "1/2",
+        "--out",
+        shard1.to_str().unwrap(),
+    ]);
+    assert!(
+        !text(&shard1.join("tournament.json")).contains(first.to_str().unwrap()),
+        "tournament.json depends on where the checkout lives"
+    );
+
+    // Another clone somewhere else plays the other shard; a results folder
+    // moved there (as a CI cache restores one) resumes.
+    let second = scratch.join("elsewhere/checkout-2");
+    copy_tree(&first, &second);
+    let moved = second.join("shard1");
+    let resumed = scratch.run_ok(&[
+        "run",
+        second.join("league.toml").to_str().unwrap(),
+        "--shard",
+        "1/2",
+        "--out",
+        moved.to_str().unwrap(),
+    ]);
+    assert!(resumed.stdout.contains("nothing to play: 3 games already"), "{}", resumed.stdout);
+    let shard2 = second.join("shard2");
+    scratch.run_ok(&[
+        "run",
+        second.join("league.toml").to_str().unwrap(),
+        "--shard",
+        "2/2",
+        "--out",
+        shard2.to_str().unwrap(),
+    ]);
+    let merged = scratch.join("merged");
+    scratch.run_ok(&[
+        "merge",
+        "--out",
+        merged.to_str().unwrap(),
+        shard1.to_str().unwrap(),
+        shard2.to_str().unwrap(),
+    ]);
+    assert_eq!(read_games_csv(&merged).len(), 6);
+
+    // A shard played by another version of a bot is refused, and the
+    // message says which bot and what differs.
+    let script = second.join("bots/b.py");
+    std::fs::write(&script, text(&script) + "# tuned\n").unwrap();
+    let other = second.join("shard2-edited");
+    scratch.run_ok(&[
+        "run",
+        second.join("league.toml").to_str().unwrap(),
+        "--shard",
+        "2/2",
+        "--out",
+        other.to_str().unwrap(),
+    ]);
+    let refused = scratch.run(&[
+        "merge",
+        "--out",
+        scratch.join("merged-2").to_str().unwrap(),
+        shard1.to_str().unwrap(),
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(refused.stderr.contains("bot `b`: files (fingerprint)"), "{}", refused.stderr);
 }

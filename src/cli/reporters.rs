@@ -115,6 +115,17 @@ impl Reporter for Human {
                     Display::Waiting => {}
                 }
             }
+            Event::BotChanged { bot, from, to, set_aside } => {
+                if to.is_empty() {
+                    crate::say!(
+                        "bot `{bot}` left the tournament file: its {set_aside} games are set aside (set-aside.csv)"
+                    );
+                } else {
+                    crate::say!(
+                        "bot `{bot}` is a new version ({from} -> {to}): its {set_aside} games are set aside (set-aside.csv) and its pairings played again"
+                    );
+                }
+            }
             Event::Warning { message } => match &*display {
                 Display::Bar(bar) => bar.suspend(|| warn(message)),
                 _ => warn(message),

@@ -109,9 +109,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         other => other?,
     };
     match end {
-        RunEnd::Complete { standings, .. } => {
+        RunEnd::Complete { standings, played, already } => {
             match verbosity {
                 Verbosity::Human => {
+                    if played == 0 {
+                        crate::say!(
+                            "nothing to play: {already} games already in {}",
+                            tournament.out.display()
+                        );
+                    }
                     crate::say!();
                     crate::say_raw!("{}", standings_text(&standings));
                     crate::say!(

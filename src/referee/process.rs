@@ -195,7 +195,9 @@ impl StderrLog {
         }
         if self.file.is_none() {
             let path = path.path();
-            match File::create(&path) {
+            // Appended to: after a bot leaves a league, games are numbered
+            // anew, and an older game's log may have this name.
+            match File::options().create(true).append(true).open(&path) {
                 Ok(file) => self.file = Some(file),
                 Err(error) => return self.give_up(&path, &error),
             }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+use super::identity::{BotMaterial, Fingerprint, FingerprintError, Tree};
 use crate::games::{GameId, GameSetup};
 use crate::printable::{check_bot_name, printable};
 use crate::referee::{BotCommand, Settings};
@@ -60,9 +61,18 @@ pub enum Restart {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BotEntry {
     pub name: String,
+    /// The command to run, its program resolved against `dir`.
     pub argv: Vec<String>,
+    /// The folder it runs in (absolute).
     pub dir: PathBuf,
     pub env: BTreeMap<String, String>,
+    /// The command as the file writes it (what results folders record, so
+    /// that they do not depend on where the checkout lives).
+    pub written_command: Vec<String>,
+    /// The `dir` key as the file writes it, if set.
+    pub written_dir: Option<String>,
+    /// The `version` key: stands for the bot's files in its fingerprint.
+    pub version: Option<String>,
 }
 
 impl BotEntry {
@@ -73,6 +83,43 @@ impl BotEntry {
             env: self.env.iter().map(|(key, value)| (key.clone(), value.clone())).collect(),
             sandbox: None,
         }
+    }
+
+    /// What this bot is, for its results (see [`super::identity`]): with a
+    /// `version` key, the version stands for the files; else every file
+    /// under the `dir` the file sets, or without one, the files and
+    /// folders the command names relative to its folder (`bots/x.py`, not
+    /// the interpreter). Nothing under `excluded` (the results folder).
+    pub fn fingerprint(&self, excluded: &[PathBuf]) -> Result<Fingerprint, FingerprintError> {
+        let mut trees = Vec::new();
+        if self.version.is_none() {
+            if self.written_dir.is_some() {
+                trees.push(Tree { path: self.dir.clone(), relative_to: self.dir.clone() });
+            } else {
+                for word in &self.written_command {
+                    let named = Path::new(word);
+                    if word.starts_with('-') || !named.is_relative() {
+                        continue;
+                    }
+                    // Named from its own folder: how the command reaches
+                    // the file is in the command words already.
+                    let Ok(path) = self.dir.join(named).canonicalize() else { continue };
+                    let relative_to = match path.parent() {
+                        Some(parent) if path.is_file() => parent.to_path_buf(),
+                        _ => path.clone(),
+                    };
+                    trees.push(Tree { path, relative_to });
+                }
+            }
+        }
+        BotMaterial {
+            command: &self.written_command,
+            env: &self.env,
+            version: self.version.as_deref(),
+            trees,
+            excluded: excluded.to_vec(),
+        }
+        .fingerprint()
     }
 }
 
@@ -123,6 +170,7 @@ struct RawBot {
     dir: Option<Spanned<String>>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    version: Option<Spanned<String>>,
 }
 
 impl Tournament {
@@ -359,7 +407,24 @@ impl Tournament {
                     ),
                 ));
             }
-            let entry = BotEntry { name: name.to_owned(), argv, dir, env: bot.env.clone() };
+            let version = match &bot.version {
+                Some(version) if version.get_ref().trim().is_empty() => {
+                    return Err(fail(
+                        Some(version.span()),
+                        format!("bot `{name}`: version must not be empty"),
+                    ));
+                }
+                version => version.as_ref().map(|version| version.get_ref().clone()),
+            };
+            let entry = BotEntry {
+                name: name.to_owned(),
+                argv,
+                dir,
+                env: bot.env.clone(),
+                written_command: bot.command.get_ref().clone(),
+                written_dir: bot.dir.as_ref().map(|dir| dir.get_ref().clone()),
+                version,
+            };
             entry.command().check_program().map_err(|error| {
                 fail(Some(bot.command.span()), format!("bot `{name}`: command: {error}"))
             })?;

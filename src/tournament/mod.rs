@@ -6,13 +6,6 @@
 
 pub mod config;
 pub mod export;
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
-    )
-)]
 pub mod identity;
 mod progress;
 pub mod runner;
@@ -32,10 +25,12 @@ use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
+use anyhow::Context;
 use tokio::sync::watch;
 
 use config::BotEntry;
 pub use config::Tournament;
+use identity::Fingerprint;
 use progress::Meter;
 use runner::start_workers;
 use schedule::{Schedule, ScheduledGame, Shard};
@@ -70,7 +65,14 @@ pub struct RunOptions {
 pub enum RunEnd {
     /// Every game of the (shard's) schedule is in games.csv; the final
     /// files are written.
-    Complete { standings: Vec<Standing> },
+    Complete {
+        /// The standings, best first.
+        standings: Vec<Standing>,
+        /// Games this run played.
+        played: u64,
+        /// Games earlier runs had recorded.
+        already: u64,
+    },
     /// Interrupted: finished games are in games.csv, running ones were
     /// abandoned.
     Interrupted { done: u64, total: u64 },
@@ -174,6 +176,23 @@ impl Recorder {
     }
 }
 
+/// Each bot's fingerprint, in file order. The results folder is left out
+/// of every bot's files (it may lie inside a bot's folder).
+fn fingerprint_bots(tournament: &Tournament) -> anyhow::Result<Vec<Fingerprint>> {
+    std::fs::create_dir_all(&tournament.out)
+        .with_context(|| format!("cannot create {}", tournament.out.display()))?;
+    let excluded = tournament.out.canonicalize().unwrap_or_else(|_| tournament.out.clone());
+    tournament
+        .bots
+        .iter()
+        .map(|bot| {
+            bot.fingerprint(std::slice::from_ref(&excluded)).with_context(|| {
+                format!("bot `{}`: cannot read its files to tell its version", bot.name)
+            })
+        })
+        .collect()
+}
+
 /// Plays every game of `tournament` not yet in its results folder, until
 /// done or until `interrupt` completes.
 pub async fn run(
@@ -181,7 +200,8 @@ pub async fn run(
     options: &RunOptions,
     interrupt: impl Future<Output = ()>,
 ) -> anyhow::Result<RunEnd> {
-    let mut recorded = RecordedSettings::of(tournament);
+    let fingerprints = fingerprint_bots(tournament)?;
+    let mut recorded = RecordedSettings::of(tournament, &fingerprints);
     recorded.sandbox = options.sandbox_line.clone();
     let mut folder =
         ResultsFolder::open(&tournament.out, recorded, options.fresh, options.reporter.as_ref())?;
@@ -283,5 +303,5 @@ pub async fn run(
         return Ok(RunEnd::Interrupted { done: already + played, total });
     }
     let standings = folder.finish(&schedule, &options.exports, options.reporter.as_ref())?;
-    Ok(RunEnd::Complete { standings })
+    Ok(RunEnd::Complete { standings, played, already })
 }

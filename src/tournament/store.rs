@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{BotEntry, Tournament};
 use super::export::{self, Export, Summary};
+use super::identity::Fingerprint;
 use super::schedule::Schedule;
 use super::standings::{Results, standings};
 use crate::events::{Event, Reporter};
@@ -41,15 +42,28 @@ pub struct RecordedSettings {
     pub sandbox: String,
 }
 
+/// A bot as a results folder records it: as the tournament file writes
+/// it (paths relative to the file, so the folder does not depend on where
+/// the checkout lives), and its fingerprint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordedBot {
     pub name: String,
     pub command: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
     pub env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The SHA-256 of what runs (see `identity`), as hex; empty in folders
+    /// written before arena kept fingerprints.
+    #[serde(default)]
+    pub fingerprint: String,
 }
 
 impl RecordedSettings {
-    pub fn of(tournament: &Tournament) -> RecordedSettings {
+    /// The settings of `tournament`, whose bots have `fingerprints` (in
+    /// file order).
+    pub fn of(tournament: &Tournament, fingerprints: &[Fingerprint]) -> RecordedSettings {
         RecordedSettings {
             game: tournament.setup.game(),
             params: tournament.setup.overrides().clone(),
@@ -58,7 +72,12 @@ impl RecordedSettings {
             startup_timeout_ms: tournament.settings.startup_timeout.as_millis() as u64,
             move_timeout_ms: tournament.settings.move_timeout.as_millis() as u64,
             max_line_bytes: tournament.settings.max_line_bytes,
-            bots: tournament.bots.iter().map(RecordedBot::of).collect(),
+            bots: tournament
+                .bots
+                .iter()
+                .zip(fingerprints)
+                .map(|(bot, fingerprint)| RecordedBot::of(bot, fingerprint))
+                .collect(),
             sandbox: String::new(),
         }
     }
@@ -67,13 +86,13 @@ impl RecordedSettings {
         self.bots.iter().map(|bot| bot.name.clone()).collect()
     }
 
-    /// What about `newer` makes it a different tournament than `self`. Bots
-    /// may be added; none may be removed or changed.
-    fn differences(&self, newer: &RecordedSettings) -> Vec<String> {
+    /// The settings (bots aside) that make `newer` a different tournament
+    /// than `self`.
+    fn setting_differences(&self, newer: &RecordedSettings) -> Vec<String> {
         let mut differences = Vec::new();
         let mut compare = |what: &str, old: String, new: String| {
             if old != new {
-                differences.push(format!("{what} was {old}, the file now says {new}"));
+                differences.push(format!("{what} was {old}, now {new}"));
             }
         };
         compare("game", self.game.to_string(), newer.game.to_string());
@@ -103,31 +122,115 @@ impl RecordedSettings {
             self.max_line_bytes.to_string(),
             newer.max_line_bytes.to_string(),
         );
+        differences
+    }
+
+    /// Which bots recorded here are gone from `newer` or are other
+    /// versions there. Bots recorded without a fingerprint (by an earlier
+    /// arena) are taken to be the versions `newer` has.
+    fn bot_changes(&self, newer: &RecordedSettings) -> BotChanges {
+        let mut changes = BotChanges::default();
         for old in &self.bots {
             match newer.bots.iter().find(|bot| bot.name == old.name) {
-                None => differences.push(format!("bot `{}` is no longer in the file", old.name)),
-                Some(new) if new != old => {
-                    differences.push(format!("bot `{}` has a different command or env", old.name))
+                None => {
+                    changes.removed.push((old.name.clone(), old.short_fingerprint().to_owned()))
                 }
+                Some(_) if old.fingerprint.is_empty() => changes.adopted.push(old.name.clone()),
+                Some(new) if new.fingerprint != old.fingerprint => changes.changed.push((
+                    old.name.clone(),
+                    old.short_fingerprint().to_owned(),
+                    new.short_fingerprint().to_owned(),
+                )),
                 Some(_) => {}
             }
         }
-        // Game numbers (and the transcript and log files named after them)
-        // stay put only if new bots come after the old ones.
-        let kept = newer.bots.iter().take(self.bots.len()).map(|bot| &bot.name);
-        if differences.is_empty() && !kept.eq(self.bots.iter().map(|bot| &bot.name)) {
-            differences.push(format!(
-                "the bots already played must come first, in their order ({}); add new bots at the end of the file",
-                self.bot_names().join(", ")
-            ));
+        changes
+    }
+
+    /// Everything that keeps two shards of `arena run --shard` from being
+    /// one tournament: any setting, and any bot recorded differently.
+    fn merge_differences(&self, other: &RecordedSettings) -> Vec<String> {
+        let mut differences = self.setting_differences(other);
+        for bot in &self.bots {
+            match other.bots.iter().find(|theirs| theirs.name == bot.name) {
+                None => differences.push(format!("bot `{}` is only in the first", bot.name)),
+                Some(theirs) => {
+                    let found = bot.differences(theirs);
+                    if !found.is_empty() {
+                        differences.push(format!("bot `{}`: {}", bot.name, found.join(", ")));
+                    }
+                }
+            }
+        }
+        for theirs in &other.bots {
+            if !self.bots.iter().any(|bot| bot.name == theirs.name) {
+                differences.push(format!("bot `{}` is only in the second", theirs.name));
+            }
         }
         differences
     }
 }
 
+/// How the bots of a results folder differ from the tournament file's.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct BotChanges {
+    /// Bots no longer in the file, with their short fingerprint.
+    pub removed: Vec<(String, String)>,
+    /// Bots whose fingerprint changed: name, old and new short fingerprint.
+    pub changed: Vec<(String, String, String)>,
+    /// Bots recorded without a fingerprint, taken as the file's versions.
+    pub adopted: Vec<String>,
+}
+
+impl BotChanges {
+    /// The bots whose games no longer count.
+    fn retired(&self) -> std::collections::HashSet<&str> {
+        self.removed
+            .iter()
+            .map(|c| c.0.as_str())
+            .chain(self.changed.iter().map(|c| c.0.as_str()))
+            .collect()
+    }
+}
+
 impl RecordedBot {
-    fn of(bot: &BotEntry) -> RecordedBot {
-        RecordedBot { name: bot.name.clone(), command: bot.argv.clone(), env: bot.env.clone() }
+    fn of(bot: &BotEntry, fingerprint: &Fingerprint) -> RecordedBot {
+        RecordedBot {
+            name: bot.name.clone(),
+            command: bot.written_command.clone(),
+            dir: bot.written_dir.clone(),
+            env: bot.env.clone(),
+            version: bot.version.clone(),
+            fingerprint: fingerprint.hex(),
+        }
+    }
+
+    /// The first 12 hex digits of the fingerprint, for messages.
+    pub fn short_fingerprint(&self) -> &str {
+        self.fingerprint.get(..12).unwrap_or("(none)")
+    }
+
+    /// How `other` differs from this record of the same bot, in words.
+    fn differences(&self, other: &RecordedBot) -> Vec<String> {
+        let mut found = Vec::new();
+        let mut compare = |what: &str, one: String, two: String| {
+            if one != two {
+                found.push(format!("{what} {one} / {two}"));
+            }
+        };
+        let words = |command: &[String]| shell_words::join(command);
+        compare("command", words(&self.command), words(&other.command));
+        compare("dir", format!("{:?}", self.dir), format!("{:?}", other.dir));
+        compare("env", format!("{:?}", self.env), format!("{:?}", other.env));
+        compare("version", format!("{:?}", self.version), format!("{:?}", other.version));
+        if self.fingerprint != other.fingerprint {
+            compare(
+                "files (fingerprint)",
+                self.short_fingerprint().to_owned(),
+                other.short_fingerprint().to_owned(),
+            );
+        }
+        found
     }
 }
 
@@ -244,6 +347,7 @@ impl ResultsFolder {
             std::fs::create_dir_all(&folder)
                 .with_context(|| format!("cannot create {}", folder.display()))?;
         }
+        let mut bot_changes = BotChanges::default();
         if settings_path.exists() {
             let recorded: RecordedSettings = serde_json::from_slice(
                 &std::fs::read(&settings_path)
@@ -252,7 +356,7 @@ impl ResultsFolder {
             .with_context(|| {
                 format!("{} is not a tournament.json arena can read", settings_path.display())
             })?;
-            let differences = recorded.differences(&settings);
+            let differences = recorded.setting_differences(&settings);
             if !differences.is_empty() {
                 bail!(ResumeRefused(format!(
                     "{} holds results of a different tournament: {}.\nRun with --fresh to discard them, or choose another --out.",
@@ -260,23 +364,54 @@ impl ResultsFolder {
                     differences.join("; ")
                 )));
             }
+            bot_changes = recorded.bot_changes(&settings);
         } else if has_rows(&csv_path)? {
             bail!(ResumeRefused(format!(
                 "{} holds a games.csv but no tournament.json, so arena cannot tell what it belongs to; choose another --out",
                 path.display()
             )));
         }
+        let retired = bot_changes.retired();
+        let set_aside = if retired.is_empty() || !csv_path.exists() {
+            Vec::new()
+        } else {
+            set_aside_rows(path, |row| {
+                retired.contains(row.seat1.as_str()) || retired.contains(row.seat2.as_str())
+            })?
+        };
+        let count_of = |bot: &str| {
+            set_aside.iter().filter(|row| row.seat1 == bot || row.seat2 == bot).count() as u64
+        };
+        for (bot, from, to) in &bot_changes.changed {
+            reporter.report(&Event::BotChanged { bot, from, to, set_aside: count_of(bot) });
+        }
+        for (bot, from) in &bot_changes.removed {
+            reporter.report(&Event::BotChanged { bot, from, to: "", set_aside: count_of(bot) });
+        }
+        if !bot_changes.adopted.is_empty() {
+            let message = format!(
+                "{} was written by an earlier arena that kept no fingerprints: taking bots {} to be the versions the file names now",
+                settings_path.display(),
+                bot_changes.adopted.join(", ")
+            );
+            reporter.report(&Event::Warning { message: &message });
+        }
         let done = read_games_csv(&csv_path, true, reporter)?.iter().map(key_of_row).collect();
         let games_csv = GamesCsv::append_to(&csv_path)
             .with_context(|| format!("cannot open {}", csv_path.display()))?;
-        Ok(ResultsFolder {
+        let mut folder = ResultsFolder {
             path: path.to_path_buf(),
             settings,
             done,
             games_csv,
             settings_written: false,
             _lock: lock,
-        })
+        };
+        if bot_changes != BotChanges::default() {
+            // Recorded at once: the rows that remain are the new versions'.
+            folder.write_settings()?;
+        }
+        Ok(folder)
     }
 
     /// Appends `row` to games.csv (flushed); the first one of a run writes
@@ -378,6 +513,43 @@ impl ResultsFolder {
 
 /// Where rows of games.csv that are no game of the tournament go.
 const SET_ASIDE_CSV: &str = "set-aside.csv";
+
+/// Moves the rows of `folder`'s games.csv that `retire` picks to
+/// set-aside.csv (kept, not counted) and returns them.
+fn set_aside_rows(
+    folder: &Path,
+    retire: impl Fn(&GameRow) -> bool,
+) -> anyhow::Result<Vec<GameRow>> {
+    let path = folder.join(GAMES_CSV);
+    let mut reader = csv::Reader::from_reader(std::io::BufReader::new(
+        File::open(&path).with_context(|| format!("cannot open {}", path.display()))?,
+    ));
+    let headers = reader.headers()?.clone();
+    let header_end = reader.position().byte();
+    let mut record = csv::StringRecord::new();
+    let (mut kept, mut retired, mut rows) = (Vec::new(), Vec::new(), Vec::new());
+    loop {
+        let start = reader.position().byte();
+        if !reader.read_record(&mut record)? {
+            break;
+        }
+        let end = reader.position().byte();
+        let row: GameRow = record.deserialize(Some(&headers)).with_context(|| {
+            format!("{}: row {} cannot be read", path.display(), kept.len() + retired.len() + 2)
+        })?;
+        if retire(&row) {
+            retired.push((start, end));
+            rows.push(row);
+        } else {
+            kept.push((0, start, end));
+        }
+    }
+    if !retired.is_empty() {
+        move_rows(&path, header_end, &retired, &folder.join(SET_ASIDE_CSV))?;
+        rewrite_in_order(&path, header_end, &kept, None)?;
+    }
+    Ok(rows)
+}
 
 /// Appends the rows of `games` at `ranges` to `aside` (with the header if it
 /// is new).
@@ -672,7 +844,7 @@ fn merge_into(
         match &settings {
             None => settings = Some(recorded),
             Some(first) => {
-                let differences = first.differences(&recorded);
+                let differences = first.merge_differences(&recorded);
                 if !differences.is_empty() {
                     bail!(ResumeRefused(format!(
                         "{} belongs to a different tournament than {}: {}",
@@ -771,7 +943,10 @@ mod tests {
         let bot = |name: &str| RecordedBot {
             name: name.into(),
             command: vec![name.into()],
+            dir: None,
             env: BTreeMap::new(),
+            version: None,
+            fingerprint: format!("{name:0>64}"),
         };
         RecordedSettings {
             game: GameId::NumberSnatch,

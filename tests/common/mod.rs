@@ -169,8 +169,12 @@ impl Row {
 
 /// The rows of `out`/games.csv.
 pub fn read_games_csv(out: &Path) -> Vec<Row> {
-    let path = out.join("games.csv");
-    let mut reader = csv::Reader::from_path(&path)
+    read_csv(&out.join("games.csv"))
+}
+
+/// The rows of a CSV file with a header, such as games.csv.
+pub fn read_csv(path: &Path) -> Vec<Row> {
+    let mut reader = csv::Reader::from_path(path)
         .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
     let header = reader.headers().expect("games.csv has a header").clone();
     reader
