@@ -1022,7 +1022,7 @@ fn editing_one_bot_replays_exactly_its_pairings() {
         "command = [\"python3\", \"bots/a.py\"]",
         "command = [\"python3\", \"bots/a.py\"]\nenv = { DEPTH = \"3\" }",
     );
-    std::fs::write(&root.join("league.toml"), with_env).unwrap();
+    std::fs::write(root.join("league.toml"), with_env).unwrap();
     let env_changed = scratch.run_ok(&["run", file]);
     assert!(env_changed.stdout.contains("bot `a` is a new version"), "{}", env_changed.stdout);
     assert!(env_changed.stdout.contains("6 to play"), "{}", env_changed.stdout);
