@@ -7,11 +7,16 @@
 //!
 //! ```text
 //! transcripts.archive   frames, one per game, in the order games finished
-//!   "ATR1" magic (4 bytes) | game number (u64) | transcript length (u32)
+//!   "ATR1" magic (4 bytes) | transcript number (u64) | transcript length (u32)
 //!   | stored length (u32) | CRC-32 of the stored bytes (u32)
 //!   | stored bytes: the transcript, raw DEFLATE
-//! transcripts.index     16 bytes per frame: game number (u64), frame offset (u64)
+//! transcripts.index     16 bytes per frame: transcript number (u64), frame offset (u64)
 //! ```
+//!
+//! A transcript's number is unique in its folder and never reused (game
+//! numbers change when bots join or leave a league); games.csv names a
+//! game's transcript as `transcripts.archive#N`. Below, "game" in names
+//! means that number.
 //!
 //! Integers are little-endian. The archive is the truth and the index a
 //! shortcut: opening for append checks the index against the archive,
@@ -24,6 +29,8 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
 
 use flate2::Compression;
 use flate2::read::DeflateDecoder;
@@ -209,6 +216,25 @@ impl ArchiveWriter {
         Ok(ArchiveWriter { archive, index, archive_path, index_path, end })
     }
 
+    /// Appends frames with one write, then their index entries with
+    /// another. A failure leaves at worst torn frames, which the next open
+    /// cuts off, or frames without entries, which it indexes.
+    pub fn append_all(&mut self, frames: &[Frame]) -> Result<(), ArchiveError> {
+        let bytes: Vec<u8> = frames.iter().flat_map(|frame| frame.bytes.iter().copied()).collect();
+        self.archive
+            .write_all(&bytes)
+            .map_err(|source| ArchiveError::Io { path: self.archive_path.clone(), source })?;
+        let mut entries = Vec::with_capacity(frames.len() * INDEX_ENTRY_BYTES as usize);
+        for frame in frames {
+            entries.extend_from_slice(&frame.game.to_le_bytes());
+            entries.extend_from_slice(&self.end.to_le_bytes());
+            self.end += frame.bytes.len() as u64;
+        }
+        self.index
+            .write_all(&entries)
+            .map_err(|source| ArchiveError::Io { path: self.index_path.clone(), source })
+    }
+
     /// Appends a frame, then its index entry. A failure leaves at worst a
     /// torn frame, which the next open cuts off.
     pub fn append(&mut self, frame: &Frame) -> Result<(), ArchiveError> {
@@ -222,6 +248,131 @@ impl ArchiveWriter {
         self.index
             .write_all(&entry)
             .map_err(|source| ArchiveError::Io { path: self.index_path.clone(), source })
+    }
+}
+
+/// How games.csv names transcript `number` of the folder's archive.
+pub fn reference(number: u64) -> String {
+    format!("{ARCHIVE_FILE}#{number}")
+}
+
+/// The transcript number a games.csv transcript cell names, if it names
+/// one of the archive (rather than a file, or nothing).
+pub fn parse_reference(cell: &str) -> Option<u64> {
+    cell.strip_prefix(ARCHIVE_FILE)?.strip_prefix('#')?.parse().ok()
+}
+
+/// Appends transcripts from a thread of its own, so that compressing and
+/// writing them costs the games nothing where a CPU is free. Transcripts
+/// are handed over in batches (waking a thread per game would cost more
+/// than a short game), and batches queue up to a bound, beyond which the
+/// games wait for the disk. A crash loses the batch in hand: the games
+/// whose rows name a missing transcript are played again on resume.
+pub struct ArchiveSink {
+    sender: Option<mpsc::SyncSender<Batch>>,
+    thread: Option<JoinHandle<Result<(), ArchiveError>>>,
+    next: u64,
+    batch: Vec<(u64, Vec<u8>)>,
+    batch_bytes: usize,
+    batch_started: std::time::Instant,
+}
+
+/// Transcripts with their numbers, handed to the archive's thread at once.
+type Batch = Vec<(u64, Vec<u8>)>;
+
+/// Batches waiting for the archive's thread at most.
+const SINK_QUEUE: usize = 16;
+/// A batch is handed over at this many transcripts, this many bytes, or
+/// this long after its first transcript, whichever comes first.
+const BATCH_GAMES: usize = 64;
+const BATCH_BYTES: usize = 1 << 20;
+const BATCH_AGE: std::time::Duration = std::time::Duration::from_millis(250);
+
+impl ArchiveSink {
+    /// Opens the archive of `folder` (repairing it, see
+    /// [`ArchiveWriter::open`]) and starts its thread; transcripts get
+    /// numbers from `next` on.
+    pub fn start(folder: &Path, next: u64) -> Result<ArchiveSink, ArchiveError> {
+        let mut writer = ArchiveWriter::open(folder)?;
+        let (sender, receiver) = mpsc::sync_channel::<Batch>(SINK_QUEUE);
+        let thread = std::thread::Builder::new()
+            .name("arena-archive".into())
+            .spawn(move || {
+                for batch in receiver {
+                    let frames = batch
+                        .iter()
+                        .map(|(number, transcript)| Frame::compress(*number, transcript))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    writer.append_all(&frames)?;
+                }
+                Ok(())
+            })
+            .map_err(|source| ArchiveError::Io { path: folder.join(ARCHIVE_FILE), source })?;
+        Ok(ArchiveSink {
+            sender: Some(sender),
+            thread: Some(thread),
+            next,
+            batch: Vec::with_capacity(BATCH_GAMES),
+            batch_bytes: 0,
+            batch_started: std::time::Instant::now(),
+        })
+    }
+
+    /// Queues a transcript and returns its number.
+    pub fn add(&mut self, transcript: Vec<u8>) -> Result<u64, ArchiveError> {
+        let number = self.next;
+        self.next += 1;
+        if self.batch.is_empty() {
+            self.batch_started = std::time::Instant::now();
+        }
+        self.batch_bytes += transcript.len();
+        self.batch.push((number, transcript));
+        if self.batch.len() >= BATCH_GAMES
+            || self.batch_bytes >= BATCH_BYTES
+            || self.batch_started.elapsed() >= BATCH_AGE
+        {
+            self.hand_over()?;
+        }
+        Ok(number)
+    }
+
+    /// Sends the batch in hand to the thread.
+    fn hand_over(&mut self) -> Result<(), ArchiveError> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_GAMES));
+        self.batch_bytes = 0;
+        let sent = self.sender.as_ref().map(|sender| sender.send(batch));
+        if !matches!(sent, Some(Ok(()))) {
+            // The thread stopped: its error says why.
+            self.sender = None;
+            self.finish()?;
+            return Err(ArchiveError::Io {
+                path: PathBuf::from(ARCHIVE_FILE),
+                source: io::Error::other("the archive's writer has stopped"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes what is queued and stops the thread.
+    pub fn finish(&mut self) -> Result<(), ArchiveError> {
+        if self.sender.is_some() {
+            self.hand_over()?;
+        }
+        self.sender = None;
+        match self.thread.take().map(JoinHandle::join) {
+            None => Ok(()),
+            Some(Ok(result)) => result,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+impl Drop for ArchiveSink {
+    fn drop(&mut self) {
+        let _ = self.finish();
     }
 }
 
@@ -267,7 +418,18 @@ impl ArchiveReader {
         Ok(ArchiveReader { archive, path, len, offsets })
     }
 
+    /// The highest transcript number in the archive (0 when empty).
+    pub fn highest(&self) -> u64 {
+        self.offsets.keys().copied().max().unwrap_or(0)
+    }
+
+    /// Whether transcript `game` is in the archive.
+    pub fn contains(&self, game: u64) -> bool {
+        self.offsets.contains_key(&game)
+    }
+
     /// The game numbers with a transcript, in order.
+    #[cfg(test)]
     pub fn games(&self) -> Vec<u64> {
         let mut games: Vec<u64> = self.offsets.keys().copied().collect();
         games.sort_unstable();

@@ -12,13 +12,6 @@
 
 #![warn(missing_docs)]
 
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
-    )
-)]
 mod archive;
 pub mod cli;
 mod events;

@@ -118,14 +118,26 @@ impl GameRow {
 /// Where a game's files go inside a results folder, named by game number.
 pub struct FileLayout {
     pub folder: Arc<Path>,
-    /// Whether transcripts are kept.
-    pub transcripts: bool,
+    /// Where transcripts go.
+    pub transcripts: TranscriptStore,
+}
+
+/// Where a results folder keeps its games' transcripts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TranscriptStore {
+    /// Nowhere.
+    Off,
+    /// One file per game in `transcripts/`.
+    Files,
+    /// Handed back to the caller, which appends them to the folder's
+    /// transcript archive.
+    Archive,
 }
 
 impl FileLayout {
     /// The transcript's path relative to the folder (empty when none is kept).
     pub fn transcript(&self, game_index: u64) -> String {
-        if self.transcripts {
+        if self.transcripts == TranscriptStore::Files {
             format!("transcripts/game-{game_index:06}.jsonl")
         } else {
             String::new()
@@ -137,6 +149,7 @@ impl FileLayout {
         let transcript = self.transcript(game_index);
         GameFiles {
             transcript: (!transcript.is_empty()).then(|| self.folder.join(transcript)),
+            keep_transcript: self.transcripts == TranscriptStore::Archive,
             stderr_logs: [0, 1].map(|seat| {
                 let folder = Arc::clone(&self.folder);
                 let name = names[seat].to_owned();

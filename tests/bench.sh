@@ -38,8 +38,16 @@ rate() { sed -E 's/.*: ([0-9.]+) games\/s.*/\1/' "$work/last"; }
 run "kept alive, 1 at a time, 2000 games" 2000 1 after-doubt false
 run "kept alive, 2 at a time, 2000 games" 2000 2 after-doubt false
 run "kept alive, 1 at a time, 20000 games" 20000 1 after-doubt false
+off1=$(rate)
+run "kept alive, 1 at a time, 20000 games, transcripts" 20000 1 after-doubt true
+on1=$(rate)
 run "kept alive, 2 at a time, 200000 games" 200000 2 after-doubt false
-run "kept alive, 1 at a time, transcripts, 2000" 2000 1 after-doubt true
+off2=$(rate)
+run "kept alive, 2 at a time, 200000 games, transcripts" 200000 2 after-doubt true
+on2=$(rate)
+awk -v on1="$on1" -v off1="$off1" -v on2="$on2" -v off2="$off2" 'BEGIN {
+  printf "transcripts kept (the default): %.0f%% of the speed without them (1 at a time), %.0f%% (2 at a time)\n", 100 * on1 / off1, 100 * on2 / off2
+}'
 run "process per game, 1 at a time, 500 games" 500 1 every-game false
 sandboxed=$(rate)
 run "process per game, 1 at a time, 500 games, no sandbox" 500 1 every-game false false

@@ -195,6 +195,7 @@ fn fresh_removes_only_what_arena_wrote() {
     std::fs::write(&file, good_file(&scratch)).expect("a tournament file");
     scratch.arena(["run", file.to_str().expect("UTF-8")]).assert_success();
     for mine in ["notes.txt", "transcripts/keep.jsonl", "logs/readme.md"] {
+        std::fs::create_dir_all(out.join(mine).parent().unwrap()).expect("a folder");
         std::fs::write(out.join(mine), "mine").expect("a user's file");
     }
     scratch.arena(["run", file.to_str().expect("UTF-8"), "--fresh"]).assert_success();
@@ -352,25 +353,28 @@ fn repeated_or_altered_rows_are_set_aside_not_counted() {
     }
 }
 
-/// A result that cannot be written stops the run, naming the path; the game
-/// is not recorded (a rerun plays it), and no partial transcript stands.
+/// A result that cannot be written stops the run, naming the path; a game
+/// whose transcript was not kept does not count (a rerun plays it).
 #[test]
 fn a_result_that_cannot_be_written_stops_the_run() {
-    for broken in ["the transcripts folder", "the results folder"] {
+    for broken in ["the transcript archive", "the results folder"] {
         let scratch = Scratch::new();
         let out = scratch.out();
         let file = paced_file(&scratch, 30, 40);
+        if broken == "the transcript archive" {
+            // A full disk under the archive: /dev/full refuses every write.
+            std::fs::create_dir_all(&out).expect("the results folder");
+            std::os::unix::fs::symlink("/dev/full", out.join("transcripts.archive"))
+                .expect("a link to /dev/full");
+        }
         let arena = start_arena(&["run", file.to_str().expect("UTF-8")], Stdio::piped());
-        let games = out.join("games.csv");
-        wait_until(
-            || std::fs::read_to_string(&games).is_ok_and(|text| text.lines().count() > 2),
-            "two games",
-        );
         if broken == "the results folder" {
+            let games = out.join("games.csv");
+            wait_until(
+                || std::fs::read_to_string(&games).is_ok_and(|text| text.lines().count() > 2),
+                "two games",
+            );
             std::fs::remove_dir_all(&out).expect("removing the results folder");
-        } else {
-            std::fs::remove_dir_all(out.join("transcripts")).expect("removing transcripts/");
-            std::fs::write(out.join("transcripts"), "not a folder").expect("a file in its place");
         }
         let output = arena.wait_with_output().expect("the arena ends");
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -380,18 +384,18 @@ fn a_result_that_cannot_be_written_stops_the_run() {
             "{broken}: the path is not named: {stderr}"
         );
         assert!(!stderr.contains("panicked"), "{stderr}");
-        if broken == "the transcripts folder" {
+        if broken == "the transcript archive" {
             let rows = read_games_csv(&out);
             assert!(rows.len() < 40, "{broken}: every game was recorded");
-            std::fs::remove_file(out.join("transcripts")).expect("the file");
+            std::fs::remove_file(out.join("transcripts.archive")).expect("the link");
             let rerun = scratch.arena(["run", file.to_str().expect("UTF-8")]);
             rerun.assert_success();
+            assert!(rerun.stderr.contains("lost their transcripts"), "{}", rerun.stderr);
             let rows = read_games_csv(&out);
             assert_eq!(rows.len(), 40);
-            for row in rows.iter().filter(|row| !row["transcript"].is_empty()) {
-                let path = out.join(&row["transcript"]);
-                let size = std::fs::metadata(&path).map_or(0, |meta| meta.len());
-                assert!(size > 0 || !path.exists(), "{} is empty", path.display());
+            for row in &rows {
+                let transcript = common::transcript_of(&out, row);
+                assert_eq!(transcript.last().unwrap()["type"], "result");
             }
         }
     }
@@ -441,7 +445,7 @@ fn merge_refuses_what_does_not_make_a_whole_tournament() {
 
     let torn = base.join("torn");
     std::fs::create_dir_all(&torn).expect("a folder");
-    for name in ["games.csv", "tournament.json"] {
+    for name in ["games.csv", "tournament.json", "transcripts.archive", "transcripts.index"] {
         std::fs::copy(std::path::Path::new(&two).join(name), torn.join(name)).expect("a copy");
     }
     let mut games =

@@ -23,7 +23,7 @@ use crate::protocol::{BadReplyKind, ForfeitReason};
 use crate::referee::{
     self, Bot, BotCommand, Forfeit, GameReport, LogPath, Settings, Stopped, play_game,
 };
-use crate::results::FileLayout;
+use crate::results::{FileLayout, TranscriptStore};
 use crate::sandbox::{Limits, limit_hit};
 use crate::seeds::derive_seed;
 use crate::units::parse_duration;
@@ -185,7 +185,7 @@ async fn gather<G: Game>(
     let params = setup.params::<G>();
     let mut bot = Bot::new(name, command.clone());
     let mut random = Bot::local("random", random_player());
-    let layout = FileLayout { folder: folder.into(), transcripts: true };
+    let layout = FileLayout { folder: folder.into(), transcripts: TranscriptStore::Files };
     let probed_from = (args.games / 2) as usize;
     let mut games = Vec::new();
     let mut logs = Vec::new();

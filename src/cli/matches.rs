@@ -15,7 +15,7 @@ use super::{EXIT_INTERRUPTED, output};
 use crate::games::{Game, GameId, GameSetup};
 use crate::printable::{check_bot_name, printable};
 use crate::referee::{self, Bot, BotCommand, GameReport, Settings, play_game};
-use crate::results::{FileLayout, GameRow, GamesCsv, RowContext};
+use crate::results::{FileLayout, GameRow, GamesCsv, RowContext, TranscriptStore};
 use crate::sandbox::SandboxSettings;
 use crate::seeds::{derive_seed, fresh_seed};
 use crate::tournament::config::MAX_LINE_BYTES;
@@ -218,7 +218,8 @@ async fn play_match<G: Game>(
     let mut bots =
         [0, 1].map(|index| Bot::new(plan.names[index].clone(), plan.commands[index].clone()));
     let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
-    let layout = FileLayout { folder: plan.out.as_path().into(), transcripts: true };
+    let layout =
+        FileLayout { folder: plan.out.as_path().into(), transcripts: TranscriptStore::Files };
     let mut rows = Vec::new();
     let mut interrupted = false;
     for index in 0..plan.games {

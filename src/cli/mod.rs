@@ -64,7 +64,13 @@ pub enum Command {
     Play(PlayArgs),
     /// Print a game from its transcript, turn by turn, as the rule books
     /// tell a game.
-    #[command(after_help = "Example:\n  arena replay results/demo/transcripts/game-000001.jsonl")]
+    ///
+    /// A tournament keeps its transcripts in one archive in the results
+    /// folder: name the folder and the game's number in games.csv. `arena
+    /// match` writes a transcript file per game: name the file.
+    #[command(
+        after_help = "Examples:\n  arena replay results/demo --game 7\n  arena replay results/demo --game 7 --jsonl > game-7.jsonl\n  arena replay results/m1/transcripts/game-000001.jsonl"
+    )]
     Replay(ReplayArgs),
     /// List the games with their parameters and defaults.
     Games,

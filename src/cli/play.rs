@@ -112,7 +112,7 @@ async fn play_one<G: Narrate>(
         if seat == Seat::One { [&mut you, &mut opponent] } else { [&mut opponent, &mut you] };
     let names = [seated[0].name.clone(), seated[1].name.clone()];
     // The opponent's stderr is left out: it would mix with the game.
-    let files = GameFiles { transcript, stderr_logs: [None, None] };
+    let files = GameFiles { transcript, keep_transcript: false, stderr_logs: [None, None] };
     let report = play_game::<G>(seated, params, seed, settings, &files)
         .await
         .context("the opponent could not be started")?;

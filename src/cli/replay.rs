@@ -8,7 +8,7 @@
 
 use std::fmt::Display;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::Deserialize;
@@ -16,30 +16,92 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::options::UsageError;
+use super::reporters::Quiet;
+use crate::archive::{self, ArchiveReader};
 use crate::games::narrate::{Narrate, player, tell_turns};
 use crate::games::{GameId, Seat, parse_params};
 use crate::printable::printable;
 use crate::protocol::{ForfeitReason, PROTOCOL_VERSION, Played, ResultReason};
 use crate::referee::GameOutcome;
 use crate::text_file::read_bounded;
+use crate::tournament::store::{GAMES_CSV, read_games_csv};
 
 /// Arguments of `arena replay`.
 #[derive(Debug, clap::Args)]
 pub struct ReplayArgs {
-    /// A transcript (JSON Lines) from a results folder's transcripts/.
-    transcript: PathBuf,
+    /// A results folder (with --game), or a transcript file (JSON Lines).
+    #[arg(value_name = "RESULTS|TRANSCRIPT")]
+    target: PathBuf,
+    /// The game to replay: its number in the folder's games.csv.
+    #[arg(long, value_name = "N")]
+    game: Option<u64>,
+    /// Print the transcript itself (JSON Lines, as protocol.md describes
+    /// it) instead of telling the game.
+    #[arg(long)]
+    jsonl: bool,
 }
 
 /// The largest transcript read: far above a game at the largest parameters.
 const MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    let file = args.transcript.display();
-    let text = read_bounded(&args.transcript, MAX_TRANSCRIPT_BYTES)
-        .map_err(|error| UsageError(format!("cannot read {file}: {error}")))?;
-    let story = tell(&text).map_err(|error| UsageError(format!("{file}:{error}")))?;
+    let (name, text) = if args.target.is_dir() {
+        let Some(game) = args.game else {
+            return Err(UsageError(format!(
+                "{} is a results folder: name a game with --game N (its number in games.csv)",
+                args.target.display()
+            ))
+            .into());
+        };
+        let text = transcript_of_game(&args.target, game).map_err(UsageError)?;
+        (format!("{} game {game}", args.target.display()), text)
+    } else {
+        if args.game.is_some() {
+            return Err(UsageError(format!(
+                "--game needs a results folder; {} is a transcript file",
+                args.target.display()
+            ))
+            .into());
+        }
+        let file = args.target.display();
+        let text = read_bounded(&args.target, MAX_TRANSCRIPT_BYTES)
+            .map_err(|error| UsageError(format!("cannot read {file}: {error}")))?;
+        (file.to_string(), text)
+    };
+    if args.jsonl {
+        print_lines(&text.lines().map(str::to_owned).collect::<Vec<_>>())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let story = tell(&text).map_err(|error| UsageError(format!("{name}:{error}")))?;
     print_lines(&story)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The transcript of game `game` of the results folder `folder`, found
+/// through its games.csv row: in the folder's archive or in a file.
+pub fn transcript_of_game(folder: &Path, game: u64) -> Result<String, String> {
+    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &Quiet)
+        .map_err(|error| format!("{error:#}"))?;
+    let row = rows.iter().find(|row| row.game_index == game).ok_or_else(|| {
+        format!(
+            "{} has no game {game} (it holds {} games)",
+            folder.join(GAMES_CSV).display(),
+            rows.len()
+        )
+    })?;
+    let bytes = if let Some(number) = archive::parse_reference(&row.transcript) {
+        ArchiveReader::open(folder)
+            .and_then(|mut archive| archive.read(number))
+            .map_err(|error| error.to_string())?
+    } else if row.transcript.is_empty() {
+        return Err(format!("game {game} has no transcript (the run had transcripts = false)"));
+    } else {
+        let path = folder.join(&row.transcript);
+        read_bounded(&path, MAX_TRANSCRIPT_BYTES)
+            .map_err(|error| format!("cannot read {}: {error}", path.display()))?
+            .into_bytes()
+    };
+    String::from_utf8(bytes).map_err(|_| format!("the transcript of game {game} is not UTF-8"))
 }
 
 /// Writes `lines` to stdout; a reader that stops early (`| head`) is fine.

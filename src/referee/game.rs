@@ -84,9 +84,10 @@ pub async fn play_game<G: Game>(
     let mut game = G::new(params, seed);
     let started = Instant::now();
     let mut referee = Referee::<G> {
-        transcript: match files.transcript {
-            Some(_) => Transcript::new(started.into_std()),
-            None => Transcript::disabled(started.into_std()),
+        transcript: if files.transcript.is_some() || files.keep_transcript {
+            Transcript::new(started.into_std())
+        } else {
+            Transcript::disabled(started.into_std())
         },
         history: Vec::new(),
         history_json: Vec::new(),
@@ -127,6 +128,9 @@ pub async fn play_game<G: Game>(
         // Whoever records the game decides: a tournament stops rather than
         // keep a result whose transcript is missing.
         report.unsaved_transcript = Some(format!("cannot write {}: {error}", path.display()));
+    }
+    if files.keep_transcript {
+        report.transcript = referee.transcript.into_bytes();
     }
     for (seat, bot) in Seat::BOTH.into_iter().zip(bots) {
         report.warnings.extend(bot.process().and_then(BotProcess::take_log_warning));
@@ -464,6 +468,7 @@ impl<G: Game> Referee<'_, G> {
             reported_names: self.reported_names.clone(),
             answered_start: self.answered_start,
             unsaved_transcript: None,
+            transcript: None,
             warnings: Vec::new(),
         };
         let notices: Vec<ForfeitNotice> = Seat::BOTH

@@ -211,6 +211,10 @@ pub struct GameReport {
     /// Why the transcript asked for could not be written, if it could not.
     #[serde(skip)]
     pub unsaved_transcript: Option<String>,
+    /// The transcript itself, when [`GameFiles::keep_transcript`] asked for
+    /// it (the caller stores it).
+    #[serde(skip)]
+    pub transcript: Option<Vec<u8>>,
     /// What went wrong around the game without deciding it (a stderr log
     /// that could not be written), for the user.
     #[serde(skip)]
@@ -282,7 +286,10 @@ impl std::fmt::Display for GameOutcome {
 /// Where the game's files go; `None` writes nothing of that kind.
 #[derive(Clone, Debug, Default)]
 pub struct GameFiles {
+    /// A file to write the transcript to.
     pub transcript: Option<PathBuf>,
+    /// Hand the transcript back in [`GameReport::transcript`] instead.
+    pub keep_transcript: bool,
     pub stderr_logs: [Option<LogPath>; 2],
 }
 

@@ -121,7 +121,11 @@ impl Transcript {
         buffer.push(b'\n');
     }
 
-    /// Writes the transcript to `path` (nothing when disabled).
+    /// The transcript's bytes (`None` when disabled).
+    pub fn into_bytes(self) -> Option<Vec<u8>> {
+        self.buffer
+    }
+
     /// Writes the transcript to `path` whole or not at all (a temporary file
     /// renamed into place), so no truncated transcript ever stands.
     pub fn write_to(&self, path: &Path) -> std::io::Result<()> {

@@ -37,10 +37,11 @@ use schedule::{Schedule, ScheduledGame, Shard};
 pub use standings::Standing;
 use store::{GameKey, RecordedSettings, ResultsFolder};
 
+use crate::archive::{self, ArchiveSink};
 use crate::events::{Event, Reporter};
 use crate::games::GameId;
 use crate::referee::{BotCommand, GameReport, reaper};
-use crate::results::{FileLayout, GameRow, RowContext};
+use crate::results::{FileLayout, GameRow, RowContext, TranscriptStore};
 use crate::sandbox::Sandbox;
 
 /// How to run a tournament, beyond its file.
@@ -133,6 +134,8 @@ pub(crate) struct Recorder {
     to_play: u64,
     reporter: Arc<dyn Reporter>,
     layout: FileLayout,
+    /// Where transcripts go when the tournament keeps them.
+    archive: Option<ArchiveSink>,
     names: Vec<String>,
     game: GameId,
 }
@@ -143,12 +146,19 @@ impl Recorder {
         &mut self,
         game: &ScheduledGame,
         report: &GameReport,
+        transcript: Option<Vec<u8>>,
     ) -> anyhow::Result<()> {
         // Not recorded without its transcript: the run stops, and resuming
         // plays the game again.
         if let Some(error) = &report.unsaved_transcript {
             anyhow::bail!("game {}: {error}", game.index);
         }
+        let transcript = match (&mut self.archive, transcript) {
+            (Some(archive), Some(transcript)) => archive::reference(
+                archive.add(transcript).with_context(|| format!("game {}", game.index))?,
+            ),
+            _ => self.layout.transcript(game.index),
+        };
         let names = &self.names;
         let row = GameRow::new(
             RowContext {
@@ -157,7 +167,7 @@ impl Recorder {
                 pairing: format!("{} vs {}", names[game.pairing[0]], names[game.pairing[1]]),
                 game: self.game,
                 seats: [&names[game.seats[0]], &names[game.seats[1]]],
-                transcript: self.layout.transcript(game.index),
+                transcript,
             },
             report,
         );
@@ -234,14 +244,23 @@ pub async fn run(
         options.reporter.report(&Event::Started { to_play, already });
         let layout = FileLayout {
             folder: folder.path.as_path().into(),
-            transcripts: tournament.transcripts,
+            transcripts: if tournament.transcripts {
+                TranscriptStore::Archive
+            } else {
+                TranscriptStore::Off
+            },
         };
+        let archive = tournament
+            .transcripts
+            .then(|| ArchiveSink::start(&folder.path, folder.next_transcript))
+            .transpose()?;
         let recorder = Arc::new(Mutex::new(Recorder {
             folder,
             meter: Meter::start(),
             to_play,
             reporter: Arc::clone(&options.reporter),
             layout,
+            archive,
             names: names.clone(),
             game: tournament.setup.game(),
         }));
@@ -288,7 +307,12 @@ pub async fn run(
         }
         reaper::sweep_orphans();
         let recorder = Arc::into_inner(recorder).expect("the workers are gone");
-        let recorder = recorder.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut recorder = recorder.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(mut archive) = recorder.archive.take()
+            && let Err(error) = archive.finish()
+        {
+            failure.get_or_insert(anyhow::Error::new(error).context("cannot keep the transcripts"));
+        }
         let stats = recorder.meter.stats();
         options.reporter.report(&Event::Finished(&stats));
         played = stats.games;

@@ -200,7 +200,7 @@ async fn work<G: Game>(
                 _ = &mut cancelled => break 'jobs,
                 outcome = play_game::<G>(seated, params, game.seed, settings, &files) => outcome,
             };
-            let report = match outcome {
+            let mut report = match outcome {
                 Ok(report) => report,
                 Err(error) => {
                     let _ = failures
@@ -211,7 +211,8 @@ async fn work<G: Game>(
             if tournament.restart == Restart::EveryGame {
                 stop_all(&mut held, settings).await;
             }
-            if let Err(error) = lock(&shared.recorder).record(&game, &report) {
+            let transcript = report.transcript.take();
+            if let Err(error) = lock(&shared.recorder).record(&game, &report, transcript) {
                 let _ = failures.send(error);
                 break 'jobs;
             }

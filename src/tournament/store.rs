@@ -19,6 +19,7 @@ use super::export::{self, Export, Summary};
 use super::identity::Fingerprint;
 use super::schedule::Schedule;
 use super::standings::{Results, standings};
+use crate::archive;
 use crate::events::{Event, Reporter};
 use crate::games::GameId;
 use crate::results::{GameRow, GamesCsv};
@@ -252,6 +253,8 @@ pub struct ResultsFolder {
     games_csv: GamesCsv,
     /// Whether this run has written tournament.json yet.
     settings_written: bool,
+    /// The number the next transcript of the archive gets.
+    pub next_transcript: u64,
     /// The folder's lock, released when the folder is dropped.
     _lock: File,
 }
@@ -308,9 +311,19 @@ fn remove_own_files(folder: &Path) -> anyhow::Result<()> {
 }
 
 pub const GAMES_CSV: &str = "games.csv";
+/// One line per completed run: when, how many games, and the ratings then.
+pub const HISTORY_FILE: &str = "history.jsonl";
 const SETTINGS_JSON: &str = "tournament.json";
-const OWN_FILES: [&str; 5] =
-    [GAMES_CSV, "standings.csv", "crosstable.csv", SETTINGS_JSON, "set-aside.csv"];
+const OWN_FILES: [&str; 8] = [
+    GAMES_CSV,
+    "standings.csv",
+    "crosstable.csv",
+    SETTINGS_JSON,
+    "set-aside.csv",
+    HISTORY_FILE,
+    archive::ARCHIVE_FILE,
+    archive::INDEX_FILE,
+];
 
 impl ResultsFolder {
     /// Opens (or creates) `path` for `settings`, as its only writer: a lock
@@ -343,10 +356,9 @@ impl ResultsFolder {
             }
             remove_own_files(path)?;
         }
-        for folder in [path.join("transcripts"), path.join("logs")] {
-            std::fs::create_dir_all(&folder)
-                .with_context(|| format!("cannot create {}", folder.display()))?;
-        }
+        let logs = path.join("logs");
+        std::fs::create_dir_all(&logs)
+            .with_context(|| format!("cannot create {}", logs.display()))?;
         let mut bot_changes = BotChanges::default();
         if settings_path.exists() {
             let recorded: RecordedSettings = serde_json::from_slice(
@@ -396,7 +408,9 @@ impl ResultsFolder {
             );
             reporter.report(&Event::Warning { message: &message });
         }
-        let done = read_games_csv(&csv_path, true, reporter)?.iter().map(key_of_row).collect();
+        let rows = read_games_csv(&csv_path, true, reporter)?;
+        let (rows, next_transcript) = check_transcripts(path, rows, reporter)?;
+        let done = rows.iter().map(key_of_row).collect();
         let games_csv = GamesCsv::append_to(&csv_path)
             .with_context(|| format!("cannot open {}", csv_path.display()))?;
         let mut folder = ResultsFolder {
@@ -405,6 +419,7 @@ impl ResultsFolder {
             done,
             games_csv,
             settings_written: false,
+            next_transcript,
             _lock: lock,
         };
         if bot_changes != BotChanges::default() {
@@ -513,6 +528,43 @@ impl ResultsFolder {
 
 /// Where rows of games.csv that are no game of the tournament go.
 const SET_ASIDE_CSV: &str = "set-aside.csv";
+
+/// Sets aside the rows of `rows` (games.csv's) whose transcript should be
+/// in the archive but is not (a crash came between the row and its
+/// transcript), so that those games are played again; returns the rows
+/// kept and the number the next transcript gets.
+fn check_transcripts(
+    folder: &Path,
+    rows: Vec<GameRow>,
+    reporter: &dyn Reporter,
+) -> anyhow::Result<(Vec<GameRow>, u64)> {
+    let numbers: Vec<u64> =
+        rows.iter().filter_map(|row| archive::parse_reference(&row.transcript)).collect();
+    let archived = if folder.join(archive::ARCHIVE_FILE).exists() {
+        // Repairs what a crash left (a torn frame) before reading.
+        drop(archive::ArchiveWriter::open(folder)?);
+        Some(archive::ArchiveReader::open(folder)?)
+    } else {
+        None
+    };
+    let highest = archived.as_ref().map_or(0, archive::ArchiveReader::highest);
+    let next = numbers.iter().copied().chain([highest]).max().unwrap_or(0) + 1;
+    let missing = |row: &GameRow| {
+        archive::parse_reference(&row.transcript)
+            .is_some_and(|number| !archived.as_ref().is_some_and(|found| found.contains(number)))
+    };
+    if !rows.iter().any(missing) {
+        return Ok((rows, next));
+    }
+    let lost = set_aside_rows(folder, missing)?;
+    let message = format!(
+        "{} games of {} lost their transcripts in a crash: they are set aside (set-aside.csv) and played again",
+        lost.len(),
+        folder.join(GAMES_CSV).display()
+    );
+    reporter.report(&Event::Warning { message: &message });
+    Ok((rows.into_iter().filter(|row| !missing(row)).collect(), next))
+}
 
 /// Moves the rows of `folder`'s games.csv that `retire` picks to
 /// set-aside.csv (kept, not counted) and returns them.
@@ -900,7 +952,7 @@ fn merge_into(
     write_atomically(&out.join(SETTINGS_JSON), &serde_json::to_vec_pretty(&settings)?)?;
     let names = settings.bot_names();
     let schedule = Schedule::new(names.len(), settings.games_per_pair, settings.seed);
-    let mut rows: Vec<GameRow> = rows.into_values().map(|(row, _)| row).collect();
+    let mut rows = copy_transcripts(rows.into_values().collect(), out, &mut gaps)?;
     renumber(&mut rows, &schedule, &names);
     let missing = schedule.len().saturating_sub(rows.len() as u64);
     if missing > 0 {
@@ -920,6 +972,56 @@ fn merge_into(
     }
     let table = write_final_files(out, &settings, &rows, exports)?;
     Ok((rows.len(), table))
+}
+
+/// Copies each row's transcript from its shard's archive into `out`'s,
+/// numbered anew, and points the row at the copy.
+/// A transcript that cannot be found is a gap (the row keeps no
+/// transcript); a damaged archive fails the merge.
+fn copy_transcripts(
+    rows: Vec<(GameRow, &Path)>,
+    out: &Path,
+    gaps: &mut Vec<String>,
+) -> anyhow::Result<Vec<GameRow>> {
+    let mut readers: HashMap<&Path, Option<archive::ArchiveReader>> = HashMap::new();
+    let mut writer = None;
+    let mut next = 1;
+    let mut copied = Vec::with_capacity(rows.len());
+    for (mut row, shard) in rows {
+        if let Some(number) = archive::parse_reference(&row.transcript) {
+            let reader = match readers.entry(shard) {
+                std::collections::hash_map::Entry::Occupied(found) => found.into_mut(),
+                std::collections::hash_map::Entry::Vacant(place) => {
+                    place.insert(archive::ArchiveReader::open(shard).ok())
+                }
+            };
+            let transcript = match reader.as_mut().map(|reader| reader.read(number)) {
+                Some(Ok(transcript)) => transcript,
+                Some(Err(error @ archive::ArchiveError::Damaged { .. })) => {
+                    return Err(error.into());
+                }
+                _ => {
+                    gaps.push(format!(
+                        "the transcript of game {} is not in {}",
+                        row.game_index,
+                        shard.join(archive::ARCHIVE_FILE).display()
+                    ));
+                    row.transcript.clear();
+                    copied.push(row);
+                    continue;
+                }
+            };
+            let writer = match &mut writer {
+                Some(writer) => writer,
+                None => writer.insert(archive::ArchiveWriter::open(out)?),
+            };
+            writer.append(&archive::Frame::compress(next, &transcript)?)?;
+            row.transcript = archive::reference(next);
+            next += 1;
+        }
+        copied.push(row);
+    }
+    Ok(copied)
 }
 
 fn copy_folder(from: &Path, to: &Path) -> anyhow::Result<()> {

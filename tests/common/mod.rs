@@ -201,9 +201,27 @@ pub fn read_transcript(path: &Path) -> Vec<Value> {
 }
 
 /// The transcript of a games.csv row.
+/// A tournament's come from its archive, through `arena replay --jsonl`;
+/// a match's from their files.
 pub fn transcript_of(out: &Path, row: &Row) -> Vec<Value> {
     assert!(!row["transcript"].is_empty(), "game {} has no transcript", &row["game_index"]);
-    read_transcript(&out.join(&row["transcript"]))
+    if !row["transcript"].starts_with("transcripts.archive#") {
+        return read_transcript(&out.join(&row["transcript"]));
+    }
+    let replay = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["replay", "--jsonl", "--game", &row["game_index"]])
+        .arg(out)
+        .output()
+        .expect("arena replay runs");
+    let text = String::from_utf8(replay.stdout).expect("UTF-8");
+    assert!(
+        replay.status.success(),
+        "arena replay failed: {}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {line}")))
+        .collect()
 }
 
 /// The pids the fixtures wrote to their stderr (`arena-test-pid N`), as

@@ -290,7 +290,19 @@ mod tests {
         std::fs::write(&script, "print('no #! line')\n").unwrap();
         std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
-        let error = spawn(&mut prepared(&[script.to_str().unwrap()])).err().expect("an error");
-        assert_eq!(error.raw_os_error(), Some(libc::ENOEXEC));
+        // Another test thread forking while the script was open for writing
+        // holds it open for a moment (until its child's exec closes it), so
+        // the kernel may say "text file busy" first.
+        let mut error = None;
+        for _ in 0..50 {
+            let attempt =
+                spawn(&mut prepared(&[script.to_str().unwrap()])).err().expect("an error");
+            if attempt.raw_os_error() != Some(libc::ETXTBSY) {
+                error = Some(attempt);
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(error.and_then(|error| error.raw_os_error()), Some(libc::ENOEXEC));
     }
 }
