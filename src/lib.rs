@@ -16,13 +16,6 @@ mod archive;
 pub mod cli;
 mod events;
 pub mod games;
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
-    )
-)]
 mod html_page;
 pub mod json;
 mod os;
@@ -34,6 +27,7 @@ mod results;
 mod sandbox;
 mod seeds;
 mod stdout;
+mod story;
 mod text_file;
 mod tournament;
 mod units;

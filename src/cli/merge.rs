@@ -17,9 +17,12 @@ pub struct MergeArgs {
     /// Results folders of `arena run --shard K/N` of the same tournament.
     #[arg(required = true, num_args = 1..)]
     shards: Vec<PathBuf>,
-    /// Also write the standings as a Markdown table to FILE.
+    /// Also write the standings, crosstable and settings as Markdown to FILE.
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Also write the leaderboard as one self-contained web page to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Merge what there is even if folders are missing, hold no or a torn
     /// games.csv, or games of the schedule are in none of them (each is
     /// said as a warning). Without it, any of these fails the merge.
@@ -36,7 +39,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
-    let exports = requested_exports(args.markdown.as_deref())?;
+    let exports = requested_exports(args.markdown.as_deref(), args.html.as_deref())?;
     let merged = merge_folders(&args.shards, &args.out, &exports, args.partial, &Quiet);
     let (rows, standings) = match merged {
         Err(error) if error.downcast_ref::<ResumeRefused>().is_some() => {

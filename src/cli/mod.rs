@@ -9,6 +9,7 @@ mod options;
 mod output;
 mod play;
 mod replay;
+mod report;
 mod reporters;
 mod run;
 mod sandboxing;
@@ -23,6 +24,7 @@ pub use matches::MatchArgs;
 pub use merge::MergeArgs;
 pub use play::PlayArgs;
 pub use replay::ReplayArgs;
+pub use report::ReportArgs;
 pub use run::RunArgs;
 
 /// The subcommands of `arena`.
@@ -72,6 +74,16 @@ pub enum Command {
         after_help = "Examples:\n  arena replay results/demo --game 7\n  arena replay results/demo --game 7 --jsonl > game-7.jsonl\n  arena replay results/m1/transcripts/game-000001.jsonl"
     )]
     Replay(ReplayArgs),
+    /// The standings of a results folder, and its leaderboard page and
+    /// Markdown, without playing anything.
+    ///
+    /// The page is one file that needs no network: standings with Elo and
+    /// interval, a crosstable heat map, each bot's record, its rating across
+    /// runs (history.jsonl), and the games with an in-page replay.
+    #[command(
+        after_help = "Example:\n  arena report results/demo --html leaderboard.html --markdown summary.md"
+    )]
+    Report(ReportArgs),
     /// List the games with their parameters and defaults.
     Games,
 }
@@ -89,6 +101,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Report(args) => report::run(args),
         Command::Play(args) => play::run(args),
         Command::Check(args) => check::run(args),
         Command::Games => {

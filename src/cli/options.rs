@@ -23,13 +23,18 @@ pub fn game_id_parser() -> impl clap::builder::TypedValueParser<Value = GameId> 
 /// checked writable now rather than after every game.
 pub fn requested_exports(
     markdown: Option<&Path>,
+    html: Option<&Path>,
 ) -> Result<Vec<crate::tournament::export::Export>, UsageError> {
     use crate::tournament::export::{Export, ExportFormat};
     let mut exports = Vec::new();
-    if let Some(path) = markdown {
-        crate::text_file::check_writable(path)
-            .map_err(|error| UsageError(format!("--markdown: {error}")))?;
-        exports.push(Export { format: ExportFormat::Markdown, path: path.to_owned() });
+    for (flag, format, path) in
+        [("--markdown", ExportFormat::Markdown, markdown), ("--html", ExportFormat::Html, html)]
+    {
+        if let Some(path) = path {
+            crate::text_file::check_writable(path)
+                .map_err(|error| UsageError(format!("{flag}: {error}")))?;
+            exports.push(Export { format, path: path.to_owned() });
+        }
     }
     Ok(exports)
 }

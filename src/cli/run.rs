@@ -31,9 +31,14 @@ pub struct RunArgs {
     /// matrix; combine the folders with `arena merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
-    /// Also write the standings as a Markdown table to FILE.
+    /// Also write the standings, the change since the previous run, the
+    /// crosstable and the settings as Markdown to FILE (for a CI job
+    /// summary or a pull request comment).
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Also write the leaderboard as one self-contained web page to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Run bots without the sandbox, whatever the file says: as arena's own
     /// user, with its environment, files and network.
     #[arg(long)]
@@ -50,7 +55,7 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut tournament = Tournament::load(&args.file, args.out.as_deref())
         .map_err(|error| UsageError(error.to_string()))?;
-    let exports = requested_exports(args.markdown.as_deref())?;
+    let exports = requested_exports(args.markdown.as_deref(), args.html.as_deref())?;
     if args.no_sandbox {
         tournament.sandbox.mode = SandboxMode::Off;
     }
@@ -145,6 +150,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             if let Some(markdown) = &args.markdown {
                 resume.push_str(&format!(" --markdown {}", quoted(markdown)));
+            }
+            if let Some(html) = &args.html {
+                resume.push_str(&format!(" --html {}", quoted(html)));
             }
             crate::say!(
                 "\ninterrupted: {done} of {total} games are in {}/games.csv; resume with:\n  {resume}",

@@ -9,11 +9,17 @@
 
 use std::path::{Path, PathBuf};
 
-use super::standings::{Results, Standing, crosstable_csv, standings_csv, standings_markdown};
+use super::history::HistoryEntry;
+use super::report;
+use super::standings::{Results, Standing, crosstable_csv, standings_csv};
 use super::store::RecordedSettings;
 
 /// What every exporter renders from.
 pub struct Summary<'a> {
+    /// The results folder.
+    pub folder: &'a Path,
+    /// Its runs, oldest first (this one last, when it is recorded).
+    pub history: &'a [HistoryEntry],
     /// The settings the games were played under.
     pub settings: &'a RecordedSettings,
     /// Every counted game, gathered per pair.
@@ -53,14 +59,22 @@ impl Exporter for CrosstableCsv {
     }
 }
 
-/// The standings as a Markdown table, for a CI job summary or a comment.
+/// The standings, the change since the previous run, the crosstable and
+/// the settings in Markdown, for a CI job summary or a pull request.
 pub struct Markdown;
 
 impl Exporter for Markdown {
     fn render(&self, summary: &Summary<'_>) -> Vec<u8> {
-        let title =
-            format!("{} standings ({} games)", summary.settings.game.title(), summary.games());
-        standings_markdown(&title, summary.table).into_bytes()
+        report::markdown(summary).into_bytes()
+    }
+}
+
+/// The leaderboard as one self-contained web page.
+pub struct Html;
+
+impl Exporter for Html {
+    fn render(&self, summary: &Summary<'_>) -> Vec<u8> {
+        crate::html_page::render(&report::page_data(summary, summary.folder)).into_bytes()
     }
 }
 
@@ -69,6 +83,8 @@ impl Exporter for Markdown {
 pub enum ExportFormat {
     /// `--markdown FILE`.
     Markdown,
+    /// `--html FILE`.
+    Html,
 }
 
 impl ExportFormat {
@@ -76,6 +92,7 @@ impl ExportFormat {
     pub fn exporter(self) -> Box<dyn Exporter> {
         match self {
             ExportFormat::Markdown => Box::new(Markdown),
+            ExportFormat::Html => Box::new(Html),
         }
     }
 }

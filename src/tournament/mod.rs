@@ -6,8 +6,10 @@
 
 pub mod config;
 pub mod export;
+pub mod history;
 pub mod identity;
 mod progress;
+pub mod report;
 pub mod runner;
 pub mod schedule;
 #[cfg_attr(

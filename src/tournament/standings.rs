@@ -7,9 +7,14 @@
 //! interval is ±1.96 standard errors from the inverse Fisher information.
 //!
 //! A bot that won (or lost) every game has no finite maximum-likelihood
-//! rating. Then, and only then, every bot gets a prior of one virtual draw
-//! against a bot rated 0, which keeps all ratings finite and changes little
-//! once many games are played.
+//! rating. Then, and only then, every bot gets a weak prior: one virtual
+//! draw against a virtual bot rated 0, which keeps all ratings finite and
+//! changes little once many games are played. The interval is always that
+//! of the rating as shown (centred on the bots' mean), so the prior's own
+//! uncertainty does not widen every bot's interval.
+//!
+//! Ranks are shared by equal points ("1, 1, 3"); within a shared rank,
+//! bots are listed by Elo, then name.
 
 use std::collections::HashMap;
 
@@ -53,6 +58,14 @@ pub struct Results {
 }
 
 impl Results {
+    /// The points `bot` scored against `opponent`, and their games.
+    pub fn head_to_head(&self, bot: &str, opponent: &str) -> (f64, u64) {
+        match (self.index.get(bot), self.index.get(opponent)) {
+            (Some(&i), Some(&j)) => (self.points[i][j], self.games[i][j] as u64),
+            _ => (0.0, 0),
+        }
+    }
+
     /// No games yet between `bots` (every bot of the tournament).
     pub fn new(bots: &[String]) -> Results {
         let count = bots.len();
@@ -111,8 +124,13 @@ pub fn standings(results: &Results) -> Vec<Standing> {
             .then(b.elo.total_cmp(&a.elo))
             .then(a.bot.cmp(&b.bot))
     });
-    for (index, standing) in table.iter_mut().enumerate() {
-        standing.rank = index + 1;
+    for index in 0..table.len() {
+        table[index].rank =
+            if index > 0 && table[index].tally.points() == table[index - 1].tally.points() {
+                table[index - 1].rank
+            } else {
+                index + 1
+            };
     }
     table
 }
@@ -207,10 +225,24 @@ fn standard_errors(results: &Pairwise, theta: &[f64], count: usize, anchored: bo
         }
     }
     let covariance = if anchored {
-        // The virtual bot is fixed: drop its row and column and invert.
+        // The virtual bot is fixed: drop its row and column and invert,
+        // then take the covariance of the centred ratings, C = A S A' with
+        // A = I - J/n, the ratings the standings show.
         let reduced: Vec<Vec<f64>> =
             information[..count].iter().map(|row| row[..count].to_vec()).collect();
-        invert(reduced)
+        invert(reduced).map(|inverse| {
+            let n = count as f64;
+            let row_means: Vec<f64> =
+                inverse.iter().map(|row| row.iter().sum::<f64>() / n).collect();
+            let grand_mean = row_means.iter().sum::<f64>() / n;
+            (0..count)
+                .map(|i| {
+                    (0..count)
+                        .map(|j| inverse[i][j] - row_means[i] - row_means[j] + grand_mean)
+                        .collect::<Vec<f64>>()
+                })
+                .collect::<Vec<_>>()
+        })
     } else {
         // Ratings are determined up to a shift: the pseudo-inverse of a
         // connected Laplacian L is (L + J/n)^-1 - J/n.
@@ -296,7 +328,8 @@ pub fn standings_csv(table: &[Standing]) -> String {
 }
 
 /// crosstable.csv: the points each bot (row) scored against each other bot
-/// (column), as `points/games`.
+/// (column), as numbers a spreadsheet can sum (empty where they did not
+/// play); the games per pair are in tournament.json.
 pub fn crosstable_csv(results: &Results, table: &[Standing]) -> String {
     let bots = &results.bots;
     let order: Vec<usize> = table.iter().map(|standing| results.index[&standing.bot]).collect();
@@ -310,7 +343,7 @@ pub fn crosstable_csv(results: &Results, table: &[Standing]) -> String {
             if i == j || results.games[i][j] == 0.0 {
                 String::new()
             } else {
-                format!("{}/{}", format_number(results.points[i][j]), results.games[i][j])
+                format_number(results.points[i][j])
             }
         }));
         writer.write_record(&record).expect("writing to memory");
@@ -354,24 +387,6 @@ fn count_cells(standing: &Standing) -> [String; 7] {
         tally.losses.to_string(),
         format_number(tally.points()),
     ]
-}
-
-/// The standings as a Markdown table (for a CI job summary).
-pub fn standings_markdown(title: &str, table: &[Standing]) -> String {
-    let row = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
-    let mut text = format!("## {title}\n\n");
-    text.push_str(&row(DISPLAY_COLUMNS.iter().map(|(name, _)| name.to_string()).collect()));
-    text.push_str(&row(DISPLAY_COLUMNS
-        .iter()
-        .map(|(_, numeric)| if *numeric { "---:" } else { "---" }.to_owned())
-        .collect()));
-    for standing in table {
-        text.push_str(&row(display_cells(standing)
-            .into_iter()
-            .map(|cell| cell.replace('|', "\\|"))
-            .collect()));
-    }
-    text
 }
 
 /// The standings as a plain-text table for the terminal.
@@ -518,6 +533,41 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn an_undefeated_bot_gets_a_sane_interval_and_leaves_the_others_alone() {
+        // A beats everyone; B, C and D split their games evenly.
+        let mut rows = Vec::new();
+        for other in ["B", "C", "D"] {
+            for _ in 0..5 {
+                rows.push(row("A", other, "seat1"));
+                rows.push(row(other, "A", "seat2"));
+            }
+        }
+        for (one, two) in [("B", "C"), ("C", "D"), ("B", "D")] {
+            for _ in 0..5 {
+                rows.push(row(one, two, "seat1"));
+                rows.push(row(one, two, "seat2"));
+            }
+        }
+        let ratings = fit_ratings(&Results::from_rows(&bots(&["A", "B", "C", "D"]), &rows));
+        let (elo, margin) = ratings[0];
+        assert!(elo.is_finite() && elo > 300.0, "{ratings:?}");
+        assert!(margin.is_finite() && margin < elo, "{ratings:?}");
+        for &(_, margin) in &ratings[1..] {
+            // 30 games at an even score: about ±130 without the prior.
+            assert!(margin < 200.0, "{ratings:?}");
+        }
+    }
+
+    #[test]
+    fn exact_ties_share_a_rank() {
+        let rows = vec![row("A", "B", "draw"), row("C", "A", "seat2"), row("C", "B", "seat2")];
+        let table = standings(&Results::from_rows(&bots(&["A", "B", "C"]), &rows));
+        let ranks: Vec<(usize, f64)> =
+            table.iter().map(|standing| (standing.rank, standing.tally.points())).collect();
+        assert_eq!(ranks, [(1, 1.5), (1, 1.5), (3, 0.0)]);
+    }
+
+    #[test]
     fn standings_rank_by_points_and_tables_agree() {
         let rows = vec![row("A", "B", "seat1"), row("B", "A", "draw")];
         let results = Results::from_rows(&bots(&["B", "A"]), &rows);
@@ -531,6 +581,6 @@ pub(crate) mod tests {
         );
         assert!(csv.contains("\n1,A,2,1,1,0,1.5,75.0,0,0,0,0,0,"), "{csv}");
         let crosstable = crosstable_csv(&results, &table);
-        assert_eq!(crosstable, "bot,A,B\nA,,1.5/2\nB,0.5/2,\n");
+        assert_eq!(crosstable, "bot,A,B\nA,,1.5\nB,0.5,\n");
     }
 }

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{BotEntry, Tournament};
 use super::export::{self, Export, Summary};
+use super::history::{self, HistoryEntry};
 use super::identity::Fingerprint;
 use super::schedule::Schedule;
 use super::standings::{Results, standings};
@@ -23,6 +24,7 @@ use crate::archive;
 use crate::events::{Event, Reporter};
 use crate::games::GameId;
 use crate::results::{GameRow, GamesCsv};
+use crate::text_file::read_bounded;
 
 /// The settings a results folder was played under (tournament.json).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -522,7 +524,7 @@ impl ResultsFolder {
                 renumbered.then_some((&numbering, &headers)),
             )?;
         }
-        write_summaries(&self.path, &self.settings, &results, exports)
+        write_summaries(&self.path, &self.settings, &results, exports, true)
     }
 }
 
@@ -734,23 +736,96 @@ pub fn write_final_files(
     }
     write_atomically(&folder.join(GAMES_CSV), &games.into_inner()?)?;
     let results = Results::from_rows(&settings.bot_names(), rows);
-    write_summaries(folder, settings, &results, exports)
+    write_summaries(folder, settings, &results, exports, true)
 }
 
-/// Writes standings.csv, crosstable.csv and the exports asked for, each
-/// replaced atomically.
+/// Writes the exports asked for from a results folder as it stands (for
+/// `arena report`), changing nothing in it; returns its standings.
+pub fn report_folder(
+    folder: &Path,
+    exports: &[Export],
+) -> anyhow::Result<Vec<super::standings::Standing>> {
+    let path = folder.join(SETTINGS_JSON);
+    let bytes = std::fs::read(&path).with_context(|| {
+        format!("{} is not a results folder: cannot read {}", folder.display(), path.display())
+    })?;
+    let settings: RecordedSettings = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{} is not a tournament.json arena can read", path.display()))?;
+    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &NoReporter)?;
+    let results = Results::from_rows(&settings.bot_names(), &rows);
+    write_summaries(folder, &settings, &results, exports, false)
+}
+
+/// Writes `exports` and, when `record`ing a run's end, standings.csv,
+/// crosstable.csv and a history.jsonl line; each file is replaced
+/// atomically.
 fn write_summaries(
     folder: &Path,
     settings: &RecordedSettings,
     results: &Results,
     exports: &[Export],
+    record: bool,
 ) -> anyhow::Result<Vec<super::standings::Standing>> {
     let table = standings(results);
-    let summary = Summary { settings, results, table: &table };
-    for (path, exporter) in export::outputs(folder, exports) {
+    let history = if record {
+        history::append(folder, HistoryEntry::now(&table, settings))?
+    } else {
+        history::read(folder)
+    };
+    let summary = Summary { folder, history: &history, settings, results, table: &table };
+    let outputs = if record {
+        export::outputs(folder, exports)
+    } else {
+        exports.iter().map(|export| (export.path.clone(), export.format.exporter())).collect()
+    };
+    for (path, exporter) in outputs {
         write_atomically(&path, &exporter.render(&summary))?;
     }
     Ok(table)
+}
+
+/// The largest transcript read: far above a game at the largest parameters.
+pub const MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
+
+/// A reporter for reads whose warnings nobody needs (a torn last line is
+/// said by the run that repairs it).
+pub(crate) struct NoReporter;
+
+impl Reporter for NoReporter {
+    fn report(&self, _event: &Event<'_>) {}
+}
+
+/// The transcript of game `game` of the results folder `folder`, found
+/// through its games.csv row: in the folder's archive or in a file.
+pub fn transcript_of_game(folder: &Path, game: u64) -> Result<String, String> {
+    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &NoReporter)
+        .map_err(|error| format!("{error:#}"))?;
+    let row = rows.iter().find(|row| row.game_index == game).ok_or_else(|| {
+        format!(
+            "{} has no game {game} (it holds {} games)",
+            folder.join(GAMES_CSV).display(),
+            rows.len()
+        )
+    })?;
+    read_transcript(folder, row)
+}
+
+/// The transcript of the game of `row`, a row of `folder`'s games.csv.
+pub fn read_transcript(folder: &Path, row: &GameRow) -> Result<String, String> {
+    let game = row.game_index;
+    let bytes = if let Some(number) = archive::parse_reference(&row.transcript) {
+        archive::ArchiveReader::open(folder)
+            .and_then(|mut archive| archive.read(number))
+            .map_err(|error| error.to_string())?
+    } else if row.transcript.is_empty() {
+        return Err(format!("game {game} has no transcript (the run had transcripts = false)"));
+    } else {
+        let path = folder.join(&row.transcript);
+        read_bounded(&path, MAX_TRANSCRIPT_BYTES)
+            .map_err(|error| format!("cannot read {}: {error}", path.display()))?
+            .into_bytes()
+    };
+    String::from_utf8(bytes).map_err(|_| format!("the transcript of game {game} is not UTF-8"))
 }
 
 /// Reads games.csv. A last line without its newline is what a crash leaves

@@ -1,0 +1,35 @@
+//! `arena report RESULTS`: the standings of a results folder, and its
+//! Markdown and web page, without playing anything.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::options::{UsageError, requested_exports};
+use crate::tournament::standings::standings_text;
+use crate::tournament::store::report_folder;
+
+/// Arguments of `arena report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// A results folder of `arena run` or `arena merge`.
+    #[arg(value_name = "RESULTS")]
+    folder: PathBuf,
+    /// Write the leaderboard as one self-contained web page to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Write the standings, the change since the previous run, the
+    /// crosstable and the settings as Markdown to FILE.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+}
+
+pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let exports = requested_exports(args.markdown.as_deref(), args.html.as_deref())?;
+    let standings =
+        report_folder(&args.folder, &exports).map_err(|error| UsageError(format!("{error:#}")))?;
+    crate::say_raw!("{}", standings_text(&standings));
+    for export in &exports {
+        crate::say!("wrote {}", export.path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

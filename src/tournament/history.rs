@@ -1,0 +1,99 @@
+//! history.jsonl: one line per completed run of a results folder, so that
+//! a leaderboard can show how ratings moved and what changed since the
+//! last run.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use super::standings::Standing;
+use super::store::{HISTORY_FILE, RecordedSettings};
+
+/// The standings after one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    /// When the run completed, in seconds since 1970 (UTC).
+    pub time: u64,
+    /// Games counted then.
+    pub games: u64,
+    /// Each bot's place then, by name.
+    pub bots: BTreeMap<String, HistoryBot>,
+}
+
+/// One bot's place after a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryBot {
+    /// Its rank.
+    pub rank: usize,
+    /// Its Elo.
+    pub elo: f64,
+    /// The first 12 hex digits of its fingerprint then.
+    pub version: String,
+}
+
+impl HistoryEntry {
+    /// The entry for `table`, played under `settings`, now.
+    pub fn now(table: &[Standing], settings: &RecordedSettings) -> HistoryEntry {
+        let time = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        let version = |name: &str| {
+            settings
+                .bots
+                .iter()
+                .find(|bot| bot.name == name)
+                .map(|bot| bot.short_fingerprint().to_owned())
+                .unwrap_or_default()
+        };
+        HistoryEntry {
+            time,
+            games: table.iter().map(|standing| standing.tally.games).sum::<u64>() / 2,
+            bots: table
+                .iter()
+                .map(|standing| {
+                    let bot = HistoryBot {
+                        rank: standing.rank,
+                        elo: if standing.elo.is_finite() { standing.elo } else { 0.0 },
+                        version: version(&standing.bot),
+                    };
+                    (standing.bot.clone(), bot)
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether `other` shows the same standings (its time aside).
+    pub fn same_standings(&self, other: &HistoryEntry) -> bool {
+        self.games == other.games && self.bots == other.bots
+    }
+}
+
+/// The runs recorded in `folder`, oldest first. Lines that cannot be read
+/// (a torn last line) are skipped: the history is for display.
+pub fn read(folder: &Path) -> Vec<HistoryEntry> {
+    let Ok(text) = std::fs::read_to_string(folder.join(HISTORY_FILE)) else { return Vec::new() };
+    text.lines().filter_map(|line| serde_json::from_str(line).ok()).collect()
+}
+
+/// Appends `entry` unless the last run recorded the same standings (a
+/// rerun that played nothing); returns the history with it.
+pub fn append(folder: &Path, entry: HistoryEntry) -> anyhow::Result<Vec<HistoryEntry>> {
+    let mut history = read(folder);
+    if history.last().is_some_and(|last| last.same_standings(&entry)) {
+        return Ok(history);
+    }
+    let path = folder.join(HISTORY_FILE);
+    let mut line = serde_json::to_vec(&entry)?;
+    line.push(b'\n');
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut file| file.write_all(&line))
+        .with_context(|| format!("cannot append to {}", path.display()))?;
+    history.push(entry);
+    Ok(history)
+}

@@ -1,0 +1,340 @@
+//! What a finished results folder tells a reader: the Markdown for a pull
+//! request or a CI job summary, and the data of the leaderboard page.
+//!
+//! Both show the standings against the previous run recorded in
+//! history.jsonl (the latest one whose standings differ): rank and Elo
+//! changes, and bots that are new or a new version since.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::export::Summary;
+use super::history::{HistoryBot, HistoryEntry};
+use super::standings::Standing;
+use super::store::{GAMES_CSV, NoReporter, read_games_csv, read_transcript};
+use crate::html_page::{Crosstable, HistoryPoint, PageBot, PageData, PageGame};
+use crate::results::GameRow;
+
+/// The most games whose replays the page embeds (the latest ones): a page
+/// of a million-game league would not open. `arena replay` tells any game.
+pub const MAX_PAGE_REPLAYS: usize = 2_000;
+/// The most games the page lists (the latest ones).
+pub const MAX_PAGE_GAMES: usize = 20_000;
+
+/// How a bot stands against the previous run.
+enum Change<'a> {
+    /// Not in the previous run.
+    New,
+    /// In it, as another version.
+    Changed(&'a HistoryBot),
+    /// In it, as the same version.
+    Same(&'a HistoryBot),
+    /// No previous run.
+    Unknown,
+}
+
+/// The previous run to compare with: the latest recorded one whose
+/// standings differ from these.
+fn previous<'a>(summary: &'a Summary<'_>) -> Option<&'a HistoryEntry> {
+    let now = HistoryEntry::now(summary.table, summary.settings);
+    summary.history.iter().rev().find(|entry| !entry.same_standings(&now))
+}
+
+fn change<'a>(
+    previous: Option<&'a HistoryEntry>,
+    standing: &Standing,
+    version: &str,
+) -> Change<'a> {
+    let Some(previous) = previous else { return Change::Unknown };
+    match previous.bots.get(&standing.bot) {
+        None => Change::New,
+        Some(before) if before.version != version => Change::Changed(before),
+        Some(before) => Change::Same(before),
+    }
+}
+
+fn version_of<'a>(summary: &'a Summary<'_>, bot: &str) -> &'a str {
+    summary
+        .settings
+        .bots
+        .iter()
+        .find(|recorded| recorded.name == bot)
+        .map_or("", |recorded| recorded.short_fingerprint())
+}
+
+fn signed(value: f64) -> String {
+    let rounded = value.round();
+    if rounded > 0.0 { format!("+{rounded}") } else { format!("{rounded}") }
+}
+
+fn escape(cell: &str) -> String {
+    cell.replace('|', "\\|")
+}
+
+/// The Markdown report: standings with the change since the previous run,
+/// the crosstable, and the settings.
+pub fn markdown(summary: &Summary<'_>) -> String {
+    let settings = summary.settings;
+    let previous = previous(summary);
+    let mut text =
+        format!("## {} standings ({} games)\n\n", settings.game.title(), summary.games());
+    text.push_str(
+        "| rank | ± | bot | games | W | D | L | points | score | Elo (95%) | ± Elo | forfeits |\n",
+    );
+    text.push_str("|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
+    for standing in summary.table {
+        let version = version_of(summary, &standing.bot);
+        let (rank_change, elo_change, mark) = match change(previous, standing, version) {
+            Change::Unknown => (String::new(), String::new(), ""),
+            Change::New => ("new".to_owned(), String::new(), " (new)"),
+            Change::Changed(before) | Change::Same(before) => {
+                let moved = before.rank as i64 - standing.rank as i64;
+                let rank = match moved {
+                    0 => "=".to_owned(),
+                    up if up > 0 => format!("▲{up}"),
+                    down => format!("▼{}", -down),
+                };
+                let mark = if matches!(change(previous, standing, version), Change::Changed(_)) {
+                    " (changed)"
+                } else {
+                    ""
+                };
+                (rank, signed(standing.elo - before.elo), mark)
+            }
+        };
+        let tally = &standing.tally;
+        let interval = if standing.elo_margin.is_finite() {
+            format!("{} ± {}", signed(standing.elo), standing.elo_margin.round())
+        } else {
+            format!("{} ± ?", signed(standing.elo))
+        };
+        text.push_str(&format!(
+            "| {} | {rank_change} | {}{mark} | {} | {} | {} | {} | {} | {:.1}% | {interval} | {elo_change} | {} |\n",
+            standing.rank,
+            escape(&standing.bot),
+            tally.games,
+            tally.wins,
+            tally.draws,
+            tally.losses,
+            tally.points(),
+            standing.score_percent(),
+            escape(&tally.forfeits_in_words()),
+        ));
+    }
+    if let Some(previous) = previous {
+        let gone: Vec<&str> = previous
+            .bots
+            .keys()
+            .filter(|name| !summary.table.iter().any(|standing| &standing.bot == *name))
+            .map(String::as_str)
+            .collect();
+        text.push_str(&format!(
+            "\nChanges since the previous run ({} games then).",
+            previous.games
+        ));
+        if !gone.is_empty() {
+            text.push_str(&format!(" No longer playing: {}.", gone.join(", ")));
+        }
+        text.push('\n');
+    }
+
+    let crosstable = crosstable(summary);
+    text.push_str("\n### Crosstable\n\nPoints of the row's bot against the column's bot.\n\n| |");
+    for standing in summary.table {
+        text.push_str(&format!(" {} |", escape(&standing.bot)));
+    }
+    text.push_str("\n|---|");
+    text.push_str(&"---:|".repeat(summary.table.len()));
+    text.push('\n');
+    for (row, standing) in summary.table.iter().enumerate() {
+        text.push_str(&format!("| {} |", escape(&standing.bot)));
+        for column in 0..summary.table.len() {
+            let cell = if row == column || crosstable.games[row][column] == 0 {
+                "–".to_owned()
+            } else {
+                format!("{}", crosstable.points[row][column])
+            };
+            text.push_str(&format!(" {cell} |"));
+        }
+        text.push('\n');
+    }
+    text.push_str("\n### Settings\n\n");
+    for (key, value) in settings_list(summary) {
+        text.push_str(&format!("- {key}: {}\n", escape(&value)));
+    }
+    text
+}
+
+/// The crosstable in standings order.
+fn crosstable(summary: &Summary<'_>) -> Crosstable {
+    let cells = |pick: &dyn Fn((f64, u64)) -> f64| -> Vec<Vec<f64>> {
+        summary
+            .table
+            .iter()
+            .map(|row| {
+                summary
+                    .table
+                    .iter()
+                    .map(|column| pick(summary.results.head_to_head(&row.bot, &column.bot)))
+                    .collect()
+            })
+            .collect()
+    };
+    Crosstable {
+        points: cells(&|(points, _)| points),
+        games: cells(&|(_, games)| games as f64)
+            .into_iter()
+            .map(|row| row.into_iter().map(|games| games as u64).collect())
+            .collect(),
+    }
+}
+
+fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
+    let settings = summary.settings;
+    let mut list = vec![
+        ("game".to_owned(), settings.game.to_string()),
+        ("params".to_owned(), serde_json::to_string(&settings.params).unwrap_or_default()),
+        ("seed".to_owned(), settings.seed.to_string()),
+        ("games per pair".to_owned(), settings.games_per_pair.to_string()),
+        ("move timeout".to_owned(), format!("{} ms", settings.move_timeout_ms)),
+        ("startup timeout".to_owned(), format!("{} ms", settings.startup_timeout_ms)),
+    ];
+    if !settings.sandbox.is_empty() {
+        let sandbox = settings.sandbox.strip_prefix("sandbox: ").unwrap_or(&settings.sandbox);
+        list.push(("sandbox".to_owned(), sandbox.to_owned()));
+    }
+    for bot in &settings.bots {
+        list.push((
+            format!("bot {}", bot.name),
+            format!("{} (version {})", shell_words::join(&bot.command), bot.short_fingerprint()),
+        ));
+    }
+    list
+}
+
+/// The leaderboard page's data for the results folder `folder`.
+pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
+    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &NoReporter).unwrap_or_default();
+    let listed = &rows[rows.len().saturating_sub(MAX_PAGE_GAMES)..];
+    let replayed_from = rows.len().saturating_sub(MAX_PAGE_REPLAYS);
+    // Think times (from the transcripts read for replays) and the slowest
+    // reply (from every row), by bot.
+    let mut think: BTreeMap<String, (f64, u64)> = BTreeMap::new();
+    let mut slowest: BTreeMap<String, f64> = BTreeMap::new();
+    for row in &rows {
+        for (name, ms) in [(&row.seat1, row.slowest1_ms), (&row.seat2, row.slowest2_ms)] {
+            let entry = slowest.entry(name.clone()).or_insert(0.0);
+            *entry = entry.max(ms);
+        }
+    }
+    let games = listed
+        .iter()
+        .enumerate()
+        .map(|(at, row)| {
+            let index = rows.len() - listed.len() + at;
+            let turns = if index >= replayed_from {
+                replay_steps(folder, row, &mut think)
+            } else {
+                Vec::new()
+            };
+            PageGame {
+                number: row.game_index,
+                seats: [row.seat1.clone(), row.seat2.clone()],
+                outcome: row.outcome.to_string(),
+                reason: row.reason.to_string(),
+                plies: row.plies,
+                turns,
+            }
+        })
+        .collect();
+    let bots = summary
+        .table
+        .iter()
+        .map(|standing| {
+            let tally = &standing.tally;
+            PageBot {
+                rank: standing.rank,
+                name: standing.bot.clone(),
+                games: tally.games,
+                wins: tally.wins,
+                draws: tally.draws,
+                losses: tally.losses,
+                points: tally.points(),
+                score_percent: standing.score_percent(),
+                elo: standing.elo,
+                elo_low: standing.elo - standing.elo_margin,
+                elo_high: standing.elo + standing.elo_margin,
+                forfeits: tally
+                    .forfeits
+                    .iter()
+                    .map(|(reason, count)| (reason.to_string(), *count))
+                    .collect(),
+                mean_think_ms: think
+                    .get(&standing.bot)
+                    .filter(|(_, moves)| *moves > 0)
+                    .map(|(total, moves)| total / *moves as f64),
+                slowest_think_ms: slowest.get(&standing.bot).copied().filter(|ms| *ms > 0.0),
+            }
+        })
+        .collect();
+    let history = summary
+        .history
+        .iter()
+        .map(|entry| HistoryPoint {
+            run: entry.time.to_string(),
+            elo: entry.bots.iter().map(|(name, bot)| (name.clone(), bot.elo)).collect(),
+        })
+        .collect();
+    PageData {
+        title: format!("{} leaderboard", summary.settings.game.title()),
+        game: summary.settings.game.title().to_owned(),
+        games_played: summary.games(),
+        bots,
+        crosstable: crosstable(summary),
+        history,
+        games,
+        settings: settings_list(summary),
+    }
+}
+
+/// The game of `row` told in steps (blocks of the story, as `arena replay`
+/// prints it), adding its think times to `think`. No steps when its
+/// transcript is missing or does not replay.
+fn replay_steps(
+    folder: &Path,
+    row: &GameRow,
+    think: &mut BTreeMap<String, (f64, u64)>,
+) -> Vec<String> {
+    let Ok(text) = read_transcript(folder, row) else { return Vec::new() };
+    for line in text.lines() {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if value["type"] == "move"
+            && let (Some(seat), Some(think_us)) =
+                (value["seat"].as_u64(), value["think_us"].as_f64())
+        {
+            let name = if seat == 1 { &row.seat1 } else { &row.seat2 };
+            let entry = think.entry(name.clone()).or_insert((0.0, 0));
+            entry.0 += think_us / 1000.0;
+            entry.1 += 1;
+        }
+    }
+    let Ok(story) = crate::story::tell(&text) else { return Vec::new() };
+    let mut steps: Vec<String> = Vec::new();
+    let mut block = String::new();
+    for line in story {
+        if line.trim().is_empty() {
+            if !block.is_empty() {
+                steps.push(std::mem::take(&mut block));
+            }
+        } else {
+            if !block.is_empty() {
+                block.push('\n');
+            }
+            block.push_str(&line);
+        }
+    }
+    if !block.is_empty() {
+        steps.push(block);
+    }
+    steps
+}
