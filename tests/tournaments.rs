@@ -1057,25 +1057,22 @@ fn a_results_folder_resumes_and_merges_wherever_the_checkout_lives() {
     // moved there (as a CI cache restores one) resumes.
     let second = scratch.join("elsewhere/checkout-2");
     copy_tree(&first, &second);
-    let moved = second.join("shard1");
-    let resumed = scratch.run_ok(&[
-        "run",
-        second.join("league.toml").to_str().unwrap(),
-        "--shard",
-        "1/2",
-        "--out",
-        moved.to_str().unwrap(),
-    ]);
+    // Share `shard` of 2 of the second checkout's league, into `out`.
+    let play_shard = |shard: &str, out: &Path| {
+        let league = second.join("league.toml");
+        scratch.run_ok(&[
+            "run",
+            league.to_str().unwrap(),
+            "--shard",
+            shard,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let resumed = play_shard("1/2", &second.join("shard1"));
     assert!(resumed.stdout.contains("nothing to play: 3 games already"), "{}", resumed.stdout);
     let shard2 = second.join("shard2");
-    scratch.run_ok(&[
-        "run",
-        second.join("league.toml").to_str().unwrap(),
-        "--shard",
-        "2/2",
-        "--out",
-        shard2.to_str().unwrap(),
-    ]);
+    play_shard("2/2", &shard2);
     let merged = scratch.join("merged");
     scratch.run_ok(&[
         "merge",
@@ -1091,14 +1088,7 @@ fn a_results_folder_resumes_and_merges_wherever_the_checkout_lives() {
     let script = second.join("bots/b.py");
     std::fs::write(&script, text(&script) + "# tuned\n").unwrap();
     let other = second.join("shard2-edited");
-    scratch.run_ok(&[
-        "run",
-        second.join("league.toml").to_str().unwrap(),
-        "--shard",
-        "2/2",
-        "--out",
-        other.to_str().unwrap(),
-    ]);
+    play_shard("2/2", &other);
     let refused = scratch.run(&[
         "merge",
         "--out",
