@@ -292,12 +292,21 @@ impl ArchiveSink {
     /// Opens the archive of `folder` (repairing it, see
     /// [`ArchiveWriter::open`]) and starts its thread; transcripts get
     /// numbers from `next` on.
-    pub fn start(folder: &Path, next: u64) -> Result<ArchiveSink, ArchiveError> {
+    ///
+    /// With `cpu`, the thread runs there only (a CPU no game runs on).
+    pub fn start(
+        folder: &Path,
+        next: u64,
+        cpu: Option<usize>,
+    ) -> Result<ArchiveSink, ArchiveError> {
         let mut writer = ArchiveWriter::open(folder)?;
         let (sender, receiver) = mpsc::sync_channel::<Batch>(SINK_QUEUE);
         let thread = std::thread::Builder::new()
             .name("arena-archive".into())
             .spawn(move || {
+                if let Some(cpu) = cpu {
+                    crate::os::pin_current_thread(cpu);
+                }
                 for batch in receiver {
                     let frames = batch
                         .iter()

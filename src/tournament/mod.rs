@@ -188,6 +188,13 @@ impl Recorder {
     }
 }
 
+/// A CPU that no worker is pinned to, if pinning leaves one free (workers
+/// take the first `concurrency` CPUs).
+fn spare_cpu(tournament: &Tournament) -> Option<usize> {
+    let cpus = if tournament.pin { crate::os::allowed_cpus() } else { Vec::new() };
+    (cpus.len() > tournament.concurrency).then(|| cpus[cpus.len() - 1])
+}
+
 /// Each bot's fingerprint, in file order. The results folder is left out
 /// of every bot's files (it may lie inside a bot's folder).
 fn fingerprint_bots(tournament: &Tournament) -> anyhow::Result<Vec<Fingerprint>> {
@@ -254,7 +261,9 @@ pub async fn run(
         };
         let archive = tournament
             .transcripts
-            .then(|| ArchiveSink::start(&folder.path, folder.next_transcript))
+            .then(|| {
+                ArchiveSink::start(&folder.path, folder.next_transcript, spare_cpu(tournament))
+            })
             .transpose()?;
         let recorder = Arc::new(Mutex::new(Recorder {
             folder,
