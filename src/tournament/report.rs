@@ -11,7 +11,8 @@ use std::path::Path;
 use super::export::Summary;
 use super::history::{HistoryBot, HistoryEntry};
 use super::standings::Standing;
-use super::store::{GAMES_CSV, NoReporter, read_games_csv, read_transcript};
+use super::store::{GAMES_CSV, read_games_csv, read_transcript};
+use crate::events::Silent;
 use crate::html_page::{Crosstable, HistoryPoint, PageBot, PageData, PageGame};
 use crate::results::GameRow;
 
@@ -71,6 +72,20 @@ fn escape(cell: &str) -> String {
     cell.replace('|', "\\|")
 }
 
+/// A bot's rank and Elo change since `before`, and its `mark`.
+fn moved(
+    before: &HistoryBot,
+    standing: &Standing,
+    mark: &'static str,
+) -> (String, String, &'static str) {
+    let rank = match before.rank as i64 - standing.rank as i64 {
+        0 => "=".to_owned(),
+        up if up > 0 => format!("▲{up}"),
+        down => format!("▼{}", -down),
+    };
+    (rank, signed(standing.elo - before.elo), mark)
+}
+
 /// The Markdown report: standings with the change since the previous run,
 /// the crosstable, and the settings.
 pub fn markdown(summary: &Summary<'_>) -> String {
@@ -87,20 +102,8 @@ pub fn markdown(summary: &Summary<'_>) -> String {
         let (rank_change, elo_change, mark) = match change(previous, standing, version) {
             Change::Unknown => (String::new(), String::new(), ""),
             Change::New => ("new".to_owned(), String::new(), " (new)"),
-            Change::Changed(before) | Change::Same(before) => {
-                let moved = before.rank as i64 - standing.rank as i64;
-                let rank = match moved {
-                    0 => "=".to_owned(),
-                    up if up > 0 => format!("▲{up}"),
-                    down => format!("▼{}", -down),
-                };
-                let mark = if matches!(change(previous, standing, version), Change::Changed(_)) {
-                    " (changed)"
-                } else {
-                    ""
-                };
-                (rank, signed(standing.elo - before.elo), mark)
-            }
+            Change::Changed(before) => moved(before, standing, " (changed)"),
+            Change::Same(before) => moved(before, standing, ""),
         };
         let tally = &standing.tally;
         let interval = if standing.elo_margin.is_finite() {
@@ -167,26 +170,17 @@ pub fn markdown(summary: &Summary<'_>) -> String {
 
 /// The crosstable in standings order.
 fn crosstable(summary: &Summary<'_>) -> Crosstable {
-    let cells = |pick: &dyn Fn((f64, u64)) -> f64| -> Vec<Vec<f64>> {
-        summary
+    let mut crosstable = Crosstable::default();
+    for row in summary.table {
+        let (points, games): (Vec<f64>, Vec<u64>) = summary
             .table
             .iter()
-            .map(|row| {
-                summary
-                    .table
-                    .iter()
-                    .map(|column| pick(summary.results.head_to_head(&row.bot, &column.bot)))
-                    .collect()
-            })
-            .collect()
-    };
-    Crosstable {
-        points: cells(&|(points, _)| points),
-        games: cells(&|(_, games)| games as f64)
-            .into_iter()
-            .map(|row| row.into_iter().map(|games| games as u64).collect())
-            .collect(),
+            .map(|column| summary.results.head_to_head(&row.bot, &column.bot))
+            .unzip();
+        crosstable.points.push(points);
+        crosstable.games.push(games);
     }
+    crosstable
 }
 
 fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
@@ -214,7 +208,7 @@ fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
 
 /// The leaderboard page's data for the results folder `folder`.
 pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
-    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &NoReporter).unwrap_or_default();
+    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &Silent).unwrap_or_default();
     let listed = &rows[rows.len().saturating_sub(MAX_PAGE_GAMES)..];
     let replayed_from = rows.len().saturating_sub(MAX_PAGE_REPLAYS);
     // Think times (from the transcripts read for replays) and the slowest

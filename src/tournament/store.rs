@@ -21,7 +21,7 @@ use super::identity::Fingerprint;
 use super::schedule::Schedule;
 use super::standings::{Results, standings};
 use crate::archive;
-use crate::events::{Event, Reporter};
+use crate::events::{Event, Reporter, Silent};
 use crate::games::GameId;
 use crate::results::{GameRow, GamesCsv};
 use crate::text_file::read_bounded;
@@ -751,7 +751,7 @@ pub fn report_folder(
     })?;
     let settings: RecordedSettings = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not a tournament.json arena can read", path.display()))?;
-    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &NoReporter)?;
+    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &Silent)?;
     let results = Results::from_rows(&settings.bot_names(), &rows);
     write_summaries(folder, &settings, &results, exports, false)
 }
@@ -787,18 +787,10 @@ fn write_summaries(
 /// The largest transcript read: far above a game at the largest parameters.
 pub const MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
 
-/// A reporter for reads whose warnings nobody needs (a torn last line is
-/// said by the run that repairs it).
-pub(crate) struct NoReporter;
-
-impl Reporter for NoReporter {
-    fn report(&self, _event: &Event<'_>) {}
-}
-
 /// The transcript of game `game` of the results folder `folder`, found
 /// through its games.csv row: in the folder's archive or in a file.
 pub fn transcript_of_game(folder: &Path, game: u64) -> Result<String, String> {
-    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &NoReporter)
+    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &Silent)
         .map_err(|error| format!("{error:#}"))?;
     let row = rows.iter().find(|row| row.game_index == game).ok_or_else(|| {
         format!(
@@ -1113,7 +1105,6 @@ fn copy_folder(from: &Path, to: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::Silent;
     use crate::tournament::standings::tests::row;
 
     fn settings() -> RecordedSettings {
