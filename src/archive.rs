@@ -7,9 +7,10 @@
 //!
 //! ```text
 //! transcripts.archive   frames, one per game, in the order games finished
-//!   "ATR1" magic (4 bytes) | transcript number (u64) | transcript length (u32)
+//!   magic (4 bytes) | transcript number (u64) | transcript length (u32)
 //!   | stored length (u32) | CRC-32 of the stored bytes (u32)
-//!   | stored bytes: the transcript, raw DEFLATE
+//!   | stored bytes: the transcript compressed as the magic says:
+//!     "ATR2" an LZ4 block (written now), "ATR1" raw DEFLATE (read only)
 //! transcripts.index     16 bytes per frame: transcript number (u64), frame offset (u64)
 //! ```
 //!
@@ -24,6 +25,11 @@
 //! run killed at any point resumes with every complete frame. A game played
 //! twice (its row was lost in a crash, so it was replayed) has two frames;
 //! the later one is the game's transcript, as its row is the later one.
+//!
+//! LZ4 rather than DEFLATE: it compresses a transcript about five times
+//! faster for a third more bytes, and the archive's thread shares the
+//! machine's CPUs with the games. Archives written with DEFLATE frames stay
+//! readable, and new frames may follow them.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -32,16 +38,17 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use flate2::Compression;
 use flate2::read::DeflateDecoder;
-use flate2::write::DeflateEncoder;
 
 /// The archive's file name in a results folder.
 pub const ARCHIVE_FILE: &str = "transcripts.archive";
 /// The index's file name in a results folder.
 pub const INDEX_FILE: &str = "transcripts.index";
 
-const MAGIC: &[u8; 4] = b"ATR1";
+/// The magic of the frames written now: the transcript as an LZ4 block.
+const MAGIC_LZ4: &[u8; 4] = b"ATR2";
+/// The magic of DEFLATE frames, which earlier versions wrote.
+const MAGIC_DEFLATE: &[u8; 4] = b"ATR1";
 const HEADER_BYTES: u64 = 4 + 8 + 4 + 4 + 4;
 const INDEX_ENTRY_BYTES: u64 = 16;
 /// The longest transcript a frame holds (a frame stores lengths as u32).
@@ -102,18 +109,19 @@ impl Frame {
         if transcript.len() > MAX_TRANSCRIPT_BYTES {
             return Err(ArchiveError::TooLong { game, bytes: transcript.len() });
         }
-        // The header's room first; the encoder appends the body after it.
-        let mut bytes = Vec::with_capacity(HEADER_BYTES as usize + transcript.len() / 4);
-        bytes.resize(HEADER_BYTES as usize, 0);
-        let mut encoder = DeflateEncoder::new(bytes, Compression::fast());
-        encoder.write_all(transcript).expect("writing to memory");
-        let mut bytes = encoder.finish().expect("writing to memory");
-        let stored = &bytes[HEADER_BYTES as usize..];
+        // The header's room first; the block follows it.
+        let header_len = HEADER_BYTES as usize;
+        let mut bytes =
+            vec![0; header_len + lz4_flex::block::get_maximum_output_size(transcript.len())];
+        let compressed_len = lz4_flex::block::compress_into(transcript, &mut bytes[header_len..])
+            .expect("the buffer holds the largest block");
+        bytes.truncate(header_len + compressed_len);
+        let stored = &bytes[header_len..];
         let stored_len = u32::try_from(stored.len())
             .map_err(|_| ArchiveError::TooLong { game, bytes: transcript.len() })?;
         let checksum = crc32fast::hash(stored);
         let mut header = [0u8; HEADER_BYTES as usize];
-        header[..4].copy_from_slice(MAGIC);
+        header[..4].copy_from_slice(MAGIC_LZ4);
         header[4..12].copy_from_slice(&game.to_le_bytes());
         header[12..16].copy_from_slice(&(transcript.len() as u32).to_le_bytes());
         header[16..20].copy_from_slice(&stored_len.to_le_bytes());
@@ -126,6 +134,7 @@ impl Frame {
 /// A frame's header, read back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Header {
+    codec: Codec,
     game: u64,
     transcript_len: u32,
     stored_len: u32,
@@ -135,7 +144,13 @@ struct Header {
 impl Header {
     fn parse(bytes: &[u8; HEADER_BYTES as usize]) -> Option<Header> {
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-        (&bytes[..4] == MAGIC).then(|| Header {
+        let codec = match &bytes[..4] {
+            magic if magic == MAGIC_LZ4 => Codec::Lz4,
+            magic if magic == MAGIC_DEFLATE => Codec::Deflate,
+            _ => return None,
+        };
+        Some(Header {
+            codec,
             game: u64::from_le_bytes(bytes[4..12].try_into().unwrap()),
             transcript_len: u32_at(12),
             stored_len: u32_at(16),
@@ -146,6 +161,13 @@ impl Header {
     fn frame_len(&self) -> u64 {
         HEADER_BYTES + u64::from(self.stored_len)
     }
+}
+
+/// How a frame's stored bytes are compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Codec {
+    Lz4,
+    Deflate,
 }
 
 /// Appends frames; one per results folder, held by the run that owns the
@@ -461,11 +483,26 @@ impl ArchiveReader {
         if crc32fast::hash(&stored) != header.checksum {
             return Err(damaged("checksum mismatch"));
         }
-        let mut transcript = Vec::with_capacity(header.transcript_len as usize);
-        DeflateDecoder::new(stored.as_slice())
-            .read_to_end(&mut transcript)
-            .map_err(|_| damaged("it does not decompress"))?;
-        if transcript.len() != header.transcript_len as usize {
+        let expected_len = header.transcript_len as usize;
+        let transcript = match header.codec {
+            Codec::Lz4 => {
+                let mut transcript = vec![0; expected_len];
+                lz4_flex::block::decompress_into(&stored, &mut transcript)
+                    .map_err(|_| damaged("it does not decompress"))
+                    .map(|len| {
+                        transcript.truncate(len);
+                        transcript
+                    })
+            }
+            Codec::Deflate => {
+                let mut transcript = Vec::with_capacity(expected_len);
+                DeflateDecoder::new(stored.as_slice())
+                    .read_to_end(&mut transcript)
+                    .map_err(|_| damaged("it does not decompress"))
+                    .map(|_| transcript)
+            }
+        }?;
+        if transcript.len() != expected_len {
             return Err(damaged("its length differs from its header's"));
         }
         Ok(transcript)
@@ -590,6 +627,35 @@ mod tests {
         let mut reader = ArchiveReader::open(folder.path()).unwrap();
         assert_eq!(reader.read(2).unwrap(), b"replayed\n");
         assert_eq!(reader.games(), vec![1, 2]);
+    }
+
+    /// A frame as earlier versions wrote it: the transcript as raw DEFLATE.
+    fn deflate_frame(game: u64, transcript: &[u8]) -> Vec<u8> {
+        let mut encoder =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(transcript).unwrap();
+        let stored = encoder.finish().unwrap();
+        let mut frame = MAGIC_DEFLATE.to_vec();
+        frame.extend_from_slice(&game.to_le_bytes());
+        frame.extend_from_slice(&(transcript.len() as u32).to_le_bytes());
+        frame.extend_from_slice(&(stored.len() as u32).to_le_bytes());
+        frame.extend_from_slice(&crc32fast::hash(&stored).to_le_bytes());
+        frame.extend_from_slice(&stored);
+        frame
+    }
+
+    #[test]
+    fn an_archive_of_deflate_frames_reads_and_takes_new_frames() {
+        let folder = tempfile::tempdir().unwrap();
+        let old: Vec<u8> =
+            (1..=3).flat_map(|game| deflate_frame(game, &transcript(game))).collect();
+        fs::write(folder.path().join(ARCHIVE_FILE), old).unwrap();
+        write_games(folder.path(), [4, 5]);
+        let mut reader = ArchiveReader::open(folder.path()).unwrap();
+        assert_eq!(reader.games(), (1..=5).collect::<Vec<_>>());
+        for game in 1..=5 {
+            assert_eq!(reader.read(game).unwrap(), transcript(game));
+        }
     }
 
     #[test]

@@ -316,6 +316,7 @@ struct MoveReply<'a, M> {
 }
 
 /// Parses one line from a bot as the reply to request `id` of kind `kind`.
+/// A line it accepts is JSON (transcripts embed it as it came).
 pub fn parse_reply<M: DeserializeOwned>(
     line: &[u8],
     kind: ReplyKind,
@@ -742,6 +743,15 @@ mod tests {
                     parse_reply_carefully::<u8>(line.as_bytes(), ReplyKind::Move, id),
                     "{}", line
                 );
+                // Transcripts embed an accepted reply without checking it again.
+                for kind in [ReplyKind::Ready, ReplyKind::Move] {
+                    if parse_reply::<i64>(line.as_bytes(), kind, id).is_ok() {
+                        proptest::prop_assert!(
+                            serde_json::from_str::<&serde_json::value::RawValue>(&line).is_ok(),
+                            "{}", line
+                        );
+                    }
+                }
             }
         }
     }

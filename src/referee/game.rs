@@ -405,10 +405,14 @@ impl<G: Game> Referee<'_, G> {
             match &exchange.phase {
                 Phase::Answered(answer) => {
                     if let Some((line, received_at, _)) = &answer.ready {
-                        self.transcript.received(seat, received_at.into_std(), line);
+                        self.transcript.received_reply(seat, received_at.into_std(), line);
                     }
                     if let Some((line, received_at)) = &answer.received {
-                        self.transcript.received(seat, received_at.into_std(), line);
+                        if answer.reply.is_ok() {
+                            self.transcript.received_reply(seat, received_at.into_std(), line);
+                        } else {
+                            self.transcript.received(seat, received_at.into_std(), line);
+                        }
                     }
                     match &answer.reply {
                         Ok(_) => {

@@ -89,21 +89,37 @@ impl Transcript {
 
     /// A line sent to `seat`; `message` is its JSON, without the newline.
     pub fn sent(&mut self, seat: Seat, at: Instant, message: &[u8]) {
-        self.exchange("send", seat, at, message);
+        // arena's own messages are JSON.
+        self.record("send", seat, at, message, true);
     }
 
     /// A line received from `seat`, embedded as JSON when it is JSON and as
     /// a string otherwise.
     pub fn received(&mut self, seat: Seat, at: Instant, line: &[u8]) {
-        self.exchange("recv", seat, at, line);
+        let json = self.buffer.is_some() && serde_json::from_slice::<&RawValue>(line).is_ok();
+        self.record("recv", seat, at, line, json);
     }
 
-    fn exchange(&mut self, kind: &str, seat: Seat, at: Instant, line: &[u8]) {
+    /// A line received from `seat` that the reply parser accepted, so is
+    /// JSON: embedded without checking it again.
+    pub fn received_reply(&mut self, seat: Seat, at: Instant, line: &[u8]) {
+        self.record("recv", seat, at, line, true);
+    }
+
+    fn record(&mut self, kind: &'static str, seat: Seat, at: Instant, line: &[u8], json: bool) {
         let Some(buffer) = &mut self.buffer else { return };
+        // Written piece by piece: these lines are most of a transcript, and
+        // a formatted string per line costs more than the rest of the move.
         let micros = at.saturating_duration_since(self.started).as_micros();
-        let prefix = format!(r#"{{"type":"{kind}","t_us":{micros},"seat":{seat},"#);
-        buffer.extend_from_slice(prefix.as_bytes());
-        if serde_json::from_slice::<&RawValue>(line).is_ok() {
+        let mut number = itoa::Buffer::new();
+        buffer.extend_from_slice(br#"{"type":""#);
+        buffer.extend_from_slice(kind.as_bytes());
+        buffer.extend_from_slice(br#"","t_us":"#);
+        buffer.extend_from_slice(number.format(micros).as_bytes());
+        buffer.extend_from_slice(br#","seat":"#);
+        buffer.extend_from_slice(number.format(seat.number()).as_bytes());
+        buffer.push(b',');
+        if json {
             buffer.extend_from_slice(b"\"msg\":");
             buffer.extend_from_slice(line);
         } else {
