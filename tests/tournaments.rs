@@ -593,7 +593,7 @@ fn changed_settings_are_refused_unless_fresh() {
     let before = text(&out.join("games.csv"));
     for (from, to, named) in [
         ("seed = 3", "seed = 4", "seed was 3"),
-        ("games_per_pair = 6", "games_per_pair = 8", "games_per_pair was 6"),
+        ("games_per_pair = 6", "games_per_pair = 4", "games_per_pair was 6, now 4"),
     ] {
         std::fs::write(&file, original.replace(from, to)).unwrap();
         let refused = scratch.run(&["run", file.to_str().unwrap()]);
@@ -602,10 +602,16 @@ fn changed_settings_are_refused_unless_fresh() {
         assert!(refused.stderr.contains("--fresh"), "{}", refused.stderr);
         assert_eq!(text(&out.join("games.csv")), before, "the refused run touched games.csv");
     }
+    // More games per pair only adds games.
+    std::fs::write(&file, original.replace("games_per_pair = 6", "games_per_pair = 8")).unwrap();
+    let more = scratch.run_ok(&["run", file.to_str().unwrap()]);
+    assert!(more.stdout.contains("6 games already in games.csv, 2 to play"), "{}", more.stdout);
+    assert!(text(&out.join("tournament.json")).contains("\"games_per_pair\": 8"));
+    std::fs::write(&file, original.replace("games_per_pair = 6", "games_per_pair = 4")).unwrap();
     let fresh = scratch.run_ok(&["run", file.to_str().unwrap(), "--fresh"]);
     assert!(!fresh.stdout.contains("resuming"), "{}", fresh.stdout);
-    assert_eq!(read_games_csv(&out).len(), 2 * 4);
-    assert!(text(&out.join("tournament.json")).contains("\"games_per_pair\": 8"));
+    assert_eq!(read_games_csv(&out).len(), 4);
+    assert!(text(&out.join("tournament.json")).contains("\"games_per_pair\": 4"));
 }
 
 #[test]

@@ -11,6 +11,7 @@ use super::options::{UsageError, requested_exports};
 use super::reporters::Verbosity;
 use super::sandboxing::prepare_sandbox;
 use crate::sandbox::SandboxMode;
+use crate::tournament::config::{Overrides, check_concurrency, check_games_per_pair};
 use crate::tournament::schedule::Shard;
 use crate::tournament::standings::standings_text;
 use crate::tournament::{self, RunEnd, RunOptions, Tournament};
@@ -50,18 +51,93 @@ pub struct RunArgs {
     /// README's "Reading a run from a program" lists them), instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    overrides: OverrideArgs,
+}
+
+/// The flags of `arena run` that set values over the tournament file's.
+#[derive(Debug, Default, clap::Args)]
+pub struct OverrideArgs {
+    /// The tournament's seed, instead of the file's `seed`. Recorded as if
+    /// the file said it: resuming a results folder with another seed is
+    /// refused, as an edited file is (--fresh starts over).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Games each pair of bots plays, instead of the file's
+    /// `games_per_pair` (a positive even number: every setup in both seat
+    /// orders). Recorded as if the file said it: raising it on a results
+    /// folder plays only the new games; lowering it is refused.
+    #[arg(long, value_name = "N", value_parser = games_per_pair_arg)]
+    games_per_pair: Option<u32>,
+    /// Games played at once, instead of the file's `concurrency` (1 to
+    /// 256). Results do not depend on it: a run may resume with another.
+    #[arg(long, value_name = "N", value_parser = concurrency_arg)]
+    concurrency: Option<usize>,
+}
+
+impl OverrideArgs {
+    fn overrides(&self) -> Overrides {
+        Overrides {
+            seed: self.seed,
+            games_per_pair: self.games_per_pair,
+            concurrency: self.concurrency,
+        }
+    }
+
+    /// The flags again, as a resume command repeats them.
+    fn as_flags(&self) -> String {
+        let mut flags = String::new();
+        if let Some(seed) = self.seed {
+            flags.push_str(&format!(" --seed {seed}"));
+        }
+        if let Some(games) = self.games_per_pair {
+            flags.push_str(&format!(" --games-per-pair {games}"));
+        }
+        if let Some(concurrency) = self.concurrency {
+            flags.push_str(&format!(" --concurrency {concurrency}"));
+        }
+        flags
+    }
+}
+
+/// What a tournament plays from its openings file, if it has one.
+fn openings_line(tournament: &Tournament) -> Option<String> {
+    let openings = tournament.openings.as_ref()?;
+    let entries = openings.entries.len() as u64;
+    let setups = u64::from(tournament.games_per_pair) / 2;
+    let played = match setups.cmp(&entries) {
+        std::cmp::Ordering::Less => format!("the first {setups} of its {entries} setups"),
+        std::cmp::Ordering::Equal => format!("its {entries} setups"),
+        std::cmp::Ordering::Greater => {
+            format!("its {entries} setups, cycled to make {setups} per pair")
+        }
+    };
+    Some(format!("openings: {}: {played}, each in both seat orders", openings.path.display()))
+}
+
+fn games_per_pair_arg(text: &str) -> Result<u32, String> {
+    let games = text.parse().map_err(|error| format!("{error}"))?;
+    check_games_per_pair(games)
+}
+
+fn concurrency_arg(text: &str) -> Result<usize, String> {
+    let games = text.parse().map_err(|error| format!("{error}"))?;
+    check_concurrency(games)
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut tournament = Tournament::load(&args.file, args.out.as_deref())
         .map_err(|error| UsageError(error.to_string()))?;
+    args.overrides.overrides().apply(&mut tournament);
     let exports = requested_exports(args.markdown.as_deref(), args.html.as_deref())?;
     if args.no_sandbox {
         tournament.sandbox.mode = SandboxMode::Off;
     }
     let verbosity = Verbosity::from_flags(args.quiet, args.json);
-    let (sandbox, sandbox_line, seeds) =
-        prepare_sandbox(&tournament.sandbox, &[&tournament.out, &tournament.file])?;
+    // No bot may read what the run's setups are made from.
+    let mut protected = vec![tournament.out.as_path(), tournament.file.as_path()];
+    protected.extend(tournament.openings.as_ref().map(|openings| openings.path.as_path()));
+    let (sandbox, sandbox_line, seeds) = prepare_sandbox(&tournament.sandbox, &protected)?;
     match verbosity {
         Verbosity::Human => {
             crate::say!(
@@ -73,6 +149,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 tournament.concurrency,
                 tournament.out.display()
             );
+            if let Some(line) = openings_line(&tournament) {
+                crate::say!("{line}");
+            }
             crate::say!("{sandbox_line}; {seeds}");
         }
         Verbosity::Json => {
@@ -83,6 +162,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 "games_per_pair": tournament.games_per_pair,
                 "seed": tournament.seed,
                 "concurrency": tournament.concurrency,
+                "openings": tournament.openings.as_ref().map(|openings| &openings.path),
                 "out": tournament.out,
                 "sandbox": sandbox_line,
             });
@@ -154,11 +234,29 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             if let Some(html) = &args.html {
                 resume.push_str(&format!(" --html {}", quoted(html)));
             }
+            resume.push_str(&args.overrides.as_flags());
             crate::say!(
                 "\ninterrupted: {done} of {total} games are in {}/games.csv; resume with:\n  {resume}",
                 tournament.out.display()
             );
             Ok(ExitCode::from(EXIT_INTERRUPTED))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_are_repeated_in_the_resume_command() {
+        let flags = OverrideArgs { seed: Some(7), games_per_pair: Some(10), concurrency: Some(3) };
+        assert_eq!(flags.as_flags(), " --seed 7 --games-per-pair 10 --concurrency 3");
+        assert_eq!(OverrideArgs::default().as_flags(), "");
+        assert!(games_per_pair_arg("3").unwrap_err().contains("even"));
+        assert!(games_per_pair_arg("x").is_err());
+        assert_eq!(games_per_pair_arg("8"), Ok(8));
+        assert!(concurrency_arg("0").unwrap_err().contains("at least 1"));
+        assert_eq!(concurrency_arg("4"), Ok(4));
     }
 }

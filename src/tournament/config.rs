@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::identity::{BotMaterial, Fingerprint, FingerprintError, Tree};
+use super::openings::{MAX_OPENINGS_BYTES, Openings};
+use super::schedule::{Schedule, SetupSeeds};
 use crate::games::{GameId, GameSetup};
 use crate::printable::{check_bot_name, printable};
 use crate::referee::{BotCommand, Settings};
@@ -30,6 +32,9 @@ pub struct Tournament {
     pub file: PathBuf,
     /// The game and its parameters, checked.
     pub setup: GameSetup,
+    /// The setups an openings file gives, played in order; without one,
+    /// every setup is `setup` with a seed derived from `seed`.
+    pub openings: Option<Openings>,
     pub seed: u64,
     /// Games each pairing plays: every setup once in each seat order.
     pub games_per_pair: u32,
@@ -138,6 +143,7 @@ pub struct ConfigError {
 struct RawTournament {
     game: Spanned<String>,
     params: Option<Spanned<toml::Table>>,
+    openings: Option<Spanned<String>>,
     seed: Option<Spanned<u64>>,
     games_per_pair: Option<Spanned<u32>>,
     startup_timeout: Option<Spanned<String>>,
@@ -225,27 +231,36 @@ impl Tournament {
                     .map_err(|error| fail(Some(table.span()), format!("params: {error}")))?
             }
         };
-        let games_per_pair = match &raw.games_per_pair {
-            None => 2,
-            Some(value) if *value.get_ref() == 0 || value.get_ref() % 2 == 1 => {
-                return Err(fail(
-                    Some(value.span()),
-                    format!(
-                        "games_per_pair must be a positive even number (every setup is played once in each seat order), got {}",
-                        value.get_ref()
-                    ),
-                ));
+        let openings = match &raw.openings {
+            None => None,
+            Some(written) => {
+                let path = folder.join(written.get_ref());
+                let text = read_bounded(&path, MAX_OPENINGS_BYTES).map_err(|error| {
+                    fail(
+                        Some(written.span()),
+                        format!("openings: cannot read {}: {error}", path.display()),
+                    )
+                })?;
+                Some(Openings::parse(&path, written.get_ref(), &text, &setup)?)
             }
-            Some(value) if *value.get_ref() > MAX_GAMES_PER_PAIR => {
-                return Err(fail(
-                    Some(value.span()),
-                    format!(
-                        "games_per_pair must be at most {MAX_GAMES_PER_PAIR}, got {}",
-                        value.get_ref()
-                    ),
-                ));
+        };
+        let games_per_pair = match (&raw.games_per_pair, &openings) {
+            (None, None) => 2,
+            // Each setup of the file once, in both seat orders.
+            (None, Some(openings)) => {
+                let games = u32::try_from(openings.entries.len() * 2).unwrap_or(u32::MAX);
+                check_games_per_pair(games).map_err(|_| {
+                    fail(
+                        raw.openings.as_ref().map(Spanned::span),
+                        format!(
+                            "openings: {} setups in both seat orders are more than games_per_pair allows ({MAX_GAMES_PER_PAIR}); set games_per_pair",
+                            openings.entries.len()
+                        ),
+                    )
+                })?
             }
-            Some(value) => *value.get_ref(),
+            (Some(value), _) => check_games_per_pair(*value.get_ref())
+                .map_err(|message| fail(Some(value.span()), message))?,
         };
         let duration = |value: &Option<Spanned<String>>, key: &str, default: Duration| match value {
             None => Ok(default),
@@ -279,20 +294,8 @@ impl Tournament {
         }
         let concurrency = match &raw.concurrency {
             None => 1,
-            Some(value) if *value.get_ref() == 0 => {
-                return Err(fail(Some(value.span()), "concurrency must be at least 1".to_owned()));
-            }
-            Some(value) if *value.get_ref() > MAX_CONCURRENCY => {
-                return Err(fail(
-                    Some(value.span()),
-                    format!(
-                        "concurrency must be at most {MAX_CONCURRENCY} (each game at once is a thread and two bot processes; this machine has {} CPUs), got {}",
-                        std::thread::available_parallelism().map_or(1, usize::from),
-                        value.get_ref()
-                    ),
-                ));
-            }
-            Some(value) => *value.get_ref() as usize,
+            Some(value) => check_concurrency(*value.get_ref())
+                .map_err(|message| fail(Some(value.span()), message))?,
         };
 
         let mut sandbox = SandboxSettings::default();
@@ -442,6 +445,7 @@ impl Tournament {
         Ok(Tournament {
             file: file.to_owned(),
             setup,
+            openings,
             seed: raw.seed.map(Spanned::into_inner).unwrap_or(1),
             games_per_pair,
             settings,
@@ -453,6 +457,87 @@ impl Tournament {
             sandbox,
             bots,
         })
+    }
+}
+
+impl Tournament {
+    /// The game and parameters of round `round` (from 1) of every pairing:
+    /// its openings entry's, or the file's.
+    pub fn setup_of(&self, round: u64) -> &GameSetup {
+        match &self.openings {
+            Some(openings) => &openings.entry(round.saturating_sub(1)).setup,
+            None => &self.setup,
+        }
+    }
+
+    /// Where the seeds of the schedule's setups come from.
+    pub fn setup_seeds(&self) -> SetupSeeds {
+        match &self.openings {
+            Some(openings) => openings.seeds(self.seed),
+            None => SetupSeeds::derived(self.seed),
+        }
+    }
+
+    /// The round robin of the tournament's bots.
+    pub fn schedule(&self) -> Schedule {
+        Schedule::new(self.bots.len(), self.games_per_pair, self.seed)
+            .with_seeds(self.setup_seeds())
+    }
+}
+
+/// Checks a number of games per pairing, from the file or the command line.
+pub fn check_games_per_pair(games: u32) -> Result<u32, String> {
+    if games == 0 || games % 2 == 1 {
+        return Err(format!(
+            "games_per_pair must be a positive even number (every setup is played once in each seat order), got {games}"
+        ));
+    }
+    if games > MAX_GAMES_PER_PAIR {
+        return Err(format!("games_per_pair must be at most {MAX_GAMES_PER_PAIR}, got {games}"));
+    }
+    Ok(games)
+}
+
+/// Checks a number of games at once, from the file or the command line.
+pub fn check_concurrency(games: u32) -> Result<usize, String> {
+    if games == 0 {
+        return Err("concurrency must be at least 1".to_owned());
+    }
+    if games > MAX_CONCURRENCY {
+        return Err(format!(
+            "concurrency must be at most {MAX_CONCURRENCY} (each game at once is a thread and two bot processes; this machine has {} CPUs), got {games}",
+            std::thread::available_parallelism().map_or(1, usize::from),
+        ));
+    }
+    Ok(games as usize)
+}
+
+/// Values the command line sets over the tournament file's (`arena run
+/// --seed`...). A run with them is recorded as if the file said so: a
+/// resume with other values is the same as an edited file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// Over `seed`.
+    pub seed: Option<u64>,
+    /// Over `games_per_pair` (checked with [`check_games_per_pair`]).
+    pub games_per_pair: Option<u32>,
+    /// Over `concurrency` (checked with [`check_concurrency`]); no part of
+    /// what results depend on.
+    pub concurrency: Option<usize>,
+}
+
+impl Overrides {
+    /// Sets the values given over those of `tournament`.
+    pub fn apply(&self, tournament: &mut Tournament) {
+        if let Some(seed) = self.seed {
+            tournament.seed = seed;
+        }
+        if let Some(games) = self.games_per_pair {
+            tournament.games_per_pair = games;
+        }
+        if let Some(concurrency) = self.concurrency {
+            tournament.concurrency = concurrency;
+        }
     }
 }
 
@@ -573,6 +658,55 @@ env = { LEVEL = "3" }
         );
         let error = error_of(&GOOD.replace("move_timeout = \"200ms\"", "move_timeout = \"fast\""));
         assert!(error.starts_with("t.toml:5:") && error.contains("move_timeout"), "{error}");
+    }
+
+    #[test]
+    fn openings_are_read_beside_the_file_and_set_games_per_pair() {
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::create_dir(folder.path().join("openings")).unwrap();
+        let openings = folder.path().join("openings/o.jsonl");
+        std::fs::write(&openings, "{\"seed\": 5}\n{\"params\": {\"count\": 4}}\n").unwrap();
+        let text = GOOD.replace("games_per_pair = 4\n", "openings = \"openings/o.jsonl\"\n");
+        let file = folder.path().join("t.toml");
+        let tournament = Tournament::parse(&file, &text, None).unwrap();
+        assert_eq!(tournament.games_per_pair, 4, "each setup in both seat orders");
+        assert_eq!(tournament.setup_of(1), &tournament.setup);
+        assert_eq!(tournament.setup.overrides()["count"], 12);
+        assert_eq!(tournament.setup_of(2).overrides()["count"], 4, "the entry's over the file's");
+        assert_eq!(tournament.setup_of(3), &tournament.setup, "cycled");
+        let schedule = tournament.schedule();
+        let seeds: Vec<u64> = schedule.iter().map(|game| game.seed).collect();
+        assert_eq!(seeds[..2], [5, 5]);
+        assert_eq!(seeds[2], tournament.setup_seeds().seed(1));
+
+        // A line of the openings file that is wrong is named, with its field.
+        std::fs::write(&openings, "{\"seed\": 5}\n{\"params\": {\"count\": \"x\"}}\n").unwrap();
+        let error = Tournament::parse(&file, &text, None).unwrap_err().to_string();
+        assert!(error.starts_with(&format!("{}:2:", openings.display())), "{error}");
+        assert!(error.contains("params: count: invalid type"), "{error}");
+        // A missing one is named where the tournament file names it.
+        let text = text.replace("o.jsonl", "missing.jsonl");
+        let error = Tournament::parse(&file, &text, None).unwrap_err().to_string();
+        assert!(error.starts_with(&format!("{}:4:", file.display())), "{error}");
+        assert!(
+            error.contains("openings: cannot read") && error.contains("missing.jsonl"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn overrides_replace_the_files_values() {
+        let mut tournament = parse(GOOD).unwrap();
+        Overrides::default().apply(&mut tournament);
+        assert_eq!((tournament.seed, tournament.games_per_pair, tournament.concurrency), (3, 4, 1));
+        let overrides = Overrides { seed: Some(8), games_per_pair: Some(10), concurrency: Some(2) };
+        overrides.apply(&mut tournament);
+        assert_eq!(
+            (tournament.seed, tournament.games_per_pair, tournament.concurrency),
+            (8, 10, 2)
+        );
+        assert!(check_games_per_pair(3).is_err() && check_games_per_pair(0).is_err());
+        assert!(check_concurrency(0).is_err() && check_concurrency(MAX_CONCURRENCY + 1).is_err());
     }
 
     #[test]

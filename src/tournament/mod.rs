@@ -1,6 +1,7 @@
 //! Tournaments: a TOML file in, a results folder out.
 //!
-//! [`config`] reads the file, [`schedule`] lays out the round robin,
+//! [`config`] reads the file (and [`openings`] the setups it names, if any),
+//! [`schedule`] lays out the round robin,
 //! [`runner`] plays it, [`store`] keeps games.csv resumable and writes the
 //! final files, and [`standings`] turns rows into standings and ratings.
 
@@ -8,6 +9,7 @@ pub mod config;
 pub mod export;
 pub mod history;
 pub mod identity;
+pub mod openings;
 mod progress;
 pub mod report;
 pub mod runner;
@@ -228,8 +230,7 @@ pub async fn run(
     if let Some(sandbox) = &options.sandbox {
         BotCommand::sandbox_all(&mut commands, sandbox)?;
     }
-    let schedule =
-        Arc::new(Schedule::new(tournament.bots.len(), tournament.games_per_pair, tournament.seed));
+    let schedule = Arc::new(tournament.schedule());
     let names: Vec<String> = tournament.bots.iter().map(|bot| bot.name.clone()).collect();
     let pending =
         Arc::new(Pending::new(&schedule, options.shard, &names, std::mem::take(&mut folder.done)));

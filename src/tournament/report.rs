@@ -190,9 +190,14 @@ fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
         ("params".to_owned(), serde_json::to_string(&settings.params).unwrap_or_default()),
         ("seed".to_owned(), settings.seed.to_string()),
         ("games per pair".to_owned(), settings.games_per_pair.to_string()),
+    ];
+    if let Some(openings) = &settings.openings {
+        list.push(("openings".to_owned(), openings.describe()));
+    }
+    list.extend([
         ("move timeout".to_owned(), format!("{} ms", settings.move_timeout_ms)),
         ("startup timeout".to_owned(), format!("{} ms", settings.startup_timeout_ms)),
-    ];
+    ]);
     if !settings.sandbox.is_empty() {
         let sandbox = settings.sandbox.strip_prefix("sandbox: ").unwrap_or(&settings.sandbox);
         list.push(("sandbox".to_owned(), sandbox.to_owned()));

@@ -150,7 +150,6 @@ async fn work<G: Game>(
 ) {
     let tournament = &shared.tournament;
     let settings: &Settings = &tournament.settings;
-    let params = tournament.setup.params::<G>();
     // The processes this worker holds, by bot index: at most the two of the
     // current pairing.
     let mut held: Vec<(usize, Bot)> = Vec::new();
@@ -192,6 +191,8 @@ async fn work<G: Game>(
                 [&mut second.1, &mut first.1]
             };
             playing.store(game.index, Ordering::Relaxed);
+            // Each round its own setup: an openings file varies them.
+            let params = tournament.setup_of(game.round).params::<G>();
             let files = lock(&shared.recorder)
                 .layout()
                 .files(game.index, [&seated[0].name, &seated[1].name]);

@@ -1,6 +1,8 @@
 //! The round-robin schedule: which bots play which games, in which seats,
 //! from which setup.
 
+use std::sync::Arc;
+
 use crate::seeds::derive_seed;
 
 /// One game of the schedule.
@@ -23,9 +25,9 @@ pub struct ScheduledGame {
 /// length needs no memory per game.
 ///
 /// Every pairing plays `games_per_pair` games (an even number): setup `k`
-/// (seed derived from the run's seed and `k` alone, so all pairings play the
-/// same setups and adding a bot changes no existing game) once with each bot
-/// in seat 1. In a round robin every two bots are a pairing; in a gauntlet
+/// (its seed from [`SetupSeeds`]: derived from the run's seed and `k` alone,
+/// or listed by an openings file, so all pairings play the same setups and
+/// adding a bot changes no existing game) once with each bot in seat 1. In a round robin every two bots are a pairing; in a gauntlet
 /// only a challenger and a bot of the field are (challengers do not meet
 /// each other, nor the field's bots each other). Pairings follow file order,
 /// grouped by their later bot: (0,1), (0,2), (1,2), (0,3)... so a bot added
@@ -33,13 +35,14 @@ pub struct ScheduledGame {
 /// number (and with it its transcript and log file names).
 ///
 /// Nothing is kept per game or setup (a setup's seed is derived when asked
-/// for), so its size does not depend on `games_per_pair`.
+/// for; an openings file's seeds are kept once per entry), so its size does
+/// not depend on `games_per_pair`.
 #[derive(Clone, Debug)]
 pub struct Schedule {
     bot_count: usize,
     games_per_pair: u64,
-    /// The run's seed, which every setup's seed derives from.
-    seed: u64,
+    /// Where each setup's seed comes from.
+    seeds: SetupSeeds,
     /// Whether each bot is a challenger; empty in a round robin.
     challenger: Vec<bool>,
     /// Pairings whose later bot comes before bot `i`, for `i` up to
@@ -88,7 +91,7 @@ impl Schedule {
         let mut schedule = Schedule {
             bot_count,
             games_per_pair: u64::from(games_per_pair),
-            seed,
+            seeds: SetupSeeds::derived(seed),
             challenger,
             pairings_before: Vec::with_capacity(bot_count + 1),
         };
@@ -100,6 +103,13 @@ impl Schedule {
             }
         }
         schedule
+    }
+
+    /// This schedule with its setups' seeds from `seeds` (an openings
+    /// file's) instead of derived from the run's seed alone.
+    pub fn with_seeds(mut self, seeds: SetupSeeds) -> Schedule {
+        self.seeds = seeds;
+        self
     }
 
     #[cfg_attr(
@@ -170,7 +180,7 @@ impl Schedule {
             round: setup + 1,
             pairing,
             seats: if swapped { [second, first] } else { [first, second] },
-            seed: derive_seed(self.seed, setup),
+            seed: self.seeds.seed(setup),
         }
     }
 
@@ -200,6 +210,41 @@ impl Schedule {
         }
         let game = self.game([one.min(two), one.max(two)], setup, one > two);
         (game.seed == seed).then_some(game)
+    }
+}
+
+/// Where the seed of each setup comes from: derived from the run's seed and
+/// the setup's number, or listed by an openings file. Listed seeds are
+/// cycled when a pairing plays more setups than the file has; an entry that
+/// gives no seed takes the derived one, so a pass through the file that
+/// repeats it gets new positions there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetupSeeds {
+    /// The run's seed.
+    master: u64,
+    /// The openings file's seeds, entry by entry; empty without openings.
+    listed: Arc<[Option<u64>]>,
+}
+
+impl SetupSeeds {
+    /// Every setup's seed derived from `master`.
+    pub fn derived(master: u64) -> SetupSeeds {
+        SetupSeeds { master, listed: Arc::new([]) }
+    }
+
+    /// Setup `k` takes entry `k` modulo the number of entries of `listed`,
+    /// or the seed derived from `master` where that entry has none.
+    pub fn listed(master: u64, listed: impl IntoIterator<Item = Option<u64>>) -> SetupSeeds {
+        SetupSeeds { master, listed: listed.into_iter().collect() }
+    }
+
+    /// The seed of setup `setup` (from 0).
+    pub fn seed(&self, setup: u64) -> u64 {
+        let listed = match self.listed.len() {
+            0 => None,
+            entries => self.listed[(setup % entries as u64) as usize],
+        };
+        listed.unwrap_or_else(|| derive_seed(self.master, setup))
     }
 }
 
@@ -315,6 +360,27 @@ mod tests {
         let grown: Vec<_> = Schedule::gauntlet(6, 4, 8, &[1, 3]).iter().collect();
         assert_eq!(games[..], grown[..games.len()]);
         assert!(Schedule::gauntlet(2, 4, 8, &[0, 1]).is_empty());
+    }
+
+    #[test]
+    fn listed_seeds_cycle_and_fill_gaps_with_derived_ones() {
+        let seeds = SetupSeeds::listed(5, [Some(42), None, Some(7)]);
+        let derived = SetupSeeds::derived(5);
+        let first: Vec<u64> = (0..6).map(|setup| seeds.seed(setup)).collect();
+        assert_eq!(first, [42, derived.seed(1), 7, 42, derived.seed(4), 7]);
+        assert_ne!(derived.seed(1), derived.seed(4), "a second pass gets new positions");
+        // Without a list, the seeds of a run without openings.
+        assert_eq!(SetupSeeds::listed(5, []), derived);
+        let schedule = Schedule::new(3, 8, 5).with_seeds(seeds.clone());
+        for game in schedule.iter() {
+            assert_eq!(game.seed, seeds.seed(game.round - 1));
+            assert_eq!(schedule.find(game.seats, game.round, game.seed), Some(game));
+        }
+        // Raising games_per_pair keeps every game and adds setups at the end.
+        let grown = Schedule::new(3, 12, 5).with_seeds(seeds);
+        for game in schedule.iter() {
+            assert!(grown.find(game.seats, game.round, game.seed).is_some(), "{game:?}");
+        }
     }
 
     #[test]

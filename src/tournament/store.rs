@@ -18,6 +18,7 @@ use super::config::{BotEntry, Tournament};
 use super::export::{self, Export, Summary};
 use super::history::{self, HistoryEntry};
 use super::identity::Fingerprint;
+use super::openings::RecordedOpenings;
 use super::schedule::Schedule;
 use super::standings::{Results, standings};
 use crate::archive;
@@ -43,6 +44,9 @@ pub struct RecordedSettings {
     /// resumes the same results.
     #[serde(default)]
     pub sandbox: String,
+    /// The openings file the setups came from, if the tournament has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<RecordedOpenings>,
 }
 
 /// A bot as a results folder records it: as the tournament file writes
@@ -82,6 +86,16 @@ impl RecordedSettings {
                 .map(|(bot, fingerprint)| RecordedBot::of(bot, fingerprint))
                 .collect(),
             sandbox: String::new(),
+            openings: tournament.openings.as_ref().map(|openings| openings.record()),
+        }
+    }
+
+    /// The schedule these settings lay out.
+    pub fn schedule(&self) -> Schedule {
+        let schedule = Schedule::new(self.bots.len(), self.games_per_pair, self.seed);
+        match &self.openings {
+            Some(openings) => schedule.with_seeds(openings.seeds(self.seed)),
+            None => schedule,
         }
     }
 
@@ -89,8 +103,22 @@ impl RecordedSettings {
         self.bots.iter().map(|bot| bot.name.clone()).collect()
     }
 
-    /// The settings (bots aside) that make `newer` a different tournament
-    /// than `self`.
+    /// The settings that keep a folder played under `self` from resuming
+    /// under `newer`: any but the bots, and fewer games per pairing (more
+    /// only adds games).
+    fn resume_differences(&self, newer: &RecordedSettings) -> Vec<String> {
+        let mut differences = self.setting_differences(newer);
+        if newer.games_per_pair < self.games_per_pair {
+            differences.push(format!(
+                "games_per_pair was {}, now {} (fewer would leave games out: it may only grow)",
+                self.games_per_pair, newer.games_per_pair
+            ));
+        }
+        differences
+    }
+
+    /// The settings (bots and games per pairing aside) that make `newer` a
+    /// different tournament than `self`.
     fn setting_differences(&self, newer: &RecordedSettings) -> Vec<String> {
         let mut differences = Vec::new();
         let mut compare = |what: &str, old: String, new: String| {
@@ -106,11 +134,6 @@ impl RecordedSettings {
         );
         compare("seed", self.seed.to_string(), newer.seed.to_string());
         compare(
-            "games_per_pair",
-            self.games_per_pair.to_string(),
-            newer.games_per_pair.to_string(),
-        );
-        compare(
             "startup_timeout",
             format!("{}ms", self.startup_timeout_ms),
             format!("{}ms", newer.startup_timeout_ms),
@@ -125,6 +148,20 @@ impl RecordedSettings {
             self.max_line_bytes.to_string(),
             newer.max_line_bytes.to_string(),
         );
+        // By content: the same file moved elsewhere plays the same games.
+        let content = |openings: &Option<RecordedOpenings>| {
+            openings.as_ref().map(|openings| openings.sha256.clone())
+        };
+        if content(&self.openings) != content(&newer.openings) {
+            let describe = |openings: &Option<RecordedOpenings>| {
+                openings.as_ref().map_or("none".to_owned(), RecordedOpenings::describe)
+            };
+            differences.push(format!(
+                "openings was {}, now {}",
+                describe(&self.openings),
+                describe(&newer.openings)
+            ));
+        }
         differences
     }
 
@@ -154,6 +191,12 @@ impl RecordedSettings {
     /// one tournament: any setting, and any bot recorded differently.
     fn merge_differences(&self, other: &RecordedSettings) -> Vec<String> {
         let mut differences = self.setting_differences(other);
+        if self.games_per_pair != other.games_per_pair {
+            differences.push(format!(
+                "games_per_pair was {}, now {}",
+                self.games_per_pair, other.games_per_pair
+            ));
+        }
         for bot in &self.bots {
             match other.bots.iter().find(|theirs| theirs.name == bot.name) {
                 None => differences.push(format!("bot `{}` is only in the first", bot.name)),
@@ -370,7 +413,7 @@ impl ResultsFolder {
             .with_context(|| {
                 format!("{} is not a tournament.json arena can read", settings_path.display())
             })?;
-            let differences = recorded.setting_differences(&settings);
+            let differences = recorded.resume_differences(&settings);
             if !differences.is_empty() {
                 bail!(ResumeRefused(format!(
                     "{} holds results of a different tournament: {}.\nRun with --fresh to discard them, or choose another --out.",
@@ -1018,7 +1061,7 @@ fn merge_into(
     };
     write_atomically(&out.join(SETTINGS_JSON), &serde_json::to_vec_pretty(&settings)?)?;
     let names = settings.bot_names();
-    let schedule = Schedule::new(names.len(), settings.games_per_pair, settings.seed);
+    let schedule = settings.schedule();
     let mut rows = copy_transcripts(rows.into_values().collect(), out, &mut gaps)?;
     renumber(&mut rows, &schedule, &names);
     let missing = schedule.len().saturating_sub(rows.len() as u64);
@@ -1126,7 +1169,44 @@ mod tests {
             max_line_bytes: 65536,
             bots: vec![bot("a"), bot("b"), bot("c")],
             sandbox: String::new(),
+            openings: None,
         }
+    }
+
+    #[test]
+    fn more_games_per_pair_resume_but_fewer_or_other_openings_do_not() {
+        let old = settings();
+        let mut more = old.clone();
+        more.games_per_pair = 6;
+        assert!(old.resume_differences(&more).is_empty());
+        let fewer = more.resume_differences(&old);
+        assert_eq!(fewer.len(), 1);
+        assert!(fewer[0].starts_with("games_per_pair was 6, now 2"), "{fewer:?}");
+        // Shards are one tournament only with the same number.
+        assert_eq!(old.merge_differences(&more), ["games_per_pair was 2, now 6"]);
+
+        let openings = |sha256: &str| RecordedOpenings {
+            file: "o.jsonl".into(),
+            sha256: sha256.into(),
+            setups: vec![super::super::openings::RecordedOpening {
+                seed: Some(9),
+                params: serde_json::Map::new(),
+            }],
+        };
+        let mut with = old.clone();
+        with.openings = Some(openings("aa"));
+        assert_eq!(
+            old.resume_differences(&with),
+            ["openings was none, now o.jsonl (1 setup, sha256 aa)"]
+        );
+        let mut moved = with.clone();
+        moved.openings.as_mut().unwrap().file = "elsewhere/o.jsonl".into();
+        assert!(with.resume_differences(&moved).is_empty(), "the same content elsewhere");
+        let mut changed = with.clone();
+        changed.openings = Some(openings("bb"));
+        assert_eq!(with.resume_differences(&changed).len(), 1);
+        // The recorded seeds lay out the schedule.
+        assert!(with.schedule().iter().all(|game| game.seed == 9));
     }
 
     /// Rows written out of order and with stale numbers come out in schedule
