@@ -137,7 +137,7 @@ pub struct ConfigError {
 #[serde(deny_unknown_fields)]
 struct RawTournament {
     game: Spanned<String>,
-    params: Option<Spanned<toml::Table>>,
+    params: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
     seed: Option<Spanned<u64>>,
     games_per_pair: Option<Spanned<u32>>,
     startup_timeout: Option<Spanned<String>>,
@@ -221,8 +221,15 @@ impl Tournament {
                 let serde_json::Value::Object(map) = value else {
                     unreachable!("a table is an object")
                 };
-                GameSetup::new(game, map)
-                    .map_err(|error| fail(Some(table.span()), format!("params: {error}")))?
+                GameSetup::new(game, map).map_err(|error| {
+                    // At the parameter's value when one is at fault.
+                    let span =
+                        match error.error.param().and_then(|param| table.get_ref().get(param)) {
+                            Some(value) => value.span(),
+                            None => table.span(),
+                        };
+                    fail(Some(span), format!("params: {error}"))
+                })?
             }
         };
         let games_per_pair = match &raw.games_per_pair {
@@ -559,7 +566,15 @@ env = { LEVEL = "3" }
         let error = error_of(&GOOD.replace("number-snatch", "chess"));
         assert!(error.starts_with("t.toml:2:") && error.contains("number-duel"), "{error}");
         let error = error_of(&GOOD.replace("count = 12", "colour = 12"));
-        assert!(error.contains("params") && error.contains("colour"), "{error}");
+        assert!(error.starts_with("t.toml:8:10: ") && error.contains("`colour`"), "{error}");
+        let error = error_of(&GOOD.replace("count = 12", "max = 30\ncount = \"x\""));
+        assert!(
+            error.starts_with("t.toml:9:9: ")
+                && error.ends_with(
+                    "params: parameter `count` of number-snatch: expected a whole number, got \"x\""
+                ),
+            "{error}"
+        );
         let error = error_of(&GOOD.replace("name = \"b\"", "name = \"a\""));
         assert!(error.starts_with("t.toml:15:") && error.contains("used twice"), "{error}");
         let error = error_of(&GOOD.replace("name = \"b\"", "name = \" \""));
