@@ -25,7 +25,7 @@ fn bad_values_are_refused_with_the_file_line_and_key() {
         (
             "\n\n[[bot]]\nname = \"a\"",
             "\n[params]\ncount = \"x\"\n\n[[bot]]\nname = \"a\"",
-            "params: count: invalid type",
+            "t.toml:7:9: params: parameter `count` of number-snatch: expected a whole number, got \"x\"",
         ),
         ("name = \"b\"", "name = \"b\"\nenv = { \"X=Y\" = \"1\" }", "env key `X=Y`"),
         ("name = \"b\"", "name = \"b\"\nenv = { \"\" = \"1\" }", "env key ``"),

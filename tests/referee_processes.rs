@@ -224,7 +224,7 @@ fn a_bot_that_never_answers_a_move_forfeits_by_timeout() {
         seed: 11,
         extra_args: &[],
         reason: "timeout",
-        detail: "no reply to the `move` request (id 2) within 500 ms",
+        detail: "within 500 ms; nothing arrived: a slow bot, or is your output buffered?",
     });
 }
 
@@ -238,11 +238,11 @@ fn a_reply_without_a_newline_is_a_timeout_that_says_so() {
         seed: 27,
         extra_args: &[],
         reason: "timeout",
-        detail: "bytes arrived without a newline: is its output buffered?",
+        detail: "bytes arrived without a newline: is your output buffered? (protocol.md §8)",
     });
 }
 
-/// A crash quotes the last line the bot wrote to stderr: the error itself.
+/// A crash quotes the last lines the bot wrote to stderr: the error itself.
 #[test]
 fn a_crash_quotes_the_bots_last_words_on_stderr() {
     assert_forfeits(&Misbehaviour {
@@ -251,7 +251,7 @@ fn a_crash_quotes_the_bots_last_words_on_stderr() {
         seed: 28,
         extra_args: &[],
         reason: "crash",
-        detail: "the last line it wrote to stderr: RuntimeError: a bug in the bot at move",
+        detail: r"\nRuntimeError: a bug in the bot at move ",
     });
 }
 
@@ -313,7 +313,7 @@ fn a_bot_that_exits_mid_game_forfeits_as_crashed() {
         seed: 15,
         extra_args: &[],
         reason: "crash",
-        detail: "status 3",
+        detail: "exited with status 3 instead of answering move request 3",
     });
 }
 
@@ -325,7 +325,7 @@ fn a_bot_killed_by_sigsegv_forfeits_as_crashed() {
         seed: 16,
         extra_args: &[],
         reason: "crash",
-        detail: "signal 11",
+        detail: "was killed by signal 11 (SIGSEGV) instead of answering move request 2",
     });
 }
 
@@ -337,7 +337,7 @@ fn a_bot_killed_by_sigkill_forfeits_as_crashed() {
         seed: 17,
         extra_args: &[],
         reason: "crash",
-        detail: "signal 9",
+        detail: "was killed by signal 9 (SIGKILL) instead of answering move request 2",
     });
 }
 
@@ -461,7 +461,7 @@ fn a_bot_that_stops_reading_does_not_block_the_referee() {
         seed: 24,
         extra_args: &["--param", "count=1000", "--param", "max=1000"],
         reason: "timeout",
-        detail: "input",
+        detail: "could not be written within 500 ms: the bot does not read its input",
     });
 }
 

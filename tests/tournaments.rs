@@ -750,8 +750,9 @@ fn mistakes_in_the_file_are_refused_before_anything_is_written() {
         (
             "unknown parameter",
             tournament(&format!("{good_top}\n[params]\ncolour = 1\n"), &two_bots),
-            6,
-            "colour",
+            // The parameter's own line, not the table's.
+            7,
+            "parameter `colour` of number-snatch: no such parameter",
         ),
         ("missing program", tournament(good_top, &[bot("a"), missing]), 12, "no-such-bot-program"),
     ];

@@ -3,8 +3,11 @@
 //! The bot plays a few games of each game against the built-in random
 //! player, in both seats, in one process; the second half of the games also
 //! carry a field and a message type the bot cannot know. Each item of the
-//! checklist passes or fails with its evidence, and a failure shows the line
-//! the bot sent and a hint a beginner can act on.
+//! checklist passes only on evidence (a reply, a move, a game played), fails
+//! with its evidence, or says why it could not be judged; a failure shows
+//! the line the bot sent and a hint a beginner can act on. Every forfeit
+//! belongs to exactly one item, chosen by its typed cause, so one problem is
+//! reported once.
 
 use super::reporters::warn;
 use std::path::{Path, PathBuf};
@@ -21,7 +24,7 @@ use crate::players::random_player;
 use crate::printable::printable;
 use crate::protocol::{BadReplyKind, ForfeitReason};
 use crate::referee::{
-    self, Bot, BotCommand, Forfeit, GameReport, LogPath, Settings, Stopped, play_game,
+    self, Bot, BotCommand, Cause, Forfeit, GameReport, LogPath, Settings, Stall, Stopped, play_game,
 };
 use crate::results::{FileLayout, TranscriptStore};
 use crate::sandbox::{Limits, limit_hit};
@@ -50,11 +53,12 @@ pub struct CheckArgs {
     /// Seed of the games.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Where transcripts and your bot's stderr logs go [default: a new
-    /// folder under the system's temporary folder].
+    /// Keep the transcripts and your bot's stderr logs in DIR [default: a
+    /// scratch folder, removed when the check ends].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// A game parameter, e.g. --param count=12 (repeatable; needs --game).
+    /// A game parameter, e.g. --param count=12 (repeatable; needs --game,
+    /// as parameters belong to one game; `arena games` lists them).
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param, requires = "game")]
     params: Vec<(String, serde_json::Value)>,
     #[command(flatten)]
@@ -75,35 +79,99 @@ struct Item {
 enum Status {
     Pass,
     Fail,
-    /// Could not be checked because of an earlier failure.
+    /// Not judged: nothing came back to judge, or an earlier failure hid it.
     Skip,
+}
+
+/// The items a forfeit can fail, each forfeit exactly one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Topic {
+    Handshake,
+    Ids,
+    LegalMoves,
+    SeveralGames,
+    Time,
+    StdoutLines,
+    KeepsRunning,
+}
+
+/// One game the bot played.
+struct Played {
+    report: GameReport,
+    seat: Seat,
+    /// The bot's process when the game began.
+    pid: Option<u32>,
+    /// Where the bot's stderr went in this game.
+    log: PathBuf,
+}
+
+impl Played {
+    fn forfeit(&self) -> Option<&Forfeit> {
+        self.report.forfeits[self.seat.index()].as_ref()
+    }
+
+    fn answered_start(&self) -> bool {
+        self.report.answered_start[self.seat.index()]
+    }
+
+    fn moves_accepted(&self) -> u32 {
+        self.report.moves_accepted[self.seat.index()]
+    }
+
+    /// Replies accepted: the `ready` and the legal moves.
+    fn replies_accepted(&self) -> u32 {
+        u32::from(self.answered_start()) + self.moves_accepted()
+    }
+
+    /// Lines received from the bot, accepted or not.
+    fn lines_received(&self) -> u32 {
+        let refused = self.forfeit().is_some_and(|forfeit| {
+            matches!(
+                forfeit.cause,
+                Cause::BadReply(_) | Cause::IllegalMove | Cause::LineTooLong { .. }
+            )
+        });
+        self.replies_accepted() + u32::from(refused)
+    }
 }
 
 /// What one game id's games showed.
 struct Evidence {
-    /// Per game: the report, the bot's seat, and its pid when the game began.
-    games: Vec<(GameReport, Seat, Option<u32>)>,
-    /// Per game: where the bot's stderr went.
-    logs: Vec<PathBuf>,
+    games: Vec<Played>,
     stopped: Option<Stopped>,
+    /// The first game that carries unknown fields and messages.
     probed_from: usize,
+    /// Whether the logs are kept after the check (`--out`).
+    logs_kept: bool,
 }
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let mut command =
         BotCommand::parse(&args.command).map_err(|error| UsageError(error.to_string()))?;
     command.check_program().map_err(UsageError)?;
-    let out = args.out.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("arena-check-{}-{}", std::process::id(), args.seed))
-    });
     let games: Vec<GameId> = args.game.map_or_else(|| GameId::ALL.to_vec(), |game| vec![game]);
     let setups = games
         .iter()
         .map(|&game| {
             GameSetup::new(game, args.params.iter().cloned().collect())
-                .map_err(|error| UsageError(format!("{game} parameters: {error}")))
+                .map_err(|error| UsageError(error.to_string()))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // Without --out, everything goes to a scratch folder that is removed
+    // when this returns, whatever happens.
+    let scratch = match &args.out {
+        Some(_) => None,
+        None => Some(
+            tempfile::Builder::new()
+                .prefix("arena-check-")
+                .tempdir()
+                .context("cannot create a scratch folder")?,
+        ),
+    };
+    let out = match (&args.out, &scratch) {
+        (Some(out), _) => out.clone(),
+        (None, scratch) => scratch.as_ref().expect("made above").path().to_owned(),
+    };
     if let Err(error) = referee::reaper::become_subreaper() {
         warn(&format!("cannot become a subreaper ({error})"));
     }
@@ -116,12 +184,15 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let name = default_bot_name(&command);
     crate::say!(
-        "Checking `{}` against the built-in random player: {} game{} of each of {} (logs and transcripts in {})",
+        "Checking `{}` against the built-in random player: {} game{} of each of {} ({})",
         args.command,
         args.games,
         if args.games == 1 { "" } else { "s" },
         games.iter().map(|game| game.as_str()).collect::<Vec<_>>().join(", "),
-        out.display()
+        match &args.out {
+            Some(out) => format!("logs and transcripts in {}", out.display()),
+            None => "keep its logs and transcripts with --out DIR".to_owned(),
+        }
     );
     let (sandbox, sandbox_line) = start_sandbox(&args.sandbox.settings(), &[&out])?;
     settings.sandbox_line = sandbox_line.into();
@@ -131,7 +202,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let interrupt =
         runtime.block_on(async { Interrupt::listen() }).context("cannot listen for Ctrl-C")?;
-    let mut failed = 0;
+    let (mut failed, mut not_judged) = (0, 0);
     for setup in &setups {
         let game = setup.game();
         let folder = out.join(game.as_str());
@@ -161,6 +232,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             print_item(item);
         }
         failed += items.iter().filter(|item| item.status == Status::Fail).count();
+        not_judged += items.iter().filter(|item| item.status == Status::Skip).count();
     }
     referee::reaper::sweep_orphans();
     crate::say!();
@@ -168,7 +240,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         crate::say!("All checks passed.");
         Ok(ExitCode::SUCCESS)
     } else {
-        crate::say!("{failed} check{} failed.", if failed == 1 { "" } else { "s" });
+        crate::say!(
+            "{failed} check{} failed{}.",
+            if failed == 1 { "" } else { "s" },
+            match not_judged {
+                0 => String::new(),
+                _ => format!("; {not_judged} could not be judged"),
+            }
+        );
         Ok(ExitCode::FAILURE)
     }
 }
@@ -188,7 +267,6 @@ async fn gather<G: Game>(
     let layout = FileLayout { folder: folder.into(), transcripts: TranscriptStore::Files };
     let probed_from = (args.games / 2) as usize;
     let mut games = Vec::new();
-    let mut logs = Vec::new();
     for index in 0..args.games {
         let settings = Settings { probe_unknown: index as usize >= probed_from, ..base.clone() };
         let pid = bot.ensure_running(&settings).context("cannot start the bot")?.pid();
@@ -197,16 +275,44 @@ async fn gather<G: Game>(
             if seat == Seat::One { [&mut bot, &mut random] } else { [&mut random, &mut bot] };
         let names = [seated[0].name.clone(), seated[1].name.clone()];
         let files = layout.files(index + 1, [&names[0], &names[1]]);
-        logs.extend(files.stderr_logs[seat.index()].as_ref().map(LogPath::path));
+        let log = files.stderr_logs[seat.index()].as_ref().map(LogPath::path).unwrap_or_default();
         let report =
             play_game::<G>(seated, params, derive_seed(args.seed, index), &settings, &files)
                 .await
                 .context("cannot start the bot")?;
-        games.push((report, seat, pid));
+        games.push(Played { report, seat, pid, log });
     }
     let stopped = bot.stop(base).await;
     random.stop(base).await;
-    Ok(Evidence { games, logs, stopped, probed_from })
+    Ok(Evidence { games, stopped, probed_from, logs_kept: args.out.is_some() })
+}
+
+/// The item a forfeit in game `index` fails, by its typed cause.
+fn topic(forfeit: &Forfeit, index: usize, evidence: &Evidence) -> Topic {
+    let at_start = forfeit.request.is_start();
+    match &forfeit.cause {
+        Cause::BadReply(kind) if kind.is_about_the_id() => Topic::Ids,
+        Cause::BadReply(kind) if kind.forfeit_reason() == ForfeitReason::IllegalMove => {
+            Topic::LegalMoves
+        }
+        Cause::IllegalMove => Topic::LegalMoves,
+        Cause::BadReply(_) | Cause::LineTooLong { .. } => Topic::StdoutLines,
+        Cause::Timeout(_) if at_start => Topic::Handshake,
+        Cause::Timeout(_) => Topic::Time,
+        // A process that lived through the game before and is gone at this
+        // game's `start` ended between games.
+        Cause::Crash(_)
+            if at_start
+                && index > 0
+                && evidence.games[index - 1]
+                    .forfeit()
+                    .is_none_or(|previous| !previous.reason.leaves_bot_in_doubt()) =>
+        {
+            Topic::SeveralGames
+        }
+        Cause::Crash(_) if at_start => Topic::Handshake,
+        Cause::Crash(_) => Topic::KeepsRunning,
+    }
 }
 
 /// The checklist for one game id.
@@ -217,108 +323,120 @@ async fn gather<G: Game>(
 fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
     let plain = evidence.probed_from;
     let total = evidence.games.len();
-    let forfeit_in = |index: usize| {
-        let (report, seat, _) = &evidence.games[index];
-        report.forfeits[seat.index()].clone()
-    };
-    let forfeits: Vec<(usize, Forfeit)> =
-        (0..total).filter_map(|index| Some((index, forfeit_in(index)?))).collect();
-    let plain_forfeits: Vec<&(usize, Forfeit)> =
-        forfeits.iter().filter(|(index, _)| *index < plain).collect();
-    // A process that ended after a game shows as a crash at the next start.
-    let died_between_games = plain_forfeits.iter().find(|(index, forfeit)| {
-        *index > 0
-            && forfeit.reason == ForfeitReason::Crash
-            && !evidence.games[*index].0.answered_start[evidence.games[*index].1.index()]
-            && forfeit_in(index - 1).is_none_or(|previous| !previous.reason.leaves_bot_in_doubt())
-    });
-    let first = |matches: &dyn Fn(&Forfeit) -> bool| {
+    let games = &evidence.games;
+    let plain_forfeits: Vec<(usize, &Forfeit)> = games[..plain]
+        .iter()
+        .enumerate()
+        .filter_map(|(index, played)| Some((index, played.forfeit()?)))
+        .collect();
+    let first = |wanted: Topic| {
         plain_forfeits
             .iter()
             .copied()
-            .filter(|offence| Some(*offence) != died_between_games.copied())
-            .find(|(_, forfeit)| matches(forfeit))
+            .find(|(index, forfeit)| topic(forfeit, *index, evidence) == wanted)
+    };
+    let fails = |title, wanted| {
+        first(wanted).map(|(index, forfeit)| failure(title, index, forfeit, evidence))
+    };
+    let replies: u32 = games.iter().map(Played::replies_accepted).sum();
+    let moves: u32 = games.iter().map(Played::moves_accepted).sum();
+    let lines: u32 = games.iter().map(Played::lines_received).sum();
+    let nothing_came_back = || {
+        if lines == 0 {
+            "not judged: no reply came back"
+        } else {
+            "not judged: no reply was accepted"
+        }
     };
     let mut items = Vec::new();
 
-    let (first_report, first_seat, _) = &evidence.games[0];
-    items.push(if first_report.answered_start[first_seat.index()] {
-        pass(
-            "starts and answers the handshake in time",
-            format!(
-                "`ready` came back to `start` within {} ms",
-                settings.startup_timeout.as_millis()
+    const HANDSHAKE: &str = "starts and answers the handshake in time";
+    items.push(fails(HANDSHAKE, Topic::Handshake).unwrap_or_else(|| {
+        match games.iter().any(Played::answered_start) {
+            true => pass(
+                HANDSHAKE,
+                format!(
+                    "`ready` came back to `start` within {} ms",
+                    settings.startup_timeout.as_millis()
+                ),
             ),
-        )
-    } else {
-        failure(
-            "starts and answers the handshake in time",
-            0,
-            forfeit_in(0).as_ref(),
-            evidence,
-            settings,
-        )
-    });
-    items.push(check(
-        "echoes ids",
-        first(&|forfeit| forfeit.bad_reply.is_some_and(BadReplyKind::is_about_the_id)),
-        format!("every reply carried its request's id in {total} games"),
-        evidence,
-        settings,
-    ));
-    items.push(check(
-        "answers only legal moves",
-        first(&|forfeit| forfeit.reason == ForfeitReason::IllegalMove),
-        "every move was one of `legal_moves`".to_owned(),
-        evidence,
-        settings,
-    ));
-    let several = "plays several games in one process";
-    let pids: Vec<Option<u32>> = evidence.games[..plain].iter().map(|(_, _, pid)| *pid).collect();
-    let new_process = pids.windows(2).position(|pair| pair[0] != pair[1]).map(|index| index + 1);
-    items.push(match (died_between_games, new_process) {
-        (Some((index, forfeit)), _) => {
-            let mut item = failure(several, *index, Some(forfeit), evidence, settings);
+            false => skip(HANDSHAKE, "not judged: its `ready` was refused (see below)".to_owned()),
+        }
+    }));
+
+    const IDS: &str = "echoes ids";
+    items.push(fails(IDS, Topic::Ids).unwrap_or_else(|| match replies {
+        0 => skip(IDS, nothing_came_back().to_owned()),
+        _ => pass(IDS, format!("all {replies} replies accepted carried their request's id")),
+    }));
+
+    const LEGAL: &str = "answers only legal moves";
+    items.push(fails(LEGAL, Topic::LegalMoves).unwrap_or_else(|| match moves {
+        0 => skip(LEGAL, "not judged: no move came back".to_owned()),
+        _ => pass(LEGAL, format!("all {moves} moves were among `legal_moves`")),
+    }));
+
+    const SEVERAL: &str = "plays several games in one process";
+    // The longest run of games one process played, each from its `start`.
+    let mut run = 1;
+    let mut longest = 1;
+    for pair in games.windows(2) {
+        run = if pair[0].pid.is_some() && pair[0].pid == pair[1].pid && pair[1].answered_start() {
+            run + 1
+        } else {
+            1
+        };
+        longest = longest.max(run);
+    }
+    items.push(match fails(SEVERAL, Topic::SeveralGames) {
+        Some(mut item) => {
             item.hint =
                 Some("keep reading stdin after `over`: the next game's `start` follows".to_owned());
             item
         }
-        (None, None) => pass(several, format!("one process played the first {plain} games")),
-        (None, Some(game)) => {
-            skip(several, format!("game {game} forfeited, so its process was replaced"))
+        None if longest > 1 => {
+            pass(SEVERAL, format!("one process played {longest} games in a row"))
+        }
+        None => {
+            skip(SEVERAL, "not judged: a forfeit replaced the process after every game".to_owned())
         }
     });
-    let probed_failure = forfeits.iter().find(|(index, _)| *index >= plain);
+
+    const UNKNOWN: &str = "ignores unknown fields and message types";
+    let probed_failure = games[plain..]
+        .iter()
+        .enumerate()
+        .find_map(|(offset, played)| Some((plain + offset, played.forfeit()?)));
     items.push(match (plain_forfeits.is_empty(), probed_failure) {
         (true, None) => pass(
-            "ignores unknown fields and message types",
+            UNKNOWN,
             format!("games {}-{} carried both and were played normally", plain + 1, total),
         ),
         (true, Some((index, forfeit))) => {
-            let mut item =
-                failure("ignores unknown fields and message types", *index, Some(forfeit), evidence, settings);
+            let mut item = failure(UNKNOWN, index, forfeit, evidence);
             item.hint = Some(
                 "ignore fields you do not use and message types you do not know; later versions add some".to_owned(),
             );
             item
         }
-        (false, _) => skip(
-            "ignores unknown fields and message types",
-            "not checked: the games without them already failed".to_owned(),
-        ),
+        (false, _) => {
+            skip(UNKNOWN, "not judged: the games without them already failed".to_owned())
+        }
     });
-    let slowest = evidence
-        .games
+
+    const TIME: &str = "takes its time";
+    let slowest = games
         .iter()
-        .map(|(report, seat, _)| report.slowest_reply[seat.index()])
+        .map(|played| played.report.slowest_move[played.seat.index()])
         .max()
         .unwrap_or_default();
     let limit = settings.move_timeout;
-    items.push(match first(&|forfeit| forfeit.reason == ForfeitReason::Timeout) {
-        None => pass(
-            "takes its time",
+    items.push(fails(TIME, Topic::Time).unwrap_or_else(|| match moves {
+        0 => skip(TIME, "not judged: no move came back".to_owned()),
+        _ => pass(
+            TIME,
             format!(
-                "slowest reply {:.1} ms of the {} ms allowed{}",
+                "slowest move {:.1} ms of the {} ms allowed{}",
                 slowest.as_secs_f64() * 1e3,
                 limit.as_millis(),
                 if slowest * 2 > limit {
@@ -328,17 +446,15 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
                 }
             ),
         ),
-        Some((index, forfeit)) => {
-            failure("takes its time", *index, Some(forfeit), evidence, settings)
-        }
-    });
+    }));
+
+    const EXITS: &str = "exits when its input closes";
     items.push(match evidence.stopped {
-        Some(Stopped { exited_in_grace: true, .. }) => pass(
-            "exits when its input closes",
-            format!("exited within {} ms", settings.exit_grace.as_millis()),
-        ),
+        Some(Stopped { exited_in_grace: true, .. }) => {
+            pass(EXITS, format!("exited within {} ms", settings.exit_grace.as_millis()))
+        }
         Some(Stopped { exited_in_grace: false, .. }) => Item {
-            title: "exits when its input closes",
+            title: EXITS,
             status: Status::Fail,
             evidence: format!(
                 "still running {} ms after its stdin closed; it was killed",
@@ -349,30 +465,22 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
                 "end your read loop and exit when reading stdin returns end of file".to_owned(),
             ),
         },
-        None => skip(
-            "exits when its input closes",
-            "not checked: a forfeit had already ended the last process".to_owned(),
-        ),
+        None => skip(EXITS, "not judged: a forfeit had already ended the last process".to_owned()),
     });
-    items.push(check(
-        "writes nothing but protocol lines to stdout",
-        first(&|forfeit| {
-            forfeit.reason == ForfeitReason::LineTooLong
-                || forfeit.bad_reply.is_some_and(|kind| {
-                    kind.forfeit_reason() == ForfeitReason::Malformed && !kind.is_about_the_id()
-                })
-        }),
-        "every line was a protocol reply".to_owned(),
-        evidence,
-        settings,
-    ));
-    items.push(check(
-        "keeps running during games",
-        first(&|forfeit| forfeit.reason == ForfeitReason::Crash),
-        "no crash or exit in the middle of a game".to_owned(),
-        evidence,
-        settings,
-    ));
+
+    const STDOUT: &str = "writes nothing but protocol lines to stdout";
+    items.push(fails(STDOUT, Topic::StdoutLines).unwrap_or_else(|| match lines {
+        0 => skip(STDOUT, "not judged: no line came back".to_owned()),
+        _ => pass(STDOUT, format!("all {lines} lines were protocol replies")),
+    }));
+
+    const RUNNING: &str = "keeps running during games";
+    items.push(fails(RUNNING, Topic::KeepsRunning).unwrap_or_else(|| {
+        match games[..plain].iter().any(Played::answered_start) {
+            true => pass(RUNNING, "no crash or exit in the middle of a game".to_owned()),
+            false => skip(RUNNING, "not judged: no game got past its `start`".to_owned()),
+        }
+    }));
     items
 }
 
@@ -393,8 +501,8 @@ fn sandbox_item(evidence: &Evidence, limits: Option<&Limits>) -> Item {
     let Some(limits) = limits else {
         return skip(TITLE, "not checked: the sandbox is off (--no-sandbox)".to_owned());
     };
-    for (index, log) in evidence.logs.iter().enumerate() {
-        let Ok(text) = std::fs::read_to_string(log) else { continue };
+    for (index, played) in evidence.games.iter().enumerate() {
+        let Ok(text) = std::fs::read_to_string(&played.log) else { continue };
         for line in text.lines() {
             let denial = DENIALS
                 .iter()
@@ -406,15 +514,14 @@ fn sandbox_item(evidence: &Evidence, limits: Option<&Limits>) -> Item {
             }) else {
                 continue;
             };
+            let said = match evidence.logs_kept {
+                true => format!("its stderr ({}) says", played.log.display()),
+                false => "its stderr says".to_owned(),
+            };
             return Item {
                 title: TITLE,
                 status: Status::Fail,
-                evidence: format!(
-                    "game {}: {what}; its stderr ({}) says: {}",
-                    index + 1,
-                    log.display(),
-                    printable(line)
-                ),
+                evidence: format!("game {}: {what}; {said}: {}", index + 1, printable(line)),
                 line: None,
                 hint: Some(
                     "a bot may read the system and the folders of its program and script, write only in $HOME (= $TMPDIR, its scratch folder), and has no network (protocol.md section 7); keep the files it reads beside its program, or allow a path with --allow-read (read_paths in a tournament file)".to_owned(),
@@ -433,81 +540,69 @@ fn skip(title: &'static str, evidence: String) -> Item {
     Item { title, status: Status::Skip, evidence, line: None, hint: None }
 }
 
-/// Passes when nothing went wrong, else fails with the first offence.
-fn check(
-    title: &'static str,
-    offence: Option<&(usize, Forfeit)>,
-    fine: String,
-    evidence: &Evidence,
-    settings: &Settings,
-) -> Item {
-    match offence {
-        None => pass(title, fine),
-        Some((index, forfeit)) => failure(title, *index, Some(forfeit), evidence, settings),
-    }
-}
-
-fn failure(
-    title: &'static str,
-    index: usize,
-    forfeit: Option<&Forfeit>,
-    evidence: &Evidence,
-    settings: &Settings,
-) -> Item {
-    let (_, seat, _) = &evidence.games[index];
-    let log = &evidence.logs[index];
-    let Some(forfeit) = forfeit else {
-        return Item {
-            title,
-            status: Status::Fail,
-            evidence: format!("game {} (seat {seat}): no `ready`", index + 1),
-            line: None,
-            hint: None,
-        };
-    };
+/// Fails `title` with the forfeit of game `index`.
+fn failure(title: &'static str, index: usize, forfeit: &Forfeit, evidence: &Evidence) -> Item {
+    let played = &evidence.games[index];
     Item {
         title,
         status: Status::Fail,
         evidence: format!(
-            "game {} (seat {seat}): {}: {}",
+            "game {} (seat {}): {}: {}",
             index + 1,
+            played.seat,
             forfeit.reason,
             forfeit.detail
         ),
         line: forfeit.line.clone(),
-        hint: Some(hint(forfeit, log, settings)),
+        hint: Some(hint(forfeit, evidence.logs_kept.then_some(played.log.as_path()))),
     }
 }
 
-/// What a beginner can do about a forfeit.
-fn hint(forfeit: &Forfeit, log: &Path, settings: &Settings) -> String {
-    match forfeit.reason {
-        ForfeitReason::Timeout if forfeit.line.is_some() => {
-            "your reply has no newline at its end: write \"\\n\" after each reply".to_owned()
+/// What a beginner can do about a forfeit, by its typed cause. `log` is
+/// the bot's stderr log of the game, when it is kept.
+fn hint(forfeit: &Forfeit, log: Option<&Path>) -> String {
+    let request = if forfeit.request.is_start() { "start" } else { "move" };
+    match &forfeit.cause {
+        Cause::Timeout(timeout) => match timeout.stall {
+            Stall::InputNotRead => {
+                "read your stdin as requests come: the referee could not even write its request"
+                    .to_owned()
+            }
+            Stall::NoLine { partial_bytes: 0 } => format!(
+                "if your bot did answer, its reply is still in its output buffer: flush stdout after every line (protocol.md §8 shows how in each language); if it did not, answer every `{request}` request within the time"
+            ),
+            Stall::NoLine { partial_bytes } => format!(
+                "{partial_bytes} bytes came without a newline: end each reply with \"\\n\" and flush stdout after it (protocol.md §8)"
+            ),
+        },
+        Cause::BadReply(BadReplyKind::IdNotANumber) => {
+            "copy the `id` of each request into your reply as the number it is (\"id\": 2, not \"id\": \"2\")".to_owned()
         }
-        ForfeitReason::Timeout if forfeit.detail.contains("input") => {
-            "read your stdin: the referee could not write its request".to_owned()
-        }
-        ForfeitReason::Timeout => format!(
-            "no reply arrived within {} ms: answer every `move` request, end the reply with a newline and flush stdout (print(..., flush=True) in Python, console.log in Node, stdout().flush() in Rust)",
-            settings.move_timeout.as_millis()
-        ),
-        _ if forfeit.bad_reply.is_some_and(BadReplyKind::is_about_the_id) => {
+        Cause::BadReply(kind) if kind.is_about_the_id() => {
             "copy the `id` of each request into your reply, as the number it is".to_owned()
         }
-        ForfeitReason::Malformed if !forfeit.bad_reply.is_some_and(BadReplyKind::is_stray_output) => {
-            "answer `start` with {\"type\":\"ready\",\"id\":ID} and `move` with {\"type\":\"move\",\"id\":ID,\"move\":M}".to_owned()
-        }
-        ForfeitReason::Malformed | ForfeitReason::LineTooLong => {
+        Cause::BadReply(kind) if kind.is_stray_output() => {
             "only protocol replies go to stdout, one JSON object per line: debug prints go to stderr".to_owned()
         }
-        ForfeitReason::IllegalMove => {
-            "reply with one element of the request's `legal_moves`, copied as it is".to_owned()
+        Cause::BadReply(BadReplyKind::NotAMove) | Cause::IllegalMove => {
+            "reply with one element of the request's `legal_moves`, copied as it is (same shape and types)".to_owned()
         }
-        ForfeitReason::Crash => format!(
-            "your bot stopped in the middle of a game; what it wrote to stderr, if anything, is in {}",
-            log.display()
-        ),
+        Cause::BadReply(_) => {
+            "answer `start` with {\"type\":\"ready\",\"id\":ID} and `move` with {\"type\":\"move\",\"id\":ID,\"move\":M}".to_owned()
+        }
+        Cause::LineTooLong { .. } => {
+            "only protocol replies go to stdout, one JSON object per line: debug prints go to stderr".to_owned()
+        }
+        Cause::Crash(crash) => {
+            let mut hint = match crash.stderr_tail.is_empty() {
+                true => "your bot stopped and wrote nothing to stderr".to_owned(),
+                false => "your bot stopped: the error is most likely in what it wrote to stderr, quoted above".to_owned(),
+            };
+            if let Some(log) = log {
+                hint.push_str(&format!("; its whole stderr is in {}", log.display()));
+            }
+            hint
+        }
     }
 }
 

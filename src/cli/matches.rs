@@ -143,7 +143,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
 impl MatchPlan {
     fn from_args(args: MatchArgs) -> anyhow::Result<MatchPlan> {
         let setup = GameSetup::new(args.game, args.params.into_iter().collect())
-            .map_err(|error| UsageError(format!("{} parameters: {error}", args.game)))?;
+            .map_err(|error| UsageError(error.to_string()))?;
         let commands = [(&args.cmd1, 1), (&args.cmd2, 2)].map(|(line, number)| {
             let command = BotCommand::parse(line)
                 .map_err(|error| UsageError(format!("bot {number}: {error}")))?;

@@ -61,23 +61,32 @@ pub fn parse_param(text: &str) -> Result<(String, Value), String> {
     Ok((name.to_owned(), value))
 }
 
-/// The name a bot goes by when the user gave none: the file stem of the
-/// last word of its command that names an existing file or looks like a
-/// file name (the script of `python3 bot.py`), else of the program itself.
+/// The name a bot goes by when the user gave none: its script's name for
+/// an interpreter, else its program's, without folder or extension.
+///
+/// A program looked up in PATH or living in a system folder (`python3`,
+/// `node`, `/usr/bin/java`) is taken as an interpreter: the bot is named
+/// after the first of its arguments that is not an option (`-u`) and names
+/// a file, an existing one or a word with a `/` or an extension (so a
+/// script that is missing still names its bot). `python3 -u bots/my_bot.py`
+/// is `my_bot`, `node x/strong.js` is `strong`, `java -jar bot.jar` is
+/// `bot`. A program named by a path of its own is the bot itself, whatever
+/// its arguments: `target/release/random-bot --fast` is `random-bot`,
+/// `./bot data.txt` is `bot`; and so is an interpreter none of whose
+/// arguments names a file (`python3 -m mybot` is `python3`).
 pub fn default_bot_name(command: &BotCommand) -> String {
     let base = command.dir.as_deref().unwrap_or(Path::new("."));
-    let word = command
-        .argv
-        .iter()
-        .skip(1)
-        .rev()
-        // A script, even one that does not exist (its crash is then
-        // reported under the script's name, not the interpreter's).
-        .find(|word| {
-            !word.starts_with('-')
-                && (base.join(word).is_file() || Path::new(word).extension().is_some())
-        })
-        .unwrap_or(&command.argv[0]);
+    let program = &command.argv[0];
+    let is_interpreter =
+        !program.contains('/') || crate::sandbox::in_system_folder(Path::new(program));
+    let names_a_file = |word: &&String| {
+        !word.starts_with('-')
+            && (base.join(word).is_file()
+                || word.contains('/')
+                || Path::new(word).extension().is_some())
+    };
+    let script = command.argv[1..].iter().find(names_a_file).filter(|_| is_interpreter);
+    let word = script.unwrap_or(program);
     Path::new(word)
         .file_stem()
         .and_then(|stem| stem.to_str())
@@ -120,11 +129,18 @@ mod tests {
     }
 
     #[test]
-    fn default_names_prefer_the_script() {
-        let command = BotCommand::parse("python3 Cargo.toml").unwrap();
-        assert_eq!(default_bot_name(&command), "Cargo");
-        let command = BotCommand::parse("target/release/random-bot --fast").unwrap();
-        assert_eq!(default_bot_name(&command), "random-bot");
+    fn default_names_come_from_the_script_of_an_interpreter() {
+        let name = |line: &str| default_bot_name(&BotCommand::parse(line).unwrap());
+        assert_eq!(name("python3 Cargo.toml"), "Cargo");
+        assert_eq!(name("python3 bots/my_bot.py"), "my_bot");
+        assert_eq!(name("python3 -u bots/missing_bot.py --level 3"), "missing_bot");
+        assert_eq!(name("node x/strong.js"), "strong");
+        assert_eq!(name("/usr/bin/node x/strong.js"), "strong");
+        assert_eq!(name("java -jar bot.jar"), "bot");
+        assert_eq!(name("python3 bot.py config.json"), "bot");
+        assert_eq!(name("python3 -m mybot"), "python3");
+        assert_eq!(name("target/release/random-bot --fast"), "random-bot");
+        assert_eq!(name("./bot data.txt"), "bot");
         assert_eq!(distinct_names(["a".into(), "a".into()]), ["a-1".to_owned(), "a-2".to_owned()]);
     }
 }

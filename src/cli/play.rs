@@ -53,7 +53,7 @@ pub struct PlayArgs {
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let setup = GameSetup::new(args.game, args.params.iter().cloned().collect())
-        .map_err(|error| UsageError(format!("{} parameters: {error}", args.game)))?;
+        .map_err(|error| UsageError(error.to_string()))?;
     let mut opponent_command = match args.vs.as_str() {
         "random" | "human" => None,
         line => {

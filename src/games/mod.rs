@@ -231,6 +231,55 @@ pub struct Played<M> {
     pub mv: M,
 }
 
+/// Reads a unit-like move part (`"L"`, `"add"`) from a JSON string naming
+/// one of `names`, and from nothing else: serde's derive would also take
+/// `{"L": null}`, which protocol.md does not allow. Returns the index of
+/// the name in `names`.
+pub fn name_from_string<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+    names: &'static [&'static str],
+) -> Result<usize, D::Error> {
+    struct Names(&'static [&'static str]);
+    impl serde::de::Visitor<'_> for Names {
+        type Value = usize;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let quoted: Vec<String> = self.0.iter().map(|name| format!("\"{name}\"")).collect();
+            write!(f, "one of the strings {}", quoted.join(", "))
+        }
+        fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<usize, E> {
+            self.0
+                .iter()
+                .position(|name| *name == value)
+                .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(value), &self))
+        }
+    }
+    deserializer.deserialize_str(Names(names))
+}
+
+/// Reads a move's fields `F` from a JSON object, and from nothing else:
+/// serde's derive would also read a struct from an array (`[7, "add"]`),
+/// which protocol.md does not allow. `expecting` says what a move is.
+pub fn fields_from_object<'de, D, F>(
+    deserializer: D,
+    expecting: &'static str,
+) -> Result<F, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    F: Deserialize<'de>,
+{
+    struct ObjectOnly<F>(&'static str, std::marker::PhantomData<F>);
+    impl<'de, F: Deserialize<'de>> serde::de::Visitor<'de> for ObjectOnly<F> {
+        type Value = F;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<F, A::Error> {
+            F::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    deserializer.deserialize_map(ObjectOnly(expecting, std::marker::PhantomData))
+}
+
 /// Checks that `max` (parameter `max`) is at least `count`, so that
 /// `count` distinct numbers up to `max` can be drawn.
 pub fn check_distinct(count: u32, max: u32) -> Result<(), ParamError> {
@@ -385,22 +434,58 @@ impl FromStr for GameId {
 
 /// Reads a game's parameters from a JSON object of overrides (missing fields
 /// keep the rule book's default) and validates them.
+///
+/// Each override is first compared with the rule book's default: a name the
+/// game does not have, or a value of another JSON type than the default's,
+/// is refused with the parameter's name and what it should be.
 pub fn parse_params<P: GameParams>(
     overrides: serde_json::Map<String, serde_json::Value>,
 ) -> Result<P, ParamsError> {
-    // The path names the parameter of a value of the wrong type, which
-    // serde's own message leaves out.
+    let defaults = serde_json::to_value(P::default()).expect("parameters serialize");
+    let defaults = defaults.as_object().expect("parameters are an object");
+    for (name, value) in &overrides {
+        let Some(default) = defaults.get(name) else {
+            let known: Vec<&str> = defaults.keys().map(String::as_str).collect();
+            return Err(ParamsError::Shape(ShapeError::Unknown {
+                param: name.clone(),
+                known: known.join(", "),
+            }));
+        };
+        if let Some(expected) = expected_like(default, value) {
+            return Err(ParamsError::Shape(ShapeError::WrongType {
+                param: name.clone(),
+                expected,
+                got: value.to_string(),
+            }));
+        }
+    }
+    // What is left (a number too large for its type): the path names the
+    // parameter, which serde's own message leaves out.
     let params: P = serde_path_to_error::deserialize(serde_json::Value::Object(overrides))
         .map_err(|error| {
             let name = error.path().to_string();
-            let error = error.into_inner();
-            ParamsError::Shape(match name.as_str() {
-                "" | "." => error.to_string(),
-                name => format!("{name}: {error}"),
+            ParamsError::Shape(ShapeError::Other {
+                param: (!matches!(name.as_str(), "" | ".")).then_some(name),
+                message: error.into_inner().to_string(),
             })
         })?;
     params.validate()?;
     Ok(params)
+}
+
+/// What `value` should have been, when it is not of the JSON type of
+/// `default`: "a whole number" where the default is one, and so on.
+fn expected_like(default: &serde_json::Value, value: &serde_json::Value) -> Option<&'static str> {
+    use serde_json::Value;
+    let (expected, fits) = match default {
+        Value::Number(number) if number.is_u64() => ("a whole number", value.is_u64()),
+        Value::Number(number) if number.is_i64() => ("an integer", value.is_i64()),
+        Value::Number(_) => ("a number", value.is_number()),
+        Value::Bool(_) => ("true or false", value.is_boolean()),
+        Value::String(_) => ("a string", value.is_string()),
+        _ => return None,
+    };
+    (!fits).then_some(expected)
 }
 
 /// A game with its parameters, checked once where they are read (a
@@ -419,9 +504,10 @@ impl GameSetup {
     pub fn new(
         game: GameId,
         overrides: serde_json::Map<String, serde_json::Value>,
-    ) -> Result<GameSetup, ParamsError> {
+    ) -> Result<GameSetup, SetupError> {
         let params = with_game!(game, G => parse_params::<<G as Game>::Params>(overrides.clone())
-            .map(|params| Arc::new(params) as Arc<dyn Any + Send + Sync>))?;
+            .map(|params| Arc::new(params) as Arc<dyn Any + Send + Sync>))
+        .map_err(|error| SetupError { game, error })?;
         Ok(GameSetup { game, overrides, params })
     }
 
@@ -461,15 +547,108 @@ impl PartialEq for GameSetup {
 }
 
 /// Why a set of game parameters was refused.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParamsError {
     /// An unknown name or a value of the wrong type.
-    #[error("{0}")]
-    Shape(String),
+    Shape(ShapeError),
     /// A value the rules do not allow.
-    #[error(transparent)]
-    Invalid(#[from] ParamError),
+    Invalid(ParamError),
 }
+
+/// A parameter the game does not have, or a value of the wrong type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShapeError {
+    /// No parameter has this name.
+    Unknown {
+        /// The name given.
+        param: String,
+        /// The game's parameters, comma-separated.
+        known: String,
+    },
+    /// A value of another type than the parameter's.
+    WrongType {
+        /// The parameter's name.
+        param: String,
+        /// What its value must be: "a whole number".
+        expected: &'static str,
+        /// The value given, as JSON.
+        got: String,
+    },
+    /// Anything else the parameters' reader refused.
+    Other {
+        /// The parameter's name, when the problem has one.
+        param: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl From<ParamError> for ParamsError {
+    fn from(error: ParamError) -> ParamsError {
+        ParamsError::Invalid(error)
+    }
+}
+
+impl ParamsError {
+    /// The parameter at fault, when one is.
+    pub fn param(&self) -> Option<&str> {
+        match self {
+            ParamsError::Shape(
+                ShapeError::Unknown { param, .. } | ShapeError::WrongType { param, .. },
+            ) => Some(param),
+            ParamsError::Shape(ShapeError::Other { param, .. }) => param.as_deref(),
+            ParamsError::Invalid(error) => Some(error.param),
+        }
+    }
+
+    /// What is wrong, without the parameter's name.
+    fn problem(&self) -> String {
+        match self {
+            ParamsError::Shape(ShapeError::Unknown { known, .. }) => {
+                format!("no such parameter (the parameters are {known})")
+            }
+            ParamsError::Shape(ShapeError::WrongType { expected, got, .. }) => {
+                format!("expected {expected}, got {got}")
+            }
+            ParamsError::Shape(ShapeError::Other { message, .. }) => message.clone(),
+            ParamsError::Invalid(error) => error.message.clone(),
+        }
+    }
+}
+
+impl fmt::Display for ParamsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.param() {
+            Some(param) => write!(f, "parameter `{param}`: {}", self.problem()),
+            None => f.write_str(&self.problem()),
+        }
+    }
+}
+
+impl std::error::Error for ParamsError {}
+
+/// Parameters refused for a game: the game, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetupError {
+    /// The game the parameters were for.
+    pub game: GameId,
+    /// What is wrong with them.
+    pub error: ParamsError,
+}
+
+impl fmt::Display for SetupError {
+    /// "parameter `count` of numbers-war: expected a whole number, got \"x\"".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.error.param() {
+            Some(param) => {
+                write!(f, "parameter `{param}` of {}: {}", self.game, self.error.problem())
+            }
+            None => write!(f, "{} parameters: {}", self.game, self.error.problem()),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
 
 /// Test helpers shared by the games' unit tests.
 #[cfg(test)]
@@ -498,6 +677,30 @@ mod tests {
             let setup = GameSetup::new(game, serde_json::Map::new()).unwrap();
             assert_eq!(setup.game(), game);
         }
+    }
+
+    #[test]
+    fn a_refused_parameter_is_named_with_its_game() {
+        let refused = |name: &str, value: serde_json::Value| {
+            let overrides = serde_json::Map::from_iter([(name.to_owned(), value)]);
+            GameSetup::new(GameId::NumbersWar, overrides).unwrap_err().to_string()
+        };
+        assert_eq!(
+            refused("count", "x".into()),
+            r#"parameter `count` of numbers-war: expected a whole number, got "x""#
+        );
+        for value in [serde_json::json!(1.5), serde_json::json!(-1), serde_json::json!(true)] {
+            let error = refused("count", value.clone());
+            assert!(error.ends_with(&format!("expected a whole number, got {value}")), "{error}");
+        }
+        assert_eq!(
+            refused("cnt", 3.into()),
+            "parameter `cnt` of numbers-war: no such parameter (the parameters are count, max)"
+        );
+        let error = refused("count", 5_000_000_000u64.into());
+        assert!(error.starts_with("parameter `count` of numbers-war: "), "{error}");
+        let error = refused("count", 3.into());
+        assert!(error.starts_with("parameter `count` of numbers-war: must be"), "{error}");
     }
 
     #[test]

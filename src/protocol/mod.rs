@@ -422,10 +422,14 @@ fn parse_reply_carefully<M: DeserializeOwned>(
             let raw = reply
                 .mv
                 .ok_or_else(|| BadReply::new(BadReplyKind::NoMove, "the reply has no `move`"))?;
-            serde_json::from_str(raw.get()).map(Reply::Move).map_err(|_| {
+            serde_json::from_str(raw.get()).map(Reply::Move).map_err(|error| {
+                // serde's words, without the position in the move's own text.
+                let words = error.to_string();
+                let position = format!(" at line {} column {}", error.line(), error.column());
+                let why = words.strip_suffix(&position).unwrap_or(&words);
                 BadReply::new(
                     BadReplyKind::NotAMove,
-                    format!("{} is not a move of this game", raw.get()),
+                    format!("{} is not a move of this game: {why}", raw.get()),
                 )
             })
         }
@@ -670,6 +674,20 @@ mod tests {
             parse_move(r#"{"type":"move","id":4,"move":"L"}"#, 4),
             Err(BadReply { kind: BadReplyKind::NotAMove, .. })
         ));
+        // serde would read a struct from an array; a Number Duel move is an
+        // object, and the detail says so.
+        let array = br#"{"type":"move","id":4,"move":[7,"add"]}"#;
+        let refused = parse_reply::<crate::games::duel::DuelMove>(array, ReplyKind::Move, 4);
+        let Err(bad) = refused else { panic!("{refused:?}") };
+        assert_eq!(bad.kind, BadReplyKind::NotAMove);
+        assert_eq!(bad.kind.forfeit_reason(), ForfeitReason::IllegalMove);
+        assert!(
+            bad.detail.starts_with(r#"[7,"add"] is not a move of this game"#),
+            "{}",
+            bad.detail
+        );
+        assert!(bad.detail.contains("expected an object"), "{}", bad.detail);
+        assert!(!bad.detail.contains("column"), "{}", bad.detail);
     }
 
     proptest::proptest! {

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::time::Instant;
 
+use super::forfeit::{Crash, Ending, Request, Stall, Timeout};
 use super::process::{BotProcess, Failure};
 use super::transcript::{Transcript, TranscriptBot};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameOutcome, GameReport, Settings};
@@ -14,10 +15,7 @@ use crate::printable::printable;
 use crate::protocol::encode::{
     OverMessage, StartMessage, append_played, message_line, move_request,
 };
-use crate::protocol::{
-    BadReply, ForfeitNotice, ForfeitReason, Played, Reply, ReplyKind, ResultReason, ToBot,
-    parse_reply,
-};
+use crate::protocol::{ForfeitNotice, Played, Reply, ResultReason, ToBot, parse_reply};
 
 /// Longest offending line kept in a forfeit record.
 const OFFENDING_LINE_CHARS: usize = 300;
@@ -25,7 +23,8 @@ const OFFENDING_LINE_CHARS: usize = 300;
 /// One seat's part of an exchange: the request to send, and where it got to.
 struct Exchange<M> {
     seat: Seat,
-    id: u64,
+    /// What the request is (its kind, id and turn).
+    asked: Request,
     request: Vec<u8>,
     /// This game's `start`, when it goes out just before the request; its
     /// `ready` is then read before the reply.
@@ -93,6 +92,9 @@ pub async fn play_game<G: Game>(
         history_json: Vec::new(),
         forfeits: [None, None],
         slowest_reply: [Duration::ZERO; 2],
+        moves_accepted: [0; 2],
+        slowest_move: [Duration::ZERO; 2],
+        turn: 0,
         reported_names: [None, None],
         answered_start: [false, false],
         unsent_starts: [None, None],
@@ -152,6 +154,10 @@ struct Referee<'s, G: Game> {
     history_json: Vec<u8>,
     forfeits: [Option<Forfeit>; 2],
     slowest_reply: [Duration; 2],
+    moves_accepted: [u32; 2],
+    slowest_move: [Duration; 2],
+    /// The turns asked so far: the number of the turn being played.
+    turn: u32,
     reported_names: [Option<String>; 2],
     answered_start: [bool; 2],
     /// The `start` of a seat whose bot answered one before in its process:
@@ -233,13 +239,13 @@ impl<G: Game> Referee<'_, G> {
                 self.unsent_starts[seat.index()] = Some(Start { id, line });
                 None
             } else {
-                Some(Exchange::new(seat, id, line))
+                Some(Exchange::new(seat, Request::start(id), line))
             }
         });
         if exchanges.iter().all(Option::is_none) {
             return;
         }
-        self.exchange(bots, &mut exchanges, ReplyKind::Ready, self.settings.startup_timeout).await;
+        self.exchange(bots, &mut exchanges, self.settings.startup_timeout).await;
         for exchange in exchanges.into_iter().flatten() {
             if let Phase::Answered(Answer { reply: Ok(Reply::Ready { name }), .. }) = exchange.phase
             {
@@ -259,6 +265,7 @@ impl<G: Game> Referee<'_, G> {
     /// seat order) if all were legal, or records the forfeits.
     async fn play_turn(&mut self, bots: &mut [&mut Bot; 2], game: &mut G, seats: &[Seat]) {
         let time_ms = self.settings.move_timeout.as_millis() as u64;
+        self.turn += 1;
         // Every view and legal move list is taken before any move is applied,
         // so in a simultaneous turn no request can reflect the other choice.
         let legal: [Vec<G::Move>; 2] = Seat::BOTH
@@ -275,15 +282,17 @@ impl<G: Game> Referee<'_, G> {
                 &legal[seat.index()],
                 time_ms,
             );
-            let mut exchange = Exchange::new(seat, id, self.probed(request));
+            let asked = Request::move_in_turn(id, self.turn);
+            let mut exchange = Exchange::new(seat, asked, self.probed(request));
             exchange.start = self.unsent_starts[seat.index()].take();
             Some(exchange)
         });
-        self.exchange(bots, &mut exchanges, ReplyKind::Move, self.settings.move_timeout).await;
+        self.exchange(bots, &mut exchanges, self.settings.move_timeout).await;
 
         let mut chosen: [Option<G::Move>; 2] = [None, None];
         for exchange in exchanges.into_iter().flatten() {
             let seat = exchange.seat;
+            let asked = exchange.asked;
             // Other phases carry a forfeit, recorded by the exchange.
             let Phase::Answered(answer) = exchange.phase else { continue };
             let think = answer.think_time();
@@ -292,6 +301,9 @@ impl<G: Game> Referee<'_, G> {
             }
             match answer.reply {
                 Ok(Reply::Move(mv)) if game.is_legal(seat, &mv) => {
+                    self.moves_accepted[seat.index()] += 1;
+                    let slowest = &mut self.slowest_move[seat.index()];
+                    *slowest = (*slowest).max(think);
                     self.transcript.push(&MoveLine {
                         kind: "move",
                         seat,
@@ -303,15 +315,7 @@ impl<G: Game> Referee<'_, G> {
                 Ok(Reply::Move(mv)) => {
                     let shown = serde_json::to_string(&mv).unwrap_or_default();
                     let line = answer.received.as_ref().map(|(line, _)| cut(line));
-                    self.record_forfeit(
-                        seat,
-                        Forfeit {
-                            reason: ForfeitReason::IllegalMove,
-                            detail: format!("{shown} is not one of the legal moves"),
-                            line,
-                            bad_reply: None,
-                        },
-                    );
+                    self.record_forfeit(seat, Forfeit::illegal(asked, &shown, line));
                 }
                 // A forfeit, recorded by the exchange; a `ready` is refused
                 // by the parser where a move is asked.
@@ -360,7 +364,6 @@ impl<G: Game> Referee<'_, G> {
         &mut self,
         bots: &mut [&mut Bot; 2],
         exchanges: &mut [Option<Exchange<G::Move>>; 2],
-        kind: ReplyKind,
         limit: Duration,
     ) {
         let [first_bot, second_bot] = bots;
@@ -370,17 +373,17 @@ impl<G: Game> Referee<'_, G> {
             // Most steps ask one seat: no joining needed.
             (true, false) => {
                 send(first_bot, first, limit).await;
-                receive(first_bot, first, kind, limits).await;
+                receive(first_bot, first, limits).await;
             }
             (false, true) => {
                 send(second_bot, second, limit).await;
-                receive(second_bot, second, kind, limits).await;
+                receive(second_bot, second, limits).await;
             }
             _ => {
                 tokio::join!(send(first_bot, first, limit), send(second_bot, second, limit));
                 tokio::join!(
-                    receive(first_bot, first, kind, limits),
-                    receive(second_bot, second, kind, limits)
+                    receive(first_bot, first, limits),
+                    receive(second_bot, second, limits)
                 );
             }
         }
@@ -469,6 +472,8 @@ impl<G: Game> Referee<'_, G> {
             plies: self.history.len() as u32,
             duration: started.elapsed(),
             slowest_reply: self.slowest_reply,
+            moves_accepted: self.moves_accepted,
+            slowest_move: self.slowest_move,
             reported_names: self.reported_names.clone(),
             answered_start: self.answered_start,
             unsaved_transcript: None,
@@ -479,7 +484,11 @@ impl<G: Game> Referee<'_, G> {
             .into_iter()
             .filter_map(|seat| {
                 let forfeit = self.forfeits[seat.index()].as_ref()?;
-                Some(ForfeitNotice { seat, reason: forfeit.reason, detail: forfeit.detail.clone() })
+                Some(ForfeitNotice {
+                    seat,
+                    reason: forfeit.reason,
+                    detail: forfeit.detail_for_bots().into_owned(),
+                })
             })
             .collect();
         for seat in Seat::BOTH {
@@ -515,8 +524,14 @@ impl<G: Game> Referee<'_, G> {
 }
 
 impl<M> Exchange<M> {
-    fn new(seat: Seat, id: u64, request: Vec<u8>) -> Exchange<M> {
-        Exchange { seat, id, request, start: None, phase: Phase::Unsent }
+    fn new(seat: Seat, asked: Request, request: Vec<u8>) -> Exchange<M> {
+        Exchange { seat, asked, request, start: None, phase: Phase::Unsent }
+    }
+
+    /// The request a failure to deliver belongs to: the `start` that goes
+    /// out first, if there is one.
+    fn first_request(&self) -> Request {
+        self.start.as_ref().map_or(self.asked, |start| Request::start(start.id))
     }
 
     /// When the request went out, if it did.
@@ -547,14 +562,15 @@ fn trim_newline(line: &[u8]) -> &[u8] {
 async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>, limit: Duration) {
     let Some(exchange) = exchange else { return };
     let Some(process) = bot.process() else {
+        let crash = Crash {
+            ending: Ending::NotRunning,
+            status: None,
+            limit: None,
+            stderr_tail: Vec::new(),
+        };
         exchange.phase = Phase::Undelivered {
             sent_at: None,
-            forfeit: Forfeit {
-                reason: ForfeitReason::Crash,
-                detail: "the bot is not running".to_owned(),
-                line: None,
-                bad_reply: None,
-            },
+            forfeit: Forfeit::crashed(exchange.first_request(), crash, None),
         };
         return;
     };
@@ -564,9 +580,10 @@ async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>, limit: Durat
     }
     exchange.phase = match process.send(&exchange.request, sent_at + limit).await {
         Ok(()) => Phase::Sent { sent_at },
-        Err(failure) => {
-            Phase::Undelivered { sent_at: Some(sent_at), forfeit: forfeit_from(failure, None) }
-        }
+        Err(failure) => Phase::Undelivered {
+            sent_at: Some(sent_at),
+            forfeit: forfeit_from(failure, exchange.first_request(), limit, &[]),
+        },
     };
 }
 
@@ -584,7 +601,6 @@ struct Deadlines {
 async fn receive<M: serde::de::DeserializeOwned>(
     bot: &mut Bot,
     exchange: &mut Option<Exchange<M>>,
-    kind: ReplyKind,
     limits: Deadlines,
 ) {
     let Some(exchange) = exchange else { return };
@@ -593,7 +609,7 @@ async fn receive<M: serde::de::DeserializeOwned>(
     let mut ready = None;
     if let Some(start) = &exchange.start {
         let deadline = sent_at + limits.startup;
-        let asked = Asked { kind: ReplyKind::Ready, id: start.id, limit: limits.startup };
+        let asked = Asked { request: Request::start(start.id), limit: limits.startup };
         match read_reply::<M>(process, deadline, asked).await {
             (Some((line, received_at)), Ok(Reply::Ready { name })) => {
                 ready = Some((line, received_at, name));
@@ -605,17 +621,15 @@ async fn receive<M: serde::de::DeserializeOwned>(
         }
     }
     let clock_from = ready.as_ref().map_or(sent_at, |(_, received_at, _)| *received_at);
-    let asked = Asked { kind, id: exchange.id, limit: limits.reply };
+    let asked = Asked { request: exchange.asked, limit: limits.reply };
     let (received, reply) = read_reply(process, clock_from + limits.reply, asked).await;
     exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
 }
 
-/// What a reply answers: the kind of reply, the request's id, and the time
-/// the bot had.
+/// What a reply answers, and the time the bot had for it.
 #[derive(Clone, Copy)]
 struct Asked {
-    kind: ReplyKind,
-    id: u64,
+    request: Request,
     limit: Duration,
 }
 
@@ -626,46 +640,32 @@ async fn read_reply<M: serde::de::DeserializeOwned>(
     deadline: Instant,
     asked: Asked,
 ) -> (Option<(Vec<u8>, Instant)>, Result<Reply<M>, Forfeit>) {
+    let request = asked.request;
     match process.receive(deadline).await {
         Ok(line) => {
             let received_at = Instant::now();
-            let reply = parse_reply::<M>(line, asked.kind, asked.id)
-                .map_err(|bad| bad_reply_forfeit(bad, line));
+            let reply = parse_reply::<M>(line, request.answer, request.id)
+                .map_err(|bad| Forfeit::refused(request, bad, cut(line)));
             (Some((line.to_vec(), received_at)), reply)
         }
-        Err(mut failure) => {
-            let partial = process.partial_line();
-            if failure.reason == ForfeitReason::Timeout {
-                failure.detail = timeout_detail(asked, partial.len());
-            }
-            let partial = (!partial.is_empty()).then(|| cut(partial));
-            (None, Err(forfeit_from(failure, partial)))
+        Err(failure) => {
+            (None, Err(forfeit_from(failure, request, asked.limit, process.partial_line())))
         }
     }
 }
 
-/// What a bot that sent no reply in time is told, in words a bot author
-/// can act on: which request, the limit, and bytes stuck without a newline.
-fn timeout_detail(asked: Asked, partial_bytes: usize) -> String {
-    let request = match asked.kind {
-        ReplyKind::Ready => "start",
-        ReplyKind::Move => "move",
-    };
-    let mut detail = format!(
-        "no reply to the `{request}` request (id {}) within {} ms",
-        asked.id,
-        asked.limit.as_millis()
-    );
-    if partial_bytes > 0 {
-        detail.push_str(&format!(
-            "; {partial_bytes} bytes arrived without a newline: is its output buffered? (end each line with \\n and flush it, protocol.md section 8)"
-        ));
+/// The forfeit a failure to exchange with a bot makes: `allowed` is the
+/// time the bot had for `request`, `partial` what arrived of a reply
+/// without its newline.
+fn forfeit_from(failure: Failure, request: Request, allowed: Duration, partial: &[u8]) -> Forfeit {
+    let line = (!partial.is_empty()).then(|| cut(partial));
+    let timeout = |stall| Forfeit::timed_out(request, Timeout { allowed, stall }, line.clone());
+    match failure {
+        Failure::NoLine => timeout(Stall::NoLine { partial_bytes: partial.len() }),
+        Failure::InputNotRead => timeout(Stall::InputNotRead),
+        Failure::Crash(crash) => Forfeit::crashed(request, crash, line),
+        Failure::LineTooLong { limit } => Forfeit::overlong(request, limit, line),
     }
-    detail
-}
-
-fn forfeit_from(failure: Failure, line: Option<String>) -> Forfeit {
-    Forfeit { reason: failure.reason, detail: failure.detail, line, bad_reply: None }
 }
 
 /// A line cut to a readable length for reports.
@@ -676,13 +676,4 @@ fn cut(line: &[u8]) -> String {
     }
     let kept: String = text.chars().take(OFFENDING_LINE_CHARS).collect();
     format!("{kept}… ({} bytes in all)", line.len())
-}
-
-fn bad_reply_forfeit(bad: BadReply, line: &[u8]) -> Forfeit {
-    Forfeit {
-        reason: bad.kind.forfeit_reason(),
-        detail: bad.detail,
-        line: Some(cut(line)),
-        bad_reply: Some(bad.kind),
-    }
 }

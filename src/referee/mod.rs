@@ -14,6 +14,7 @@
 )]
 pub mod clock;
 mod deadline;
+pub mod forfeit;
 mod game;
 pub mod lines;
 pub mod process;
@@ -26,11 +27,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use forfeit::{Cause, Request, Stall};
 pub use game::play_game;
 pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, Stopped};
 
 use crate::games::Seat;
-use crate::protocol::{BadReplyKind, ForfeitReason, Limits, ResultReason};
+use crate::protocol::{ForfeitReason, Limits, ResultReason};
 use crate::seeds::SeedKey;
 
 /// Everything about refereeing that is not the game itself.
@@ -185,9 +187,12 @@ pub struct Forfeit {
     /// The offending line (cut to a few hundred bytes), if there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<String>,
-    /// What was wrong with the line, when a reply was refused.
+    /// The request the bot failed to answer.
     #[serde(skip)]
-    pub bad_reply: Option<BadReplyKind>,
+    pub request: Request,
+    /// What went wrong, as values: `detail` is written from them.
+    #[serde(skip)]
+    pub cause: Cause,
 }
 
 /// How a game ended, from the referee's point of view.
@@ -204,6 +209,10 @@ pub struct GameReport {
     pub duration: Duration,
     /// Each seat's slowest accepted reply (ready included).
     pub slowest_reply: [Duration; 2],
+    /// Each seat's legal moves accepted, and the slowest of them: what
+    /// `arena check` judges moves and their time by.
+    pub moves_accepted: [u32; 2],
+    pub slowest_move: [Duration; 2],
     /// Names the bots gave in `ready`.
     pub reported_names: [Option<String>; 2],
     /// Whether each seat answered `start` with a valid `ready` in time.

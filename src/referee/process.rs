@@ -22,10 +22,9 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::deadline::Deadline;
+use super::forfeit::{Crash, Ending, last_stderr_lines};
 use super::lines::{LineError, LineReader};
 use super::{LogPath, reaper};
-use crate::printable::printable;
-use crate::protocol::ForfeitReason;
 use crate::sandbox::{BotSandbox, CommandFiles, Sandbox, SandboxError, ScratchFolder, limit_hit};
 
 /// How to start a bot.
@@ -168,27 +167,54 @@ struct StderrLog {
     file: Option<File>,
     written: u64,
     cap: u64,
-    /// The last bytes the bot wrote, logged or not: what a crash report
-    /// looks at to name a limit the bot ran into.
-    tail: Vec<u8>,
+    tail: StderrTail,
     /// Why logging stopped in this game, until someone takes it to tell.
     lost: Option<String>,
 }
 
-/// Bytes of stderr kept in [`StderrLog::tail`].
+/// The last [`STDERR_TAIL`] bytes a bot wrote to stderr, logged or not:
+/// what a crash report quotes and looks at to name a limit the bot ran
+/// into. It is kept in memory as the bytes pass rather than read back from
+/// the log, which may not exist (no results folder, nothing asked), may
+/// have stopped at its cap or failed to be written, and belongs to a game
+/// rather than to the process.
+#[derive(Debug, Default)]
+struct StderrTail {
+    bytes: Vec<u8>,
+    /// Whether bytes before the kept ones were dropped (the first kept
+    /// line may then be the end of a longer one).
+    cut: bool,
+}
+
+/// Bytes of stderr kept in a [`StderrTail`].
 const STDERR_TAIL: usize = 2048;
+
+impl StderrTail {
+    fn push(&mut self, bytes: &[u8]) {
+        let keep = bytes.len().min(STDERR_TAIL);
+        self.cut |= keep < bytes.len();
+        self.bytes.extend_from_slice(&bytes[bytes.len() - keep..]);
+        if self.bytes.len() > STDERR_TAIL {
+            self.cut = true;
+            self.bytes.drain(..self.bytes.len() - STDERR_TAIL);
+        }
+    }
+}
 
 impl StderrLog {
     fn new(cap: u64) -> StderrLog {
-        StderrLog { path: None, file: None, written: 0, cap, tail: Vec::new(), lost: None }
+        StderrLog {
+            path: None,
+            file: None,
+            written: 0,
+            cap,
+            tail: StderrTail::default(),
+            lost: None,
+        }
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let keep = bytes.len().min(STDERR_TAIL);
-        self.tail.extend_from_slice(&bytes[bytes.len() - keep..]);
-        if self.tail.len() > STDERR_TAIL {
-            self.tail.drain(..self.tail.len() - STDERR_TAIL);
-        }
+        self.tail.push(bytes);
         let Some(path) = &self.path else { return };
         if self.written >= self.cap {
             return;
@@ -238,17 +264,19 @@ impl StderrLog {
     }
 }
 
-/// Why a read or write with a bot failed; becomes a forfeit.
+/// Why a read or write with a bot failed; the referee makes it a forfeit,
+/// adding the request and the time the bot had.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub reason: ForfeitReason,
-    pub detail: String,
-}
-
-impl Failure {
-    fn new(reason: ForfeitReason, detail: impl Into<String>) -> Failure {
-        Failure { reason, detail: detail.into() }
-    }
+pub enum Failure {
+    /// The deadline passed before a complete line came.
+    NoLine,
+    /// The request could not be written before the deadline: the bot
+    /// does not read its input.
+    InputNotRead,
+    /// The bot's process ended or closed a pipe.
+    Crash(Crash),
+    /// A line longer than `limit` bytes.
+    LineTooLong { limit: usize },
 }
 
 /// The referee's end of a bot's input.
@@ -476,7 +504,7 @@ impl BotProcess {
     /// before `deadline`.
     pub async fn send(&mut self, line: &[u8], deadline: Instant) -> Result<(), Failure> {
         let Some(stdin) = &mut self.stdin else {
-            return Err(Failure::new(ForfeitReason::Crash, "its input is already closed"));
+            return Err(Failure::Crash(crash(&mut self.exit, &self.runner, Ending::ClosedInput)));
         };
         let bytes = if self.pending.is_empty() {
             line
@@ -502,15 +530,9 @@ impl BotProcess {
             Ok(Err(_)) => {
                 wait_for_exit(&mut self.exit, deadline).await;
                 let_stderr_drain(&self.runner).await;
-                Err(Failure::new(
-                    ForfeitReason::Crash,
-                    crash_detail(&mut self.exit, &self.runner, "closed its input"),
-                ))
+                Err(Failure::Crash(crash(&mut self.exit, &self.runner, Ending::ClosedInput)))
             }
-            Err(_) => Err(Failure::new(
-                ForfeitReason::Timeout,
-                "did not read its input: the request could not be written in time",
-            )),
+            Err(_) => Err(Failure::InputNotRead),
         }
     }
 
@@ -524,37 +546,25 @@ impl BotProcess {
             }
             empty => empty.insert(Deadline::new(deadline)),
         };
-        let outcome = tokio::select! {
+        let ending = tokio::select! {
             // A line already written wins over the news that the bot exited.
             biased;
             line = self.stdout.next_line() => match line {
                 Ok(line) => return Ok(line),
-                Err(LineError::TooLong { limit }) => Failure::new(
-                    ForfeitReason::LineTooLong,
-                    format!("sent a line longer than {limit} bytes"),
-                ),
-                Err(LineError::Closed) => Failure::new(ForfeitReason::Crash, "closed its output"),
-                Err(LineError::Io(error)) => {
-                    Failure::new(ForfeitReason::Crash, format!("output could not be read: {error}"))
-                }
+                Err(LineError::TooLong { limit }) => return Err(Failure::LineTooLong { limit }),
+                Err(LineError::Closed) => Ending::ClosedOutput,
+                Err(LineError::Io(error)) => Ending::OutputUnreadable(error.to_string()),
             },
-            status = exit.wait() => Failure::new(ForfeitReason::Crash, describe_exit(Some(status))),
+            _ = exit.wait() => Ending::Exited,
             () = std::future::poll_fn(|context| reply_deadline.poll_expired(context)) => {
-                Failure::new(ForfeitReason::Timeout, "no complete reply line before the deadline")
+                return Err(Failure::NoLine);
             }
         };
-        Err(match outcome.reason {
-            // "Closed its output" is more useful with the exit status.
-            ForfeitReason::Crash => {
-                wait_for_exit(&mut self.exit, deadline).await;
-                let_stderr_drain(&self.runner).await;
-                Failure::new(
-                    ForfeitReason::Crash,
-                    crash_detail(&mut self.exit, &self.runner, &outcome.detail),
-                )
-            }
-            _ => outcome,
-        })
+        // A closed output is more useful with the exit status, and the
+        // last words on stderr.
+        wait_for_exit(&mut self.exit, deadline).await;
+        let_stderr_drain(&self.runner).await;
+        Err(Failure::Crash(crash(&mut self.exit, &self.runner, ending)))
     }
 
     /// The bytes of an unfinished line, for error reports.
@@ -733,59 +743,31 @@ async fn wait_for_exit(exit: &mut Exit, deadline: Instant) {
     let _ = tokio::time::timeout_at(moment, exit.wait()).await;
 }
 
-/// `what`, completed with the exit status if the bot has exited already.
-fn gone_detail(exit: &mut Exit, what: &str) -> String {
-    match exit.now() {
-        Some(status) if !what.starts_with("exited") && !what.starts_with("killed") => {
-            format!("{what}; {}", describe_exit(Some(status)))
-        }
-        _ => what.to_owned(),
+/// What `ending` left of a bot: its exit status if it is known, the
+/// sandbox limit it most likely ran into, if any, and the last lines it
+/// wrote to stderr (often the error itself: a traceback's last frame,
+/// "can't open file").
+fn crash(exit: &mut Exit, runner: &Runner, ending: Ending) -> Crash {
+    let status = exit.now();
+    let mut crash = Crash { ending, status, limit: None, stderr_tail: Vec::new() };
+    if let Runner::Program { stderr_log, sandbox, .. } = runner {
+        let log = stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let signal = status.and_then(|status| status.signal());
+        crash.limit = sandbox
+            .as_ref()
+            .and_then(|(sandbox, _)| limit_hit(sandbox.limits(), signal, &log.tail.bytes));
+        crash.stderr_tail = last_stderr_lines(&log.tail.bytes, log.tail.cut);
     }
-}
-
-/// `what` happened to a bot that is gone: with its exit status if it is
-/// known, the sandbox limit it most likely ran into, if any, and the last
-/// line it wrote to stderr (often the error itself: a traceback's last
-/// line, "can't open file").
-fn crash_detail(exit: &mut Exit, runner: &Runner, what: &str) -> String {
-    let mut detail = gone_detail(exit, what);
-    let Runner::Program { stderr_log, sandbox, .. } = runner else { return detail };
-    let signal = exit.now().and_then(|status| status.signal());
-    let log = stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((sandbox, _)) = sandbox
-        && let Some(limit) = limit_hit(sandbox.limits(), signal, &log.tail)
-    {
-        detail = format!("{detail}: {limit}");
-    }
-    let tail = String::from_utf8_lossy(&log.tail);
-    if let Some(last) = tail.lines().map(str::trim).rfind(|line| !line.is_empty()) {
-        let last: String = last.chars().take(200).collect();
-        detail.push_str(&format!("; the last line it wrote to stderr: {}", printable(&last)));
-    }
-    detail
+    crash
 }
 
 /// Gives the stderr drain of a bot that is gone a moment to read what the
-/// bot wrote last, for [`crash_detail`].
+/// bot wrote last, for [`crash`].
 async fn let_stderr_drain(runner: &Runner) {
     if let Runner::Program { stderr_task, .. } = runner {
         let until = Instant::now() + Duration::from_millis(50);
         while !stderr_task.is_finished() && Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
-    }
-}
-
-/// "exited with status 3", "killed by signal 9 (SIGKILL)".
-pub fn describe_exit(status: Option<ExitStatus>) -> String {
-    match status {
-        None => "exited".to_owned(),
-        Some(status) => match (status.code(), status.signal()) {
-            (Some(code), _) => format!("exited with status {code}"),
-            (None, Some(signal)) => {
-                format!("killed by signal {signal} ({})", crate::os::signal_name(signal))
-            }
-            (None, None) => "exited".to_owned(),
-        },
     }
 }

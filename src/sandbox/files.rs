@@ -152,7 +152,8 @@ fn existing_file(path: &Path) -> Option<PathBuf> {
     real.is_file().then_some(real)
 }
 
-fn in_system_folder(path: &Path) -> bool {
+/// Whether `path` lies in one of the system folders every bot may read.
+pub fn in_system_folder(path: &Path) -> bool {
     SYSTEM_FOLDERS.iter().any(|folder| path.starts_with(folder))
 }
 

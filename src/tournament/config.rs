@@ -142,7 +142,7 @@ pub struct ConfigError {
 #[serde(deny_unknown_fields)]
 struct RawTournament {
     game: Spanned<String>,
-    params: Option<Spanned<toml::Table>>,
+    params: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
     openings: Option<Spanned<String>>,
     seed: Option<Spanned<u64>>,
     games_per_pair: Option<Spanned<u32>>,
@@ -227,8 +227,15 @@ impl Tournament {
                 let serde_json::Value::Object(map) = value else {
                     unreachable!("a table is an object")
                 };
-                GameSetup::new(game, map)
-                    .map_err(|error| fail(Some(table.span()), format!("params: {error}")))?
+                GameSetup::new(game, map).map_err(|error| {
+                    // At the parameter's value when one is at fault.
+                    let span =
+                        match error.error.param().and_then(|param| table.get_ref().get(param)) {
+                            Some(value) => value.span(),
+                            None => table.span(),
+                        };
+                    fail(Some(span), format!("params: {error}"))
+                })?
             }
         };
         let openings = match &raw.openings {
@@ -644,7 +651,15 @@ env = { LEVEL = "3" }
         let error = error_of(&GOOD.replace("number-snatch", "chess"));
         assert!(error.starts_with("t.toml:2:") && error.contains("number-duel"), "{error}");
         let error = error_of(&GOOD.replace("count = 12", "colour = 12"));
-        assert!(error.contains("params") && error.contains("colour"), "{error}");
+        assert!(error.starts_with("t.toml:8:10: ") && error.contains("`colour`"), "{error}");
+        let error = error_of(&GOOD.replace("count = 12", "max = 30\ncount = \"x\""));
+        assert!(
+            error.starts_with("t.toml:9:9: ")
+                && error.ends_with(
+                    "params: parameter `count` of number-snatch: expected a whole number, got \"x\""
+                ),
+            "{error}"
+        );
         let error = error_of(&GOOD.replace("name = \"b\"", "name = \"a\""));
         assert!(error.starts_with("t.toml:15:") && error.contains("used twice"), "{error}");
         let error = error_of(&GOOD.replace("name = \"b\"", "name = \" \""));
@@ -683,7 +698,7 @@ env = { LEVEL = "3" }
         std::fs::write(&openings, "{\"seed\": 5}\n{\"params\": {\"count\": \"x\"}}\n").unwrap();
         let error = Tournament::parse(&file, &text, None).unwrap_err().to_string();
         assert!(error.starts_with(&format!("{}:2:", openings.display())), "{error}");
-        assert!(error.contains("params: count: invalid type"), "{error}");
+        assert!(error.contains("parameter `count` of number-snatch: expected a whole number"), "{error}");
         // A missing one is named where the tournament file names it.
         let text = text.replace("o.jsonl", "missing.jsonl");
         let error = Tournament::parse(&file, &text, None).unwrap_err().to_string();

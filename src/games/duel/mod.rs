@@ -61,7 +61,7 @@ impl GameParams for DuelParams {
 }
 
 /// What a move does with the chosen number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Op {
     /// Add the number to the score.
@@ -70,13 +70,37 @@ pub enum Op {
     Multiply,
 }
 
+impl<'de> Deserialize<'de> for Op {
+    /// `"add"` or `"multiply"`, and nothing else.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Op, D::Error> {
+        Ok([Op::Add, Op::Multiply][super::name_from_string(deserializer, &["add", "multiply"])?])
+    }
+}
+
 /// A number from the pool and what to do with it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct DuelMove {
     /// The number taken from the pool.
     pub number: u32,
     /// What it does to the mover's score.
     pub op: Op,
+}
+
+impl<'de> Deserialize<'de> for DuelMove {
+    /// An object `{"number": N, "op": "add"}` (other fields ignored), and
+    /// nothing else.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<DuelMove, D::Error> {
+        #[derive(Deserialize)]
+        struct Fields {
+            number: u32,
+            op: Op,
+        }
+        let Fields { number, op } = super::fields_from_object(
+            deserializer,
+            r#"an object {"number": N, "op": "add" or "multiply"}"#,
+        )?;
+        Ok(DuelMove { number, op })
+    }
 }
 
 impl DuelMove {
@@ -344,10 +368,16 @@ mod tests {
             serde_json::json!({"number": 1, "op": "Add"}),
             serde_json::json!({"number": 1, "op": "subtract"}),
             serde_json::json!({"number": 1}),
+            // serde's derive would read these as the move add 1.
+            serde_json::json!([1, "add"]),
+            serde_json::json!({"number": 1, "op": {"add": null}}),
         ];
         for json in bad {
             assert!(serde_json::from_value::<DuelMove>(json.clone()).is_err(), "{json}");
+            assert!(serde_json::from_str::<DuelMove>(&json.to_string()).is_err(), "{json}");
         }
+        let error = serde_json::from_str::<DuelMove>(r#"[7,"add"]"#).unwrap_err().to_string();
+        assert!(error.contains(r#"expected an object {"number": N"#), "{error}");
         // Unknown fields are ignored everywhere in the protocol, moves included.
         let extra = serde_json::json!({"number": 1, "op": "add", "note": "mine"});
         assert_eq!(

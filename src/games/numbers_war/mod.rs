@@ -57,12 +57,19 @@ impl GameParams for NumbersWarParams {
 }
 
 /// Which end of the list a player takes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Side {
     /// The left end.
     L,
     /// The right end.
     R,
+}
+
+impl<'de> Deserialize<'de> for Side {
+    /// `"L"` or `"R"`, and nothing else.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Side, D::Error> {
+        Ok([Side::L, Side::R][super::name_from_string(deserializer, &["L", "R"])?])
+    }
 }
 
 /// A game of Numbers War in progress.
@@ -251,6 +258,11 @@ mod tests {
         assert_eq!(serde_json::to_string(&R).unwrap(), "\"R\"");
         assert_eq!(serde_json::from_str::<Side>("\"L\"").unwrap(), L);
         assert!(serde_json::from_str::<Side>("\"l\"").is_err());
+        // serde's derive would read these as `L`.
+        for shape in [r#"{"L":null}"#, r#"["L"]"#, "0"] {
+            let error = serde_json::from_str::<Side>(shape).unwrap_err().to_string();
+            assert!(error.contains(r#"one of the strings "L", "R""#), "{shape}: {error}");
+        }
     }
 
     #[test]

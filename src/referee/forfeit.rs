@@ -1,0 +1,351 @@
+//! Why a bot forfeited, as values: the request it failed, the limit that
+//! applied, how its process ended and what it last wrote to stderr. The
+//! detail in words that games.csv, transcripts and `over` carry is written
+//! from these values here, in one place; `arena check` reads the values,
+//! never the words.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use super::Forfeit;
+use crate::printable::printable;
+use crate::protocol::{BadReply, BadReplyKind, ForfeitReason, ReplyKind};
+
+/// A request a bot was to answer: `start` or `move`, its id, and for a
+/// move request the turn of the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The answer it asks for: `Ready` for a `start`, `Move` for a `move`.
+    pub answer: ReplyKind,
+    pub id: u64,
+    /// The game's turn, counted from 1 (both seats of a Number Warriors
+    /// turn share it); `None` for a `start`.
+    pub turn: Option<u32>,
+}
+
+impl Request {
+    /// The `start` request `id`.
+    pub fn start(id: u64) -> Request {
+        Request { answer: ReplyKind::Ready, id, turn: None }
+    }
+
+    /// The `move` request `id`, asked in `turn`.
+    pub fn move_in_turn(id: u64, turn: u32) -> Request {
+        Request { answer: ReplyKind::Move, id, turn: Some(turn) }
+    }
+
+    /// Whether this is a `start`.
+    pub fn is_start(&self) -> bool {
+        self.answer == ReplyKind::Ready
+    }
+}
+
+impl fmt::Display for Request {
+    /// "start request 1", "move request 7 (turn 4)".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = if self.is_start() { "start" } else { "move" };
+        write!(f, "{name} request {}", self.id)?;
+        match self.turn {
+            Some(turn) => write!(f, " (turn {turn})"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What went wrong, as values to match on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// No complete reply in time, or the request could not be written.
+    Timeout(Timeout),
+    /// The bot's process ended or closed a pipe.
+    Crash(Crash),
+    /// The reply line was refused, for this reason (a move of the wrong
+    /// shape is among them, as [`BadReplyKind::NotAMove`]).
+    BadReply(BadReplyKind),
+    /// A well-formed move that is not one of the legal moves.
+    IllegalMove,
+    /// A line longer than `limit` bytes.
+    LineTooLong { limit: usize },
+}
+
+/// A reply that did not come in time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeout {
+    /// The time the bot had for the request: the limit that applied.
+    pub allowed: Duration,
+    pub stall: Stall,
+}
+
+/// Where a timed-out exchange stalled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stall {
+    /// The request went out; no complete line came back, and
+    /// `partial_bytes` bytes arrived without a newline (more than 0: the
+    /// reply is written but not ended or not flushed).
+    NoLine { partial_bytes: usize },
+    /// The request could not be written: the bot does not read its input.
+    InputNotRead,
+}
+
+/// How a bot's process came to an end in the middle of an exchange.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Crash {
+    pub ending: Ending,
+    /// Its exit status (with the signal that killed it), once known.
+    pub status: Option<ExitStatus>,
+    /// The sandbox limit it most likely ran into.
+    pub limit: Option<String>,
+    /// The last lines it wrote to stderr, oldest first, each made
+    /// printable and cut to [`STDERR_LINE_CHARS`]; at most
+    /// [`STDERR_LINES_QUOTED`].
+    pub stderr_tail: Vec<String>,
+}
+
+/// What the referee saw end first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// There was no process to send the request to.
+    NotRunning,
+    /// Its input closed: the request could not be written.
+    ClosedInput,
+    /// Its output closed before a complete reply.
+    ClosedOutput,
+    /// The process exited (or was killed) while its reply was awaited.
+    Exited,
+    /// Its output could not be read, for this reason.
+    OutputUnreadable(String),
+}
+
+/// Lines of a crashed bot's stderr quoted in its forfeit: a traceback's
+/// last frame and its error, typically.
+pub const STDERR_LINES_QUOTED: usize = 3;
+
+/// Longest stderr line quoted, in characters.
+pub const STDERR_LINE_CHARS: usize = 200;
+
+impl Timeout {
+    /// The detail in words, e.g. "no reply to move request 7 (turn 4)
+    /// within 200 ms; 12 bytes arrived without a newline: is your output
+    /// buffered? (protocol.md §8)".
+    fn detail(&self, request: &Request) -> String {
+        let ms = self.allowed.as_millis();
+        match self.stall {
+            Stall::InputNotRead => format!(
+                "{request} could not be written within {ms} ms: the bot does not read its input"
+            ),
+            Stall::NoLine { partial_bytes: 0 } => format!(
+                "no reply to {request} within {ms} ms; nothing arrived: a slow bot, or is your output buffered? (protocol.md §8)"
+            ),
+            Stall::NoLine { partial_bytes } => format!(
+                "no reply to {request} within {ms} ms; {partial_bytes} byte{} arrived without a newline: is your output buffered? (protocol.md §8)",
+                if partial_bytes == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
+impl Crash {
+    /// The detail in words: how it ended, instead of which request, the
+    /// limit it ran into, and (if `quote_stderr`) its last stderr lines.
+    fn detail(&self, request: &Request, quote_stderr: bool) -> String {
+        // A pipe closes because its process ended: the exit says more,
+        // and which of the bot's pipes the referee saw close first is a race.
+        let mut detail = match (&self.ending, self.status) {
+            (Ending::NotRunning, _) => "was not running".to_owned(),
+            (_, Some(status)) => exit_words(status),
+            (Ending::Exited, None) => "exited".to_owned(),
+            (Ending::ClosedInput, None) => "closed its input".to_owned(),
+            (Ending::ClosedOutput, None) => "closed its output".to_owned(),
+            (Ending::OutputUnreadable(error), None) => {
+                format!("its output could not be read ({error})")
+            }
+        };
+        detail.push_str(&format!(" instead of answering {request}"));
+        if let Some(limit) = &self.limit {
+            detail.push_str(&format!(": {limit}"));
+        }
+        if quote_stderr && !self.stderr_tail.is_empty() {
+            let lines = self.stderr_tail.len();
+            detail.push_str(&match lines {
+                1 => "; the last line it wrote to stderr: ".to_owned(),
+                _ => format!("; the last {lines} lines it wrote to stderr: "),
+            });
+            detail.push_str(&self.stderr_tail.join("\n"));
+        }
+        detail
+    }
+}
+
+/// "exited with status 3", "was killed by signal 9 (SIGKILL)".
+fn exit_words(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(signal)) => {
+            format!("was killed by signal {signal} ({})", crate::os::signal_name(signal))
+        }
+        (None, None) => "exited".to_owned(),
+    }
+}
+
+/// The last `STDERR_LINES_QUOTED` non-empty lines of `tail` (the end of
+/// what a bot wrote to stderr), trimmed, cut and made printable. When
+/// `cut_at_start`, the tail's first line may be the end of a longer one
+/// and is left out, unless it is the only one.
+pub fn last_stderr_lines(tail: &[u8], cut_at_start: bool) -> Vec<String> {
+    let text = String::from_utf8_lossy(tail);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if cut_at_start && lines.len() > 1 {
+        lines.remove(0);
+    }
+    let mut kept: Vec<String> = lines
+        .into_iter()
+        .rev()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .take(STDERR_LINES_QUOTED)
+        .map(|line| {
+            let cut: String = line.chars().take(STDERR_LINE_CHARS).collect();
+            printable(&cut).into_owned()
+        })
+        .collect();
+    kept.reverse();
+    kept
+}
+
+impl Forfeit {
+    /// A reply that did not come in time.
+    pub(super) fn timed_out(request: Request, timeout: Timeout, line: Option<String>) -> Forfeit {
+        Forfeit {
+            reason: ForfeitReason::Timeout,
+            detail: timeout.detail(&request),
+            line,
+            request,
+            cause: Cause::Timeout(timeout),
+        }
+    }
+
+    /// A bot whose process ended or closed a pipe.
+    pub(super) fn crashed(request: Request, crash: Crash, line: Option<String>) -> Forfeit {
+        Forfeit {
+            reason: ForfeitReason::Crash,
+            detail: crash.detail(&request, true),
+            line,
+            request,
+            cause: Cause::Crash(crash),
+        }
+    }
+
+    /// A reply line refused by the parser.
+    pub(super) fn refused(request: Request, bad: BadReply, line: String) -> Forfeit {
+        Forfeit {
+            reason: bad.kind.forfeit_reason(),
+            detail: bad.detail,
+            line: Some(line),
+            request,
+            cause: Cause::BadReply(bad.kind),
+        }
+    }
+
+    /// A well-formed move, `shown` as JSON, that is not legal.
+    pub(super) fn illegal(request: Request, shown: &str, line: Option<String>) -> Forfeit {
+        Forfeit {
+            reason: ForfeitReason::IllegalMove,
+            detail: format!("{shown} is not one of the legal moves"),
+            line,
+            request,
+            cause: Cause::IllegalMove,
+        }
+    }
+
+    /// A line longer than `limit` bytes.
+    pub(super) fn overlong(request: Request, limit: usize, line: Option<String>) -> Forfeit {
+        Forfeit {
+            reason: ForfeitReason::LineTooLong,
+            detail: format!("sent a line longer than {limit} bytes in reply to {request}"),
+            line,
+            request,
+            cause: Cause::LineTooLong { limit },
+        }
+    }
+
+    /// The detail as the bots are told it in `over`: what a crashed bot
+    /// wrote to stderr stays out of it (stderr is never shown to the
+    /// opponent; games.csv and the transcript quote it).
+    pub fn detail_for_bots(&self) -> Cow<'_, str> {
+        match &self.cause {
+            Cause::Crash(crash) if !crash.stderr_tail.is_empty() => {
+                Cow::Owned(printable(&crash.detail(&self.request, false)).into_owned())
+            }
+            _ => Cow::Borrowed(&self.detail),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_names_the_request_the_limit_and_the_bytes() {
+        let request = Request::move_in_turn(7, 4);
+        let allowed = Duration::from_millis(200);
+        let partial = Timeout { allowed, stall: Stall::NoLine { partial_bytes: 12 } };
+        assert_eq!(
+            partial.detail(&request),
+            "no reply to move request 7 (turn 4) within 200 ms; 12 bytes arrived without a newline: is your output buffered? (protocol.md §8)"
+        );
+        let nothing = Timeout { allowed, stall: Stall::NoLine { partial_bytes: 0 } };
+        assert!(
+            nothing
+                .detail(&Request::start(1))
+                .starts_with("no reply to start request 1 within 200 ms; nothing arrived")
+        );
+        let unread = Timeout { allowed, stall: Stall::InputNotRead };
+        assert_eq!(
+            unread.detail(&request),
+            "move request 7 (turn 4) could not be written within 200 ms: the bot does not read its input"
+        );
+    }
+
+    #[test]
+    fn a_crash_names_its_end_and_quotes_stderr_only_where_asked() {
+        let crash = Crash {
+            ending: Ending::ClosedOutput,
+            status: Some(ExitStatus::from_raw(2 << 8)),
+            limit: None,
+            stderr_tail: vec!["python3: can't open file 'x.py'".to_owned()],
+        };
+        let request = Request::start(1);
+        assert_eq!(
+            crash.detail(&request, true),
+            "exited with status 2 instead of answering start request 1; the last line it wrote to stderr: python3: can't open file 'x.py'"
+        );
+        assert!(!crash.detail(&request, false).contains("stderr"));
+        let killed = Crash {
+            ending: Ending::Exited,
+            status: Some(ExitStatus::from_raw(9)),
+            limit: None,
+            stderr_tail: Vec::new(),
+        };
+        assert_eq!(
+            killed.detail(&Request::move_in_turn(3, 2), true),
+            "was killed by signal 9 (SIGKILL) instead of answering move request 3 (turn 2)"
+        );
+    }
+
+    #[test]
+    fn the_last_stderr_lines_are_bounded_and_printable() {
+        let tail = b"half a line\nTraceback:\n  File \"x.py\"\n\n    boom()\nError: \x1b[31mred\n";
+        assert_eq!(
+            last_stderr_lines(tail, true),
+            ["File \"x.py\"", "boom()", "Error: \\u{1b}[31mred"]
+        );
+        assert_eq!(last_stderr_lines(b"only a part", true), ["only a part"]);
+        let long = "x".repeat(1000);
+        assert_eq!(last_stderr_lines(long.as_bytes(), false)[0].len(), STDERR_LINE_CHARS);
+        assert!(last_stderr_lines(b"\n \n", false).is_empty());
+    }
+}

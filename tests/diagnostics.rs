@@ -1,0 +1,342 @@
+//! What a bot author is told when something goes wrong, checked against
+//! real processes that misbehave on purpose: a timeout names the request,
+//! the limit and the bytes that arrived; a crash quotes the bot's stderr
+//! and its exit status or signal; `arena check` passes nothing it could not
+//! judge and reports each problem once, with the limit that applied; moves
+//! and parameters of the wrong shape are named as such; bots are named
+//! after their scripts.
+
+#[allow(dead_code)]
+mod common;
+
+use std::process::Command;
+
+use common::{PYTHON_RANDOM_BOT, Row, Run, Scratch, fixture, read_games_csv, transcript_of};
+
+/// Plays two games of `game` between `bot` (seat 1 in game 1, seat 2 in
+/// game 2) and the Python random bot; the arena itself must succeed.
+fn match_rows(scratch: &Scratch, game: &str, bot: &str, extra: &[&str]) -> Vec<Row> {
+    let out = scratch.out();
+    let mut args = vec![
+        "match",
+        game,
+        bot,
+        PYTHON_RANDOM_BOT,
+        "--games",
+        "2",
+        "--seed",
+        "5",
+        "--out",
+        out.to_str().expect("a UTF-8 path"),
+    ];
+    args.extend_from_slice(extra);
+    let run = scratch.arena(&args);
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 2, "{}", run.stdout);
+    rows
+}
+
+/// The forfeit detail of a row, without the forfeiter's name before it.
+fn detail<'a>(row: &'a Row, name: &str) -> &'a str {
+    let detail = &row["forfeit_detail"];
+    detail
+        .strip_prefix(&format!("{name}: "))
+        .unwrap_or_else(|| panic!("`{detail}` does not start with the name {name}"))
+}
+
+#[test]
+fn a_timeout_names_the_request_the_limit_and_the_bytes_that_arrived() {
+    let scratch = Scratch::new();
+    let rows = match_rows(
+        &scratch,
+        "number-snatch",
+        &fixture("no_newline.py"),
+        &["--move-timeout", "500ms"],
+    );
+    // Seat 1 is asked in turn 1, seat 2 in turn 2; each process's first
+    // move request is its request 2 (`start` was 1).
+    for (row, turn) in rows.iter().zip([1, 2]) {
+        assert_eq!(&row["reason"], "timeout");
+        let detail = detail(row, "no_newline");
+        let said = format!("no reply to move request 2 (turn {turn}) within 500 ms; ");
+        assert!(detail.starts_with(&said), "{detail}");
+        let (bytes, rest) = detail[said.len()..].split_once(' ').expect("a byte count");
+        assert!(
+            rest.starts_with(
+                "bytes arrived without a newline: is your output buffered? (protocol.md §8) (line: "
+            ),
+            "{detail}"
+        );
+        // The count is that of the line that arrived, quoted after it.
+        let line = rest.split_once("(line: ").expect("the line").1.strip_suffix(')').unwrap();
+        assert_eq!(bytes.parse::<usize>().expect("a number"), line.len(), "{detail}");
+        assert!(line.starts_with(r#"{"type": "move", "id": 2"#), "{detail}");
+    }
+}
+
+#[test]
+fn a_buffered_bot_times_out_at_start_with_the_start_up_limit() {
+    let scratch = Scratch::new();
+    let rows = match_rows(
+        &scratch,
+        "number-claim",
+        &fixture("buffered.py"),
+        &["--startup-timeout", "2s", "--move-timeout", "500ms"],
+    );
+    for row in &rows {
+        assert_eq!(
+            detail(row, "buffered"),
+            "no reply to start request 1 within 2000 ms; nothing arrived: a slow bot, or is your output buffered? (protocol.md §8)"
+        );
+    }
+    scratch.assert_fixture_processes_gone();
+}
+
+#[test]
+fn a_crash_quotes_the_last_lines_of_stderr_and_the_exit_status() {
+    let scratch = Scratch::new();
+    let rows = match_rows(&scratch, "number-claim", &fixture("dies_with_words.py"), &[]);
+    for (row, turn) in rows.iter().zip([1, 2]) {
+        assert_eq!(&row["reason"], "crash");
+        let detail = detail(row, "dies_with_words");
+        assert!(
+            detail.contains(&format!(
+                "exited with status 2 instead of answering move request 2 (turn {turn})"
+            )),
+            "{detail}"
+        );
+        // Printable: the lines are joined by an escaped newline.
+        assert!(
+            detail.contains("lines it wrote to stderr: arena-test-pid ")
+                && detail
+                    .ends_with(r"\nloading weights from model.bin\nerror: model.bin: no such file"),
+            "{detail}"
+        );
+        // The opponent is told how the bot ended, never what it wrote to
+        // stderr; the transcript keeps all of it.
+        let transcript = transcript_of(&scratch.out(), row);
+        let forfeit = transcript.iter().find(|line| line["type"] == "forfeit").expect("a forfeit");
+        assert!(forfeit["detail"].as_str().unwrap().contains("model.bin"), "{forfeit}");
+        let over = transcript
+            .iter()
+            .find(|line| line["type"] == "send" && line["msg"]["type"] == "over")
+            .expect("the opponent's `over`");
+        let told = over["msg"]["forfeits"][0]["detail"].as_str().expect("a detail");
+        assert!(told.contains("exited with status 2"), "{told}");
+        assert!(!told.contains("model.bin") && !told.contains("stderr"), "{told}");
+    }
+}
+
+#[test]
+fn a_bot_killed_by_a_signal_is_told_which() {
+    let scratch = Scratch::new();
+    let rows = match_rows(&scratch, "numbers-war", &fixture("kill_self.py TERM"), &[]);
+    for row in &rows {
+        assert_eq!(&row["reason"], "crash");
+        let detail = detail(row, "kill_self");
+        assert!(
+            detail.starts_with(
+                "was killed by signal 15 (SIGTERM) instead of answering move request 2"
+            ),
+            "{detail}"
+        );
+    }
+}
+
+/// `python3 tests/fixtures/no_such_bot.py`: the bot is named after its
+/// script, not `python3`, and the crash quotes Python's own complaint.
+#[test]
+fn a_missing_script_names_the_bot_and_quotes_the_interpreter() {
+    let scratch = Scratch::new();
+    let rows = match_rows(&scratch, "number-snatch", "python3 tests/fixtures/no_such_bot.py", &[]);
+    assert_eq!(&rows[0]["seat1"], "no_such_bot");
+    for row in &rows {
+        let detail = detail(row, "no_such_bot");
+        assert!(
+            detail.contains("exited with status 2 instead of answering start request 1"),
+            "{detail}"
+        );
+        assert!(
+            detail.contains("the last line it wrote to stderr: ")
+                && detail.contains("can't open file")
+                && detail.contains("no_such_bot.py"),
+            "{detail}"
+        );
+    }
+}
+
+/// Default names come from the script an interpreter runs, whatever the
+/// interpreter and its options.
+#[test]
+fn default_names_come_from_scripts() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let run = scratch.arena([
+        "match",
+        "number-snatch",
+        "python3 -u bots/python/random_bot.py",
+        "node bots/javascript/random_bot.js",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().expect("a UTF-8 path"),
+    ]);
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    // Both scripts are called random_bot: the names are made distinct.
+    assert_eq!(&rows[0]["pairing"], "random_bot-1 vs random_bot-2", "{}", run.stdout);
+}
+
+#[test]
+fn a_number_duel_move_sent_as_an_array_is_an_illegal_move() {
+    let scratch = Scratch::new();
+    let rows = match_rows(&scratch, "number-duel", &fixture("array_move.py"), &[]);
+    for row in &rows {
+        assert_eq!(&row["reason"], "illegal_move");
+        let detail = detail(row, "array_move");
+        assert!(detail.contains(r#""add"] is not a move of this game"#), "{detail}");
+        assert!(detail.contains(r#"expected an object {"number": N"#), "{detail}");
+    }
+}
+
+#[test]
+fn a_parameter_of_the_wrong_type_is_named() {
+    let scratch = Scratch::new();
+    let bot = fixture("silent.py");
+    let said = r#"parameter `count` of numbers-war: expected a whole number, got "x""#;
+    let run = scratch.arena(["match", "numbers-war", &bot, &bot, "--param", "count=x"]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert_eq!(run.stderr.trim(), format!("arena: {said}"));
+    let run = scratch.arena(["check", "--game", "numbers-war", "--param", "count=x", &bot]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert_eq!(run.stderr.trim(), format!("arena: {said}"));
+}
+
+/// Runs `arena check` with its temporary folder inside `scratch`, so the
+/// test can see that it leaves nothing behind.
+fn check_in(scratch: &Scratch, args: &[&str]) -> (Run, std::path::PathBuf) {
+    let temporary = scratch.out().with_file_name("tmp");
+    std::fs::create_dir_all(&temporary).expect("a temporary folder");
+    let output = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("check")
+        .args(args)
+        .current_dir(common::repo_dir())
+        .env("TMPDIR", &temporary)
+        .output()
+        .expect("arena runs");
+    let run = Run {
+        status: output.status,
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        elapsed: std::time::Duration::ZERO,
+    };
+    (run, temporary)
+}
+
+/// The checklist of a bot whose output never leaves its buffer: nothing it
+/// could not judge passes, the timeout is reported once with the start-up
+/// limit, the hint is about buffering, and the scratch folder is gone.
+#[test]
+fn check_judges_a_buffered_bot_on_evidence_only() {
+    let scratch = Scratch::new();
+    let bot = fixture("buffered.py");
+    let (run, temporary) = check_in(
+        &scratch,
+        &[
+            "--game",
+            "number-snatch",
+            "--games",
+            "2",
+            "--startup-timeout",
+            "2s",
+            "--move-timeout",
+            "700ms",
+            &bot,
+        ],
+    );
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let items: Vec<&str> = run
+        .stdout
+        .lines()
+        .map(str::trim_start)
+        .filter(|line| ["PASS", "FAIL", "SKIP"].iter().any(|status| line.starts_with(status)))
+        .collect();
+    assert_eq!(items.len(), 10, "{}", run.stdout);
+    // Only the sandbox item has evidence of its own (the bot's stderr).
+    for item in &items {
+        assert!(
+            !item.starts_with("PASS") || item.contains("stays inside its sandbox"),
+            "passed without evidence: {item}\n{}",
+            run.stdout
+        );
+    }
+    for title in [
+        "echoes ids",
+        "answers only legal moves",
+        "takes its time",
+        "writes nothing but protocol lines",
+        "keeps running during games",
+    ] {
+        let item = items.iter().find(|item| item.contains(title)).expect(title);
+        assert!(item.starts_with("SKIP") && item.contains("not judged: no "), "{item}");
+    }
+    let timeouts: Vec<&&str> = items.iter().filter(|item| item.contains("timeout")).collect();
+    assert_eq!(timeouts.len(), 1, "{}", run.stdout);
+    assert!(
+        timeouts[0].starts_with("FAIL  starts and answers the handshake in time"),
+        "{}",
+        run.stdout
+    );
+    assert!(timeouts[0].contains("no reply to start request 1 within 2000 ms"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("700 ms"),
+        "the move limit is not the one that applied: {}",
+        run.stdout
+    );
+    let hint =
+        run.stdout.lines().find(|line| line.trim_start().starts_with("hint:")).expect("a hint");
+    assert!(hint.contains("flush stdout") && hint.contains("protocol.md §8"), "{hint}");
+    assert!(run.stdout.contains("1 check failed; 8 could not be judged."), "{}", run.stdout);
+    let left: Vec<_> = std::fs::read_dir(&temporary).expect("the folder").collect();
+    assert!(left.is_empty(), "check left {left:?} behind");
+}
+
+/// A reply that arrives without its newline: the hint names the bytes, and
+/// what did come back (the `ready`s) is judged.
+#[test]
+fn check_tells_a_reply_without_newline_by_its_bytes() {
+    let scratch = Scratch::new();
+    let bot = fixture("no_newline.py");
+    let (run, temporary) =
+        check_in(&scratch, &["--game", "number-claim", "--move-timeout", "500ms", &bot]);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let item = |title: &str| {
+        run.stdout
+            .lines()
+            .map(str::trim_start)
+            .find(|line| line.contains(title))
+            .unwrap_or_else(|| panic!("no {title}: {}", run.stdout))
+    };
+    assert!(item("takes its time").starts_with("FAIL"), "{}", run.stdout);
+    assert!(item("takes its time").contains("within 500 ms; "), "{}", run.stdout);
+    assert!(item("starts and answers the handshake").starts_with("PASS"), "{}", run.stdout);
+    assert!(item("echoes ids").starts_with("PASS  echoes ids: all 4 replies"), "{}", run.stdout);
+    assert!(item("answers only legal moves").starts_with("SKIP"), "{}", run.stdout);
+    assert!(item("hint:").contains("bytes came without a newline"), "{}", run.stdout);
+    assert_eq!(run.stdout.matches("timeout:").count(), 1, "{}", run.stdout);
+    assert!(std::fs::read_dir(&temporary).expect("the folder").next().is_none());
+}
+
+/// A crash at check: the hint does not send the author to a log that the
+/// check removes; the quoted stderr is in the evidence.
+#[test]
+fn check_quotes_a_crashed_bots_stderr() {
+    let scratch = Scratch::new();
+    let (run, _) = check_in(&scratch, &["--game", "number-claim", &fixture("dies_with_words.py")]);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let failed = run.stdout.lines().find(|line| line.contains("FAIL")).expect("a failure");
+    assert!(failed.contains("keeps running during games"), "{}", run.stdout);
+    assert!(failed.contains("exited with status 2") && failed.contains("model.bin: no such file"));
+    assert!(!run.stdout.contains("logs/"), "{}", run.stdout);
+}
