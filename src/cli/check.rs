@@ -21,7 +21,7 @@ use crate::players::random_player;
 use crate::printable::printable;
 use crate::protocol::{BadReplyKind, ForfeitReason};
 use crate::referee::{
-    self, Bot, BotCommand, Forfeit, GameReport, LogPath, Settings, Stopped, play_game,
+    self, Bot, BotCommand, Forfeit, GameReport, LogPath, Settings, Stopped, TimeControl, play_game,
 };
 use crate::results::{FileLayout, TranscriptStore};
 use crate::sandbox::{Limits, limit_hit};
@@ -47,6 +47,11 @@ pub struct CheckArgs {
     /// Time to answer each `start`.
     #[arg(long, value_parser = parse_duration, default_value = "5s")]
     startup_timeout: Duration,
+    /// Wait for every reply as long as it takes, for debugging your bot
+    /// (it is still told --move-timeout); the time it takes is then not
+    /// checked.
+    #[arg(long)]
+    no_time_limit: bool,
     /// Seed of the games.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -108,8 +113,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         warn(&format!("cannot become a subreaper ({error})"));
     }
     let mut settings = Settings {
-        move_timeout: args.move_timeout,
+        time_control: TimeControl::PerMove { limit: args.move_timeout },
         startup_timeout: args.startup_timeout,
+        no_time_limit: args.no_time_limit,
         // Generous: this measures whether the bot exits, not how fast.
         exit_grace: Duration::from_secs(1),
         ..Settings::default()
@@ -313,8 +319,16 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
         .map(|(report, seat, _)| report.slowest_reply[seat.index()])
         .max()
         .unwrap_or_default();
-    let limit = settings.move_timeout;
+    let limit = settings.time_control.first_move();
     items.push(match first(&|forfeit| forfeit.reason == ForfeitReason::Timeout) {
+        None if settings.no_time_limit => skip(
+            "takes its time",
+            format!(
+                "slowest reply {:.1} ms; not checked against the {} ms it was told (--no-time-limit)",
+                slowest.as_secs_f64() * 1e3,
+                limit.as_millis()
+            ),
+        ),
         None => pass(
             "takes its time",
             format!(
@@ -490,7 +504,7 @@ fn hint(forfeit: &Forfeit, log: &Path, settings: &Settings) -> String {
         }
         ForfeitReason::Timeout => format!(
             "no reply arrived within {} ms: answer every `move` request, end the reply with a newline and flush stdout (print(..., flush=True) in Python, console.log in Node, stdout().flush() in Rust)",
-            settings.move_timeout.as_millis()
+            settings.time_control.first_move().as_millis()
         ),
         _ if forfeit.bad_reply.is_some_and(BadReplyKind::is_about_the_id) => {
             "copy the `id` of each request into your reply, as the number it is".to_owned()

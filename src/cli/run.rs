@@ -10,6 +10,7 @@ use super::interrupt::Interrupt;
 use super::options::{UsageError, requested_exports};
 use super::reporters::Verbosity;
 use super::sandboxing::prepare_sandbox;
+use super::time::{TimeArgs, time_line};
 use crate::sandbox::SandboxMode;
 use crate::tournament::schedule::Shard;
 use crate::tournament::standings::standings_text;
@@ -50,6 +51,8 @@ pub struct RunArgs {
     /// README's "Reading a run from a program" lists them), instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    time: TimeArgs,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -59,6 +62,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.no_sandbox {
         tournament.sandbox.mode = SandboxMode::Off;
     }
+    tournament.change_time_control(&args.time.keys()).map_err(UsageError)?;
+    args.time.apply_leeway(&mut tournament.settings);
     let verbosity = Verbosity::from_flags(args.quiet, args.json);
     let (sandbox, sandbox_line, seeds) =
         prepare_sandbox(&tournament.sandbox, &[&tournament.out, &tournament.file])?;
@@ -74,6 +79,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 tournament.out.display()
             );
             crate::say!("{sandbox_line}; {seeds}");
+            let handicaps = tournament
+                .bots
+                .iter()
+                .filter_map(|bot| bot.time_control.map(|control| (bot.name.as_str(), control)));
+            if let Some(line) = time_line(&tournament.settings, handicaps) {
+                crate::say!("{line}");
+            }
         }
         Verbosity::Json => {
             let run = serde_json::json!({
@@ -153,6 +165,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             if let Some(html) = &args.html {
                 resume.push_str(&format!(" --html {}", quoted(html)));
+            }
+            for word in args.time.words() {
+                resume.push_str(&format!(" {}", shell_words::quote(&word)));
             }
             crate::say!(
                 "\ninterrupted: {done} of {total} games are in {}/games.csv; resume with:\n  {resume}",

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,7 @@ use super::standings::{Results, standings};
 use crate::archive;
 use crate::events::{Event, Reporter, Silent};
 use crate::games::GameId;
+use crate::referee::{GameClock, TimeControl};
 use crate::results::{GameRow, GamesCsv};
 use crate::text_file::read_bounded;
 
@@ -34,7 +36,16 @@ pub struct RecordedSettings {
     pub seed: u64,
     pub games_per_pair: u32,
     pub startup_timeout_ms: u64,
-    pub move_timeout_ms: u64,
+    /// The limit per move; absent under a game clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_timeout_ms: Option<u64>,
+    /// The game clock, when the tournament has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<GameClock>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub time_margin_ms: u64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_time_limit: bool,
     pub max_line_bytes: usize,
     /// Bots in file order.
     pub bots: Vec<RecordedBot>,
@@ -61,6 +72,13 @@ pub struct RecordedBot {
     /// written before arena kept fingerprints.
     #[serde(default)]
     pub fingerprint: String,
+    /// The bot's own time control (a handicap), if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 impl RecordedSettings {
@@ -73,7 +91,13 @@ impl RecordedSettings {
             seed: tournament.seed,
             games_per_pair: tournament.games_per_pair,
             startup_timeout_ms: tournament.settings.startup_timeout.as_millis() as u64,
-            move_timeout_ms: tournament.settings.move_timeout.as_millis() as u64,
+            move_timeout_ms: match tournament.settings.time_control {
+                TimeControl::PerMove { limit } => Some(limit.as_millis() as u64),
+                TimeControl::Clock(_) => None,
+            },
+            clock: tournament.settings.time_control.clock(),
+            time_margin_ms: tournament.settings.time_margin.as_millis() as u64,
+            no_time_limit: tournament.settings.no_time_limit,
             max_line_bytes: tournament.settings.max_line_bytes,
             bots: tournament
                 .bots
@@ -82,6 +106,15 @@ impl RecordedSettings {
                 .map(|(bot, fingerprint)| RecordedBot::of(bot, fingerprint))
                 .collect(),
             sandbox: String::new(),
+        }
+    }
+
+    /// The time control every bot without one of its own plays under.
+    pub fn time_control(&self) -> TimeControl {
+        match (self.clock, self.move_timeout_ms) {
+            (Some(clock), _) => TimeControl::Clock(clock),
+            (None, Some(move_ms)) => TimeControl::PerMove { limit: Duration::from_millis(move_ms) },
+            (None, None) => TimeControl::default(),
         }
     }
 
@@ -115,11 +148,25 @@ impl RecordedSettings {
             format!("{}ms", self.startup_timeout_ms),
             format!("{}ms", newer.startup_timeout_ms),
         );
+        compare("time control", self.time_control().to_string(), newer.time_control().to_string());
         compare(
-            "move_timeout",
-            format!("{}ms", self.move_timeout_ms),
-            format!("{}ms", newer.move_timeout_ms),
+            "time_margin",
+            format!("{}ms", self.time_margin_ms),
+            format!("{}ms", newer.time_margin_ms),
         );
+        let limit = |off: bool| if off { "off (--no-time-limit)" } else { "on" }.to_owned();
+        compare("time limit", limit(self.no_time_limit), limit(newer.no_time_limit));
+        for old in &self.bots {
+            let Some(new) = newer.bots.iter().find(|bot| bot.name == old.name) else { continue };
+            let own = |control: Option<TimeControl>| {
+                control.map_or_else(|| "the tournament's".to_owned(), |control| control.to_string())
+            };
+            compare(
+                &format!("bot `{}`'s time control", old.name),
+                own(old.time_control),
+                own(new.time_control),
+            );
+        }
         compare(
             "max_line_bytes",
             self.max_line_bytes.to_string(),
@@ -205,6 +252,7 @@ impl RecordedBot {
             env: bot.env.clone(),
             version: bot.version.clone(),
             fingerprint: fingerprint.hex(),
+            time_control: bot.time_control,
         }
     }
 
@@ -1115,6 +1163,7 @@ mod tests {
             env: BTreeMap::new(),
             version: None,
             fingerprint: format!("{name:0>64}"),
+            time_control: None,
         };
         RecordedSettings {
             game: GameId::NumberSnatch,
@@ -1122,11 +1171,55 @@ mod tests {
             seed: 4,
             games_per_pair: 2,
             startup_timeout_ms: 5000,
-            move_timeout_ms: 1000,
+            move_timeout_ms: Some(1000),
+            clock: None,
+            time_margin_ms: 0,
+            no_time_limit: false,
             max_line_bytes: 65536,
             bots: vec![bot("a"), bot("b"), bot("c")],
             sandbox: String::new(),
         }
+    }
+
+    #[test]
+    fn time_settings_are_recorded_and_a_change_is_a_different_tournament() {
+        let per_move = settings();
+        // A tournament.json of an arena before clocks reads the same.
+        let mut written = serde_json::to_value(&per_move).unwrap();
+        assert!(written.get("clock").is_none() && written.get("time_margin_ms").is_none());
+        written.as_object_mut().unwrap().remove("no_time_limit");
+        let read: RecordedSettings = serde_json::from_value(written).unwrap();
+        assert!(per_move.setting_differences(&read).is_empty());
+
+        let clock = GameClock {
+            bank: Duration::from_secs(10),
+            increment: Duration::from_millis(100),
+            move_cap: None,
+        };
+        let mut clocked = per_move.clone();
+        clocked.move_timeout_ms = None;
+        clocked.clock = Some(clock);
+        let json = serde_json::to_string(&clocked).unwrap();
+        assert!(json.contains(r#""clock":{"bank_ms":10000,"increment_ms":100}"#), "{json}");
+        assert_eq!(serde_json::from_str::<RecordedSettings>(&json).unwrap(), clocked);
+        assert_eq!(
+            per_move.setting_differences(&clocked),
+            ["time control was 1s per move, now clock 10s + 100ms per move"]
+        );
+
+        let mut loosened = clocked.clone();
+        loosened.time_margin_ms = 50;
+        loosened.no_time_limit = true;
+        loosened.bots[1].time_control =
+            Some(TimeControl::PerMove { limit: Duration::from_secs(2) });
+        assert_eq!(
+            clocked.setting_differences(&loosened),
+            [
+                "time_margin was 0ms, now 50ms",
+                "time limit was on, now off (--no-time-limit)",
+                "bot `b`'s time control was the tournament's, now 2s per move",
+            ]
+        );
     }
 
     /// Rows written out of order and with stale numbers come out in schedule
