@@ -17,7 +17,8 @@ use crate::games::narrate::{Narrate, player, tell_turns};
 use crate::games::{GameId, Seat, parse_params};
 use crate::printable::printable;
 use crate::protocol::{ForfeitReason, PROTOCOL_VERSION, Played, ResultReason};
-use crate::referee::GameOutcome;
+use crate::referee::{GameOutcome, TimeControl};
+use crate::units::show_duration;
 
 /// What is wrong with a transcript, and on which line (from 1).
 #[derive(Debug)]
@@ -70,7 +71,21 @@ struct Header {
     seed: u64,
     params: Map<String, Value>,
     bots: Vec<HeaderBot>,
+    /// Each seat's time control (absent in transcripts of earlier arenas).
+    time_controls: Option<[TimeControl; 2]>,
+    #[serde(default)]
+    time_margin_ms: u64,
+    #[serde(default)]
+    no_time_limit: bool,
     state: Value,
+}
+
+/// The time a `move` line records besides the move.
+#[derive(Deserialize)]
+struct MoveTime {
+    think_us: Option<u64>,
+    /// Under a game clock, the bank left after the move.
+    bank_us: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -141,6 +156,8 @@ struct Entries<M> {
     moves: Vec<Played<M>>,
     /// The line number of each of `moves`.
     move_lines: Vec<usize>,
+    /// The time each of `moves` took, and left.
+    move_times: Vec<MoveTime>,
     forfeits: Vec<ForfeitEntry>,
     result: Option<(usize, ResultEntry)>,
 }
@@ -150,6 +167,7 @@ impl<M: DeserializeOwned> Entries<M> {
         let mut entries = Entries {
             moves: Vec::new(),
             move_lines: Vec::new(),
+            move_times: Vec::new(),
             forfeits: Vec::new(),
             result: None,
         };
@@ -158,6 +176,7 @@ impl<M: DeserializeOwned> Entries<M> {
                 "move" => {
                     entries.moves.push(line.parse(&format!("{game} move"))?);
                     entries.move_lines.push(line.number);
+                    entries.move_times.push(line.parse("move")?);
                 }
                 "forfeit" => entries.forfeits.push(line.parse("forfeit")?),
                 "result" if entries.result.is_some() => {
@@ -180,6 +199,8 @@ struct Replay<G> {
     /// The parameters in full, as JSON.
     params: String,
     names: [String; 2],
+    /// How the seats were timed, in words, if the header says.
+    time: Option<String>,
 }
 
 impl<G: Narrate> Replay<G> {
@@ -208,15 +229,34 @@ impl<G: Narrate> Replay<G> {
             return Err(LineError::new(line, "the header does not name a bot for each seat"));
         };
         let params = serde_json::to_string(&params).expect("parameters serialize");
-        Ok(Replay { game, seed: header.seed, params, names: [first, second] })
+        let time = header.time_controls.map(|controls| {
+            let mut time = match controls {
+                [first, second] if first == second => format!("Time: {first}"),
+                [first, second] => format!("Time: Player 1 {first}, Player 2 {second}"),
+            };
+            if header.time_margin_ms > 0 {
+                let margin = show_duration(std::time::Duration::from_millis(header.time_margin_ms));
+                time.push_str(&format!(" (the referee waited {margin} more)"));
+            }
+            if header.no_time_limit {
+                time.push_str(" (not enforced: --no-time-limit)");
+            }
+            time
+        });
+        Ok(Replay { game, seed: header.seed, params, names: [first, second], time })
     }
 
     fn tell(mut self, lines: &[Line]) -> Result<Vec<String>, LineError> {
         let entries = Entries::<G::Move>::sort(lines, G::ID)?;
         let mut story = self.opening();
-        let applied = tell_turns(&mut self.game, &entries.moves, |turn| {
+        let applied = tell_turns(&mut self.game, &entries.moves, |moves, turn| {
             story.push(String::new());
             story.extend(turn);
+            for (played, time) in
+                entries.moves[moves.clone()].iter().zip(&entries.move_times[moves])
+            {
+                story.extend(clock_line(played.seat, time));
+            }
         });
         story.extend(self.unplayed(&entries.moves[applied..], &entries.move_lines[applied..])?);
         for forfeit in &entries.forfeits {
@@ -243,8 +283,9 @@ impl<G: Narrate> Replay<G> {
                 self.seed
             ),
             format!("Parameters: {}", self.params),
-            String::new(),
         ];
+        lines.extend(self.time.clone());
+        lines.push(String::new());
         lines.extend(self.game.board());
         lines
     }
@@ -357,6 +398,16 @@ impl<G: Narrate> Replay<G> {
     }
 }
 
+/// What a move took and left on its seat's clock, under a game clock:
+/// "Player 1's clock: 9s 214ms left (thought 786ms)".
+fn clock_line(seat: Seat, time: &MoveTime) -> Option<String> {
+    let left = show_duration(std::time::Duration::from_micros(time.bank_us?));
+    let thought = time.think_us.map(|micros| {
+        format!(" (thought {})", show_duration(std::time::Duration::from_micros(micros)))
+    });
+    Some(format!("{}'s clock: {left} left{}", player(seat), thought.unwrap_or_default()))
+}
+
 /// A move as its JSON, the way bots send it.
 fn show<M: serde::Serialize>(mv: &M) -> String {
     serde_json::to_string(mv).expect("moves serialize")
@@ -435,6 +486,41 @@ mod tests {
                 "Reason: normal"
             ]
         );
+    }
+
+    #[test]
+    fn a_clock_game_tells_the_time_controls_and_the_bank_after_each_move() {
+        let mut header: Value = serde_json::from_str(&snatch_header()).unwrap();
+        header["time_controls"] = json!([
+            {"kind": "clock", "bank_ms": 2000, "increment_ms": 100},
+            {"kind": "per-move", "move_ms": 500},
+        ]);
+        header["time_margin_ms"] = json!(50);
+        let clocked = |seat: u8, mv: u32, think_us: u64, bank_us: Option<u64>| {
+            let mut line = json!({"type": "move", "seat": seat, "move": mv, "think_us": think_us});
+            if let Some(bank_us) = bank_us {
+                line["bank_us"] = json!(bank_us);
+            }
+            line.to_string()
+        };
+        let story = tell(&transcript(&[
+            header.to_string(),
+            clocked(1, 2, 250_000, Some(1_850_000)),
+            clocked(2, 1, 40_000, None),
+            clocked(1, 3, 1_900_000, Some(100_000)),
+            result(Some(1), "seat1", "normal", [6, 0]),
+        ]))
+        .unwrap();
+        assert_eq!(
+            story[2],
+            "Time: Player 1 clock 2s + 100ms per move, Player 2 500ms per move (the referee waited 50ms more)"
+        );
+        // Each turn's lines, from its blank line to the next.
+        let turns: Vec<&[String]> = story.split(String::is_empty).skip(2).collect();
+        assert!(turns[0].contains(&"Player 1 selects 2.".to_owned()), "{story:#?}");
+        assert_eq!(turns[0].last().unwrap(), "Player 1's clock: 1s 850ms left (thought 250ms)");
+        assert!(!turns[1].iter().any(|line| line.contains("clock")), "{story:#?}");
+        assert_eq!(turns[2].last().unwrap(), "Player 1's clock: 100ms left (thought 1s 900ms)");
     }
 
     #[test]

@@ -24,7 +24,8 @@ use crate::players::random_player;
 use crate::printable::printable;
 use crate::protocol::{BadReplyKind, ForfeitReason};
 use crate::referee::{
-    self, Bot, BotCommand, Cause, Forfeit, GameReport, LogPath, Settings, Stall, Stopped, play_game,
+    self, Bot, BotCommand, Cause, Forfeit, GameReport, LogPath, Settings, Stall, Stopped,
+    TimeControl, play_game,
 };
 use crate::results::{FileLayout, TranscriptStore};
 use crate::sandbox::{Limits, limit_hit};
@@ -50,6 +51,11 @@ pub struct CheckArgs {
     /// Time to answer each `start`.
     #[arg(long, value_parser = parse_duration, default_value = "5s")]
     startup_timeout: Duration,
+    /// Wait for every reply as long as it takes, for debugging your bot
+    /// (it is still told --move-timeout); the time it takes is then not
+    /// checked.
+    #[arg(long)]
+    no_time_limit: bool,
     /// Seed of the games.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -176,8 +182,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         warn(&format!("cannot become a subreaper ({error})"));
     }
     let mut settings = Settings {
-        move_timeout: args.move_timeout,
+        time_control: TimeControl::PerMove { limit: args.move_timeout },
         startup_timeout: args.startup_timeout,
+        no_time_limit: args.no_time_limit,
         // Generous: this measures whether the bot exits, not how fast.
         exit_grace: Duration::from_secs(1),
         ..Settings::default()
@@ -430,9 +437,17 @@ fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
         .map(|played| played.report.slowest_move[played.seat.index()])
         .max()
         .unwrap_or_default();
-    let limit = settings.move_timeout;
+    let limit = settings.time_control.first_move();
     items.push(fails(TIME, Topic::Time).unwrap_or_else(|| match moves {
         0 => skip(TIME, "not judged: no move came back".to_owned()),
+        _ if settings.no_time_limit => skip(
+            TIME,
+            format!(
+                "slowest move {:.1} ms; not checked against the {} ms it was told (--no-time-limit)",
+                slowest.as_secs_f64() * 1e3,
+                limit.as_millis()
+            ),
+        ),
         _ => pass(
             TIME,
             format!(

@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::interrupt::Interrupt;
 use super::options::{UsageError, default_bot_name, distinct_names, game_id_parser, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
+use super::time::{TimeArgs, time_line};
 use super::{EXIT_INTERRUPTED, output};
 use crate::games::{Game, GameId, GameSetup};
 use crate::printable::{check_bot_name, printable};
@@ -40,9 +41,6 @@ pub struct MatchArgs {
     /// it a fresh seed is drawn and printed.
     #[arg(long)]
     seed: Option<u64>,
-    /// Time for each move reply, e.g. 200ms or 2s.
-    #[arg(long, value_parser = parse_duration, default_value = "1s")]
-    move_timeout: Duration,
     /// Time for a bot to start and answer each game's `start`.
     #[arg(long, value_parser = parse_duration, default_value = "5s")]
     startup_timeout: Duration,
@@ -72,6 +70,8 @@ pub struct MatchArgs {
     restart_each_game: bool,
     #[command(flatten)]
     sandbox: SandboxArgs,
+    #[command(flatten)]
+    time: TimeArgs,
 }
 
 /// Everything `arena match` needs once its arguments are checked.
@@ -109,6 +109,9 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         plan.seed,
         plan.out.display()
     );
+    if let Some(line) = time_line(&plan.settings, []) {
+        crate::say!("{line}");
+    }
     let (sandbox, sandbox_line) = start_sandbox(&plan.sandbox, &[&plan.out])?;
     plan.settings.sandbox_line = sandbox_line.into();
     if let Some(sandbox) = &sandbox {
@@ -174,19 +177,20 @@ impl MatchPlan {
             ))
             .into());
         }
+        let mut settings = Settings {
+            startup_timeout: args.startup_timeout,
+            max_line_bytes: args.max_line_bytes,
+            stderr_cap: args.stderr_cap,
+            ..Settings::default()
+        };
+        args.time.apply(&mut settings)?;
         Ok(MatchPlan {
             setup,
             games: args.games,
             seed: args.seed.unwrap_or_else(fresh_seed),
             names,
             commands,
-            settings: Settings {
-                startup_timeout: args.startup_timeout,
-                move_timeout: args.move_timeout,
-                max_line_bytes: args.max_line_bytes,
-                stderr_cap: args.stderr_cap,
-                ..Settings::default()
-            },
+            settings,
             out,
             restart_each_game: args.restart_each_game,
             sandbox: args.sandbox.settings(),

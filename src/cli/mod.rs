@@ -14,6 +14,7 @@ mod reporters;
 mod run;
 mod sandboxing;
 mod terminal;
+mod time;
 
 use std::process::ExitCode;
 

@@ -17,7 +17,9 @@ use crate::games::narrate::{Narrate, player};
 use crate::games::{GameId, GameSetup, Seat};
 use crate::players::{SharedConsole, human, random_player};
 use crate::protocol::{ForfeitReason, ResultReason};
-use crate::referee::{self, Bot, BotCommand, GameFiles, GameReport, Settings, play_game};
+use crate::referee::{
+    self, Bot, BotCommand, GameFiles, GameReport, Settings, TimeControl, play_game,
+};
 use crate::seeds::fresh_seed;
 use crate::units::parse_duration;
 use crate::with_game;
@@ -44,6 +46,10 @@ pub struct PlayArgs {
     /// Time for each move, yours and the opponent's.
     #[arg(long, value_parser = parse_duration, default_value = "30m")]
     move_timeout: Duration,
+    /// No time limit at all, for you or the opponent (a bot is still told
+    /// --move-timeout as its time).
+    #[arg(long)]
+    no_time_limit: bool,
     /// Also write the game's transcript here.
     #[arg(long, value_name = "FILE")]
     transcript: Option<PathBuf>,
@@ -66,7 +72,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     if let Err(error) = referee::reaper::become_subreaper() {
         warn(&format!("cannot become a subreaper ({error})"));
     }
-    let mut settings = Settings { move_timeout: args.move_timeout, ..Settings::default() };
+    let mut settings = Settings {
+        time_control: TimeControl::PerMove { limit: args.move_timeout },
+        no_time_limit: args.no_time_limit,
+        ..Settings::default()
+    };
     if let Some(command) = &mut opponent_command {
         let protected: Vec<&std::path::Path> =
             args.transcript.iter().map(|path| path.as_path()).collect();

@@ -10,6 +10,7 @@ use super::interrupt::Interrupt;
 use super::options::{UsageError, requested_exports};
 use super::reporters::Verbosity;
 use super::sandboxing::prepare_sandbox;
+use super::time::{TimeArgs, time_line};
 use crate::sandbox::SandboxMode;
 use crate::tournament::config::{Overrides, check_concurrency, check_games_per_pair};
 use crate::tournament::schedule::Shard;
@@ -53,6 +54,8 @@ pub struct RunArgs {
     json: bool,
     #[command(flatten)]
     overrides: OverrideArgs,
+    #[command(flatten)]
+    time: TimeArgs,
 }
 
 /// The flags of `arena run` that set values over the tournament file's.
@@ -133,6 +136,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.no_sandbox {
         tournament.sandbox.mode = SandboxMode::Off;
     }
+    tournament.change_time_control(&args.time.keys()).map_err(UsageError)?;
+    args.time.apply_leeway(&mut tournament.settings);
     let verbosity = Verbosity::from_flags(args.quiet, args.json);
     // No bot may read what the run's setups are made from.
     let mut protected = vec![tournament.out.as_path(), tournament.file.as_path()];
@@ -153,6 +158,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 crate::say!("{line}");
             }
             crate::say!("{sandbox_line}; {seeds}");
+            let handicaps = tournament
+                .bots
+                .iter()
+                .filter_map(|bot| bot.time_control.map(|control| (bot.name.as_str(), control)));
+            if let Some(line) = time_line(&tournament.settings, handicaps) {
+                crate::say!("{line}");
+            }
         }
         Verbosity::Json => {
             let run = serde_json::json!({
@@ -235,6 +247,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 resume.push_str(&format!(" --html {}", quoted(html)));
             }
             resume.push_str(&args.overrides.as_flags());
+            for word in args.time.words() {
+                resume.push_str(&format!(" {}", shell_words::quote(&word)));
+            }
             crate::say!(
                 "\ninterrupted: {done} of {total} games are in {}/games.csv; resume with:\n  {resume}",
                 tournament.out.display()

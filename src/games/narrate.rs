@@ -95,13 +95,13 @@ pub fn ask_number(
 }
 
 /// Plays `moves` onto `game` turn by turn, calling `told` with each turn's
-/// lines. A turn is one move of each seat to move at its start, in seat
+/// place in `moves` and its lines. A turn is one move of each seat to move at its start, in seat
 /// order. Returns how many moves were applied; a trailing incomplete turn is left
 /// unapplied.
 pub fn tell_turns<G: Narrate>(
     game: &mut G,
     moves: &[Played<G::Move>],
-    mut told: impl FnMut(Vec<String>),
+    mut told: impl FnMut(std::ops::Range<usize>, Vec<String>),
 ) -> usize {
     let mut applied = 0;
     while applied < moves.len() {
@@ -119,7 +119,7 @@ pub fn tell_turns<G: Narrate>(
         for played in turn {
             game.apply(played.seat, &played.mv);
         }
-        told(G::narrate_turn(&before, turn, game));
+        told(applied..applied + size, G::narrate_turn(&before, turn, game));
         applied += size;
     }
     applied

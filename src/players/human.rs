@@ -103,7 +103,7 @@ fn catch_up<G: Narrate>(
 ) {
     let Some(history) = field::<Vec<Played<G::Move>>>(message, "history") else { return };
     let new = history.get(table.applied..).unwrap_or_default();
-    table.applied += tell_turns(&mut table.game, new, |lines| {
+    table.applied += tell_turns(&mut table.game, new, |_, lines| {
         if narrator {
             let mut console = lock(console);
             console.say("");

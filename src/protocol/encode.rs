@@ -17,13 +17,15 @@ use crate::json::WriteJson;
 
 /// A `move` request as one line, newline included: the same bytes as
 /// serializing [`ToBot::Move`], written directly because it is the message
-/// sent most, and with the history already serialized.
+/// sent most, and with the history already serialized. `bank_ms` is sent
+/// under a game clock only.
 pub fn move_request<V: WriteJson, M: WriteJson>(
     id: u64,
     state: &V,
     history_json: &[u8],
     legal_moves: &[M],
     time_ms: u64,
+    bank_ms: Option<u64>,
 ) -> Vec<u8> {
     let mut line = Vec::with_capacity(256 + history_json.len());
     line.extend_from_slice(br#"{"type":"move","id":"#);
@@ -36,6 +38,10 @@ pub fn move_request<V: WriteJson, M: WriteJson>(
     legal_moves.write_json(&mut line);
     line.extend_from_slice(br#","time_ms":"#);
     line.extend_from_slice(itoa::Buffer::new().format(time_ms).as_bytes());
+    if let Some(bank_ms) = bank_ms {
+        line.extend_from_slice(br#","bank_ms":"#);
+        line.extend_from_slice(itoa::Buffer::new().format(bank_ms).as_bytes());
+    }
     line.extend_from_slice(b"}\n");
     line
 }
@@ -75,6 +81,14 @@ impl<P: Serialize> StartMessage<'_, P> {
         line.extend_from_slice(number.format(self.limits.move_ms).as_bytes());
         line.extend_from_slice(br#","max_line_bytes":"#);
         line.extend_from_slice(number.format(self.limits.max_line_bytes).as_bytes());
+        if let Some(bank_ms) = self.limits.bank_ms {
+            line.extend_from_slice(br#","bank_ms":"#);
+            line.extend_from_slice(number.format(bank_ms).as_bytes());
+        }
+        if let Some(increment_ms) = self.limits.increment_ms {
+            line.extend_from_slice(br#","increment_ms":"#);
+            line.extend_from_slice(number.format(increment_ms).as_bytes());
+        }
         line.extend_from_slice(b"}}\n");
         line
     }
@@ -171,7 +185,16 @@ mod tests {
     /// checking every start, move and over message against serde_json.
     fn encoders_agree_with_serde<G: Game>(values: &[u32], seed: u64, choices: u64) -> bool {
         let Some(params) = params_from::<G>(values) else { return false };
-        let limits = Limits { startup_ms: 5000, move_ms: 250, max_line_bytes: 65536 };
+        // Under a clock (every other case) the limits and requests carry
+        // the bank; the property covers both shapes of each message.
+        let clock = choices % 2 == 1;
+        let limits = Limits {
+            startup_ms: 5000,
+            move_ms: 250,
+            max_line_bytes: 65536,
+            bank_ms: clock.then_some(choices % 100_000),
+            increment_ms: clock.then_some(choices % 1000),
+        };
         for seat in Seat::BOTH {
             let id = choices % 1000 + 1;
             let expected: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Start {
@@ -195,15 +218,18 @@ mod tests {
             let mut chosen = Vec::new();
             for &seat in game.to_move() {
                 let legal = game.legal_moves(seat);
-                let time_ms = picker.random_range(1..100_000);
+                let time_ms = picker.random_range(0..100_000);
+                let bank_ms = clock.then(|| picker.random_range(0..u64::MAX));
                 let expected: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Move {
                     id,
                     state: game.view(seat),
                     history: &history,
                     legal_moves: &legal,
                     time_ms,
+                    bank_ms,
                 };
-                let fast = move_request(id, &game.view(seat), &history_json, &legal, time_ms);
+                let fast =
+                    move_request(id, &game.view(seat), &history_json, &legal, time_ms, bank_ms);
                 assert_eq!(text(fast), text(message_line(&expected)));
                 id += 1;
                 chosen.push((seat, legal[picker.random_range(0..legal.len())].clone()));

@@ -26,10 +26,17 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub struct Limits {
     /// Time for the reply to `start`, process start-up included.
     pub startup_ms: u64,
-    /// Time for the reply to each `move` request.
+    /// Time for the reply to each `move` request; under a game clock, for
+    /// the first one (each request says its own in `time_ms`).
     pub move_ms: u64,
     /// Longest line, in bytes without the newline, that a bot may send.
     pub max_line_bytes: usize,
+    /// Under a game clock: the bank the game starts with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bank_ms: Option<u64>,
+    /// Under a game clock: what each accepted move adds to the bank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub increment_ms: Option<u64>,
 }
 
 /// One move of the game so far, as listed in `history`.
@@ -183,6 +190,9 @@ pub enum ToBot<'a, P, V, M> {
         legal_moves: &'a [M],
         /// Milliseconds you have for this reply.
         time_ms: u64,
+        /// Under a game clock: milliseconds left in your bank.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bank_ms: Option<u64>,
     },
     /// A simultaneous turn is locked in: both choices, by seat. `null` for a
     /// seat that forfeited instead of choosing. No answer.
@@ -812,6 +822,7 @@ mod tests {
             history: &history,
             legal_moves: &[5, 7],
             time_ms: 1000,
+            bank_ms: None,
         };
         assert_eq!(
             serde_json::to_string(&message).unwrap(),

@@ -13,6 +13,7 @@ use std::time::Duration;
 use super::Forfeit;
 use crate::printable::printable;
 use crate::protocol::{BadReply, BadReplyKind, ForfeitReason, ReplyKind};
+use crate::units::show_duration;
 
 /// A request a bot was to answer: `start` or `move`, its id, and for a
 /// move request the turn of the game.
@@ -76,7 +77,18 @@ pub enum Cause {
 pub struct Timeout {
     /// The time the bot had for the request: the limit that applied.
     pub allowed: Duration,
+    /// Set when `allowed` was all that was left of a game clock's bank.
+    pub bank: Option<BankLeft>,
     pub stall: Stall,
+}
+
+/// A reply whose time was the rest of the bank: the bank the game began
+/// with, and the game's move number the reply was for (both seats' moves
+/// counted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BankLeft {
+    pub bank: Duration,
+    pub move_number: usize,
 }
 
 /// Where a timed-out exchange stalled.
@@ -131,16 +143,22 @@ impl Timeout {
     /// within 200 ms; 12 bytes arrived without a newline: is your output
     /// buffered? (protocol.md §8)".
     fn detail(&self, request: &Request) -> String {
-        let ms = self.allowed.as_millis();
+        let mut within = format!("within {} ms", self.allowed.as_millis());
+        if let Some(BankLeft { bank, move_number }) = self.bank {
+            within.push_str(&format!(
+                ": the bank of {} used up on move {move_number}",
+                show_duration(bank)
+            ));
+        }
         match self.stall {
-            Stall::InputNotRead => format!(
-                "{request} could not be written within {ms} ms: the bot does not read its input"
-            ),
+            Stall::InputNotRead => {
+                format!("{request} could not be written {within}: the bot does not read its input")
+            }
             Stall::NoLine { partial_bytes: 0 } => format!(
-                "no reply to {request} within {ms} ms; nothing arrived: a slow bot, or is your output buffered? (protocol.md §8)"
+                "no reply to {request} {within}; nothing arrived: a slow bot, or is your output buffered? (protocol.md §8)"
             ),
             Stall::NoLine { partial_bytes } => format!(
-                "no reply to {request} within {ms} ms; {partial_bytes} byte{} arrived without a newline: is your output buffered? (protocol.md §8)",
+                "no reply to {request} {within}; {partial_bytes} byte{} arrived without a newline: is your output buffered? (protocol.md §8)",
                 if partial_bytes == 1 { "" } else { "s" }
             ),
         }
@@ -292,18 +310,18 @@ mod tests {
     fn a_timeout_names_the_request_the_limit_and_the_bytes() {
         let request = Request::move_in_turn(7, 4);
         let allowed = Duration::from_millis(200);
-        let partial = Timeout { allowed, stall: Stall::NoLine { partial_bytes: 12 } };
+        let partial = Timeout { allowed, bank: None, stall: Stall::NoLine { partial_bytes: 12 } };
         assert_eq!(
             partial.detail(&request),
             "no reply to move request 7 (turn 4) within 200 ms; 12 bytes arrived without a newline: is your output buffered? (protocol.md §8)"
         );
-        let nothing = Timeout { allowed, stall: Stall::NoLine { partial_bytes: 0 } };
+        let nothing = Timeout { allowed, bank: None, stall: Stall::NoLine { partial_bytes: 0 } };
         assert!(
             nothing
                 .detail(&Request::start(1))
                 .starts_with("no reply to start request 1 within 200 ms; nothing arrived")
         );
-        let unread = Timeout { allowed, stall: Stall::InputNotRead };
+        let unread = Timeout { allowed, bank: None, stall: Stall::InputNotRead };
         assert_eq!(
             unread.detail(&request),
             "move request 7 (turn 4) could not be written within 200 ms: the bot does not read its input"

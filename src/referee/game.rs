@@ -6,9 +6,10 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::time::Instant;
 
-use super::forfeit::{Crash, Ending, Request, Stall, Timeout};
+use super::clock::Clock;
+use super::forfeit::{BankLeft, Crash, Ending, Request, Stall, Timeout};
 use super::process::{BotProcess, Failure};
-use super::transcript::{Transcript, TranscriptBot};
+use super::transcript::{Transcript, TranscriptBot, TranscriptTime};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameOutcome, GameReport, Settings};
 use crate::games::{Game, Seat};
 use crate::printable::printable;
@@ -20,12 +21,18 @@ use crate::protocol::{ForfeitNotice, Played, Reply, ResultReason, ToBot, parse_r
 /// Longest offending line kept in a forfeit record.
 const OFFENDING_LINE_CHARS: usize = 300;
 
+/// The wait without a time limit: longer than any game or debugging
+/// session, and short enough that no clock overflows.
+const NO_LIMIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
 /// One seat's part of an exchange: the request to send, and where it got to.
 struct Exchange<M> {
     seat: Seat,
     /// What the request is (its kind, id and turn).
     asked: Request,
     request: Vec<u8>,
+    /// The time for the reply.
+    limit: TimeLimit,
     /// This game's `start`, when it goes out just before the request; its
     /// `ready` is then read before the reply.
     start: Option<Start>,
@@ -63,6 +70,25 @@ struct Start {
     line: Vec<u8>,
 }
 
+/// The time a bot has for one reply.
+#[derive(Clone, Copy)]
+struct TimeLimit {
+    /// What the bot is told it has.
+    allowed: Duration,
+    /// How long the referee waits: `allowed` and the leeway (`None`: no
+    /// limit).
+    wait: Option<Duration>,
+    /// When `allowed` is all that is left of a game clock's bank.
+    bank: Option<BankLeft>,
+}
+
+impl TimeLimit {
+    /// The moment the referee stops waiting, counted from `from`.
+    fn deadline(&self, from: Instant) -> Instant {
+        from + self.wait.unwrap_or(NO_LIMIT)
+    }
+}
+
 /// Plays one game of `G` between `bots` (seat 1 first) and reports it.
 ///
 /// Bots that are not running are started. A bot whose forfeit leaves it in
@@ -82,6 +108,7 @@ pub async fn play_game<G: Game>(
     }
     let mut game = G::new(params, seed);
     let started = Instant::now();
+    let controls = [0, 1].map(|index| settings.time_control_of(bots[index]));
     let mut referee = Referee::<G> {
         transcript: if files.transcript.is_some() || files.keep_transcript {
             Transcript::new(started.into_std())
@@ -98,6 +125,7 @@ pub async fn play_game<G: Game>(
         reported_names: [None, None],
         answered_start: [false, false],
         unsent_starts: [None, None],
+        clocks: controls.map(|control| Clock::new(control, settings.leeway())),
         settings,
     };
     let seat_seeds = Seat::BOTH.map(|seat| settings.seed_key.seat_seed(seed, seat));
@@ -112,6 +140,11 @@ pub async fn play_game<G: Game>(
             name: &bots[index].name,
             command: &bots[index].command.argv,
         }),
+        TranscriptTime {
+            time_controls: controls,
+            time_margin_ms: settings.time_margin.as_millis() as u64,
+            no_time_limit: settings.no_time_limit,
+        },
         &game,
     );
 
@@ -164,6 +197,8 @@ struct Referee<'s, G: Game> {
     /// it goes out with the seat's first request instead of waiting for
     /// its `ready` on its own, which saves a round trip per game.
     unsent_starts: [Option<Start>; 2],
+    /// Each seat's time.
+    clocks: [Clock; 2],
     settings: &'s Settings,
 }
 
@@ -175,6 +210,9 @@ struct MoveLine<'a, M> {
     #[serde(rename = "move")]
     mv: &'a M,
     think_us: u128,
+    /// Under a game clock, what the bank holds after this move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bank_us: Option<u128>,
 }
 
 #[derive(Serialize)]
@@ -226,8 +264,9 @@ impl<G: Game> Referee<'_, G> {
                 self.notify(bots, seat, notice);
             }
         }
-        let limits = self.settings.limits();
+        let startup = self.startup_limit();
         let mut exchanges = Seat::BOTH.map(|seat| {
+            let limits = self.settings.limits(self.clocks[seat.index()].control());
             let bot = &mut bots[seat.index()];
             let id = bot.take_id();
             let line = self.probed(
@@ -239,18 +278,36 @@ impl<G: Game> Referee<'_, G> {
                 self.unsent_starts[seat.index()] = Some(Start { id, line });
                 None
             } else {
-                Some(Exchange::new(seat, Request::start(id), line))
+                Some(Exchange::new(seat, Request::start(id), line, startup))
             }
         });
         if exchanges.iter().all(Option::is_none) {
             return;
         }
-        self.exchange(bots, &mut exchanges, self.settings.startup_timeout).await;
+        self.exchange(bots, &mut exchanges).await;
         for exchange in exchanges.into_iter().flatten() {
             if let Phase::Answered(Answer { reply: Ok(Reply::Ready { name }), .. }) = exchange.phase
             {
                 self.ready(bots, exchange.seat, name);
             }
+        }
+    }
+
+    /// The time for a `ready`.
+    fn startup_limit(&self) -> TimeLimit {
+        let allowed = self.settings.startup_timeout;
+        TimeLimit { allowed, wait: self.settings.leeway().wait(allowed), bank: None }
+    }
+
+    /// The time `seat` has for its next move, the `move_number`th of the
+    /// game, from its clock.
+    fn move_limit(&self, seat: Seat, move_number: usize) -> TimeLimit {
+        let clock = &self.clocks[seat.index()];
+        let out_of_time = clock.out_of_time();
+        TimeLimit {
+            allowed: out_of_time.allowed,
+            wait: clock.deadline(),
+            bank: out_of_time.bank.map(|bank| BankLeft { bank, move_number }),
         }
     }
 
@@ -264,7 +321,6 @@ impl<G: Game> Referee<'_, G> {
     /// Asks every seat in `seats` for a move, then applies the moves (in
     /// seat order) if all were legal, or records the forfeits.
     async fn play_turn(&mut self, bots: &mut [&mut Bot; 2], game: &mut G, seats: &[Seat]) {
-        let time_ms = self.settings.move_timeout.as_millis() as u64;
         self.turn += 1;
         // Every view and legal move list is taken before any move is applied,
         // so in a simultaneous turn no request can reflect the other choice.
@@ -275,19 +331,24 @@ impl<G: Game> Referee<'_, G> {
                 return None;
             }
             let id = bots[seat.index()].take_id();
+            // Seats of a simultaneous turn are applied in seat order.
+            let move_number = self.history.len() + 1 + seats.iter().filter(|s| **s < seat).count();
+            let limit = self.move_limit(seat, move_number);
+            let clock = &self.clocks[seat.index()];
             let request = move_request(
                 id,
                 &game.view(seat),
                 &self.history_json,
                 &legal[seat.index()],
-                time_ms,
+                limit.allowed.as_millis() as u64,
+                clock.bank_left().map(|bank| bank.as_millis() as u64),
             );
             let asked = Request::move_in_turn(id, self.turn);
-            let mut exchange = Exchange::new(seat, asked, self.probed(request));
+            let mut exchange = Exchange::new(seat, asked, self.probed(request), limit);
             exchange.start = self.unsent_starts[seat.index()].take();
             Some(exchange)
         });
-        self.exchange(bots, &mut exchanges, self.settings.move_timeout).await;
+        self.exchange(bots, &mut exchanges).await;
 
         let mut chosen: [Option<G::Move>; 2] = [None, None];
         for exchange in exchanges.into_iter().flatten() {
@@ -304,11 +365,14 @@ impl<G: Game> Referee<'_, G> {
                     self.moves_accepted[seat.index()] += 1;
                     let slowest = &mut self.slowest_move[seat.index()];
                     *slowest = (*slowest).max(think);
+                    let clock = &mut self.clocks[seat.index()];
+                    clock.charge(think);
                     self.transcript.push(&MoveLine {
                         kind: "move",
                         seat,
                         mv: &mv,
                         think_us: think.as_micros(),
+                        bank_us: clock.bank_left().map(|bank| bank.as_micros()),
                     });
                     chosen[seat.index()] = Some(mv);
                 }
@@ -364,26 +428,25 @@ impl<G: Game> Referee<'_, G> {
         &mut self,
         bots: &mut [&mut Bot; 2],
         exchanges: &mut [Option<Exchange<G::Move>>; 2],
-        limit: Duration,
     ) {
         let [first_bot, second_bot] = bots;
         let [first, second] = exchanges;
-        let limits = Deadlines { startup: self.settings.startup_timeout, reply: limit };
+        let startup = self.startup_limit();
         match (first.is_some(), second.is_some()) {
             // Most steps ask one seat: no joining needed.
             (true, false) => {
-                send(first_bot, first, limit).await;
-                receive(first_bot, first, limits).await;
+                send(first_bot, first).await;
+                receive(first_bot, first, startup).await;
             }
             (false, true) => {
-                send(second_bot, second, limit).await;
-                receive(second_bot, second, limits).await;
+                send(second_bot, second).await;
+                receive(second_bot, second, startup).await;
             }
             _ => {
-                tokio::join!(send(first_bot, first, limit), send(second_bot, second, limit));
+                tokio::join!(send(first_bot, first), send(second_bot, second));
                 tokio::join!(
-                    receive(first_bot, first, limits),
-                    receive(second_bot, second, limits)
+                    receive(first_bot, first, startup),
+                    receive(second_bot, second, startup)
                 );
             }
         }
@@ -524,8 +587,8 @@ impl<G: Game> Referee<'_, G> {
 }
 
 impl<M> Exchange<M> {
-    fn new(seat: Seat, asked: Request, request: Vec<u8>) -> Exchange<M> {
-        Exchange { seat, asked, request, start: None, phase: Phase::Unsent }
+    fn new(seat: Seat, asked: Request, request: Vec<u8>, limit: TimeLimit) -> Exchange<M> {
+        Exchange { seat, asked, request, limit, start: None, phase: Phase::Unsent }
     }
 
     /// The request a failure to deliver belongs to: the `start` that goes
@@ -559,7 +622,7 @@ fn trim_newline(line: &[u8]) -> &[u8] {
 }
 
 /// Writes one exchange's request, recording when it went out or the failure.
-async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>, limit: Duration) {
+async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>) {
     let Some(exchange) = exchange else { return };
     let Some(process) = bot.process() else {
         let crash = Crash {
@@ -578,38 +641,30 @@ async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>, limit: Durat
     if let Some(start) = &exchange.start {
         process.queue(&start.line);
     }
-    exchange.phase = match process.send(&exchange.request, sent_at + limit).await {
+    exchange.phase = match process.send(&exchange.request, exchange.limit.deadline(sent_at)).await {
         Ok(()) => Phase::Sent { sent_at },
         Err(failure) => Phase::Undelivered {
             sent_at: Some(sent_at),
-            forfeit: forfeit_from(failure, exchange.first_request(), limit, &[]),
+            forfeit: forfeit_from(failure, exchange.first_request(), exchange.limit, &[]),
         },
     };
 }
 
-/// The time limits of an exchange.
-#[derive(Clone, Copy)]
-struct Deadlines {
-    /// For a `ready` to a `start` sent with the request.
-    startup: Duration,
-    /// For the reply to the request.
-    reply: Duration,
-}
-
 /// Reads one exchange's reply (if its request went out) and parses it;
-/// first the `ready` to a `start` sent with the request, if there was one.
+/// first the `ready` to a `start` sent with the request, if there was one
+/// (with `startup` for it).
 async fn receive<M: serde::de::DeserializeOwned>(
     bot: &mut Bot,
     exchange: &mut Option<Exchange<M>>,
-    limits: Deadlines,
+    startup: TimeLimit,
 ) {
     let Some(exchange) = exchange else { return };
     let Phase::Sent { sent_at } = exchange.phase else { return };
     let process = bot.process().expect("a bot that was sent a request runs");
     let mut ready = None;
     if let Some(start) = &exchange.start {
-        let deadline = sent_at + limits.startup;
-        let asked = Asked { request: Request::start(start.id), limit: limits.startup };
+        let deadline = startup.deadline(sent_at);
+        let asked = Asked { request: Request::start(start.id), limit: startup };
         match read_reply::<M>(process, deadline, asked).await {
             (Some((line, received_at)), Ok(Reply::Ready { name })) => {
                 ready = Some((line, received_at, name));
@@ -621,8 +676,8 @@ async fn receive<M: serde::de::DeserializeOwned>(
         }
     }
     let clock_from = ready.as_ref().map_or(sent_at, |(_, received_at, _)| *received_at);
-    let asked = Asked { request: exchange.asked, limit: limits.reply };
-    let (received, reply) = read_reply(process, clock_from + limits.reply, asked).await;
+    let asked = Asked { request: exchange.asked, limit: exchange.limit };
+    let (received, reply) = read_reply(process, exchange.limit.deadline(clock_from), asked).await;
     exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
 }
 
@@ -630,7 +685,7 @@ async fn receive<M: serde::de::DeserializeOwned>(
 #[derive(Clone, Copy)]
 struct Asked {
     request: Request,
-    limit: Duration,
+    limit: TimeLimit,
 }
 
 /// Reads the reply asked for before `deadline`: the line as received and
@@ -654,12 +709,15 @@ async fn read_reply<M: serde::de::DeserializeOwned>(
     }
 }
 
-/// The forfeit a failure to exchange with a bot makes: `allowed` is the
+/// The forfeit a failure to exchange with a bot makes: `limit` is the
 /// time the bot had for `request`, `partial` what arrived of a reply
 /// without its newline.
-fn forfeit_from(failure: Failure, request: Request, allowed: Duration, partial: &[u8]) -> Forfeit {
+fn forfeit_from(failure: Failure, request: Request, limit: TimeLimit, partial: &[u8]) -> Forfeit {
     let line = (!partial.is_empty()).then(|| cut(partial));
-    let timeout = |stall| Forfeit::timed_out(request, Timeout { allowed, stall }, line.clone());
+    let timeout = |stall| {
+        let timeout = Timeout { allowed: limit.allowed, bank: limit.bank, stall };
+        Forfeit::timed_out(request, timeout, line.clone())
+    };
     match failure {
         Failure::NoLine => timeout(Stall::NoLine { partial_bytes: partial.len() }),
         Failure::InputNotRead => timeout(Stall::InputNotRead),

@@ -5,13 +5,6 @@
 //! between two bots and reports it; it restarts nothing by itself but stops
 //! a bot whose forfeit left it in doubt, so the next game starts it afresh.
 
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
-    )
-)]
 pub mod clock;
 mod deadline;
 pub mod forfeit;
@@ -27,6 +20,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use clock::{GameClock, Leeway, TimeControl};
 pub use forfeit::{Cause, Request, Stall};
 pub use game::play_game;
 pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, Stopped};
@@ -39,7 +33,15 @@ use crate::seeds::SeedKey;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
     pub startup_timeout: Duration,
-    pub move_timeout: Duration,
+    /// How each seat's replies to `move` are timed, unless its bot has a
+    /// control of its own ([`Bot::time_control`]).
+    pub time_control: TimeControl,
+    /// Added to every deadline (for loaded machines); never to the time a
+    /// bot is told it has.
+    pub time_margin: Duration,
+    /// No deadline at all, for debugging: bots are still told their time
+    /// and their clocks still run.
+    pub no_time_limit: bool,
     pub max_line_bytes: usize,
     /// Largest stderr log kept per bot per game.
     pub stderr_cap: u64,
@@ -59,7 +61,9 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             startup_timeout: Duration::from_secs(5),
-            move_timeout: Duration::from_secs(1),
+            time_control: TimeControl::default(),
+            time_margin: Duration::ZERO,
+            no_time_limit: false,
             max_line_bytes: 64 * 1024,
             stderr_cap: 1024 * 1024,
             exit_grace: Duration::from_millis(200),
@@ -71,13 +75,27 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// The limits as the protocol states them to bots.
-    pub fn limits(&self) -> Limits {
+    /// The limits as the protocol states them to a bot playing under
+    /// `control`.
+    pub fn limits(&self, control: TimeControl) -> Limits {
+        let clock = control.clock();
         Limits {
             startup_ms: self.startup_timeout.as_millis() as u64,
-            move_ms: self.move_timeout.as_millis() as u64,
+            move_ms: control.first_move().as_millis() as u64,
             max_line_bytes: self.max_line_bytes,
+            bank_ms: clock.map(|clock| clock.bank.as_millis() as u64),
+            increment_ms: clock.map(|clock| clock.increment.as_millis() as u64),
         }
+    }
+
+    /// How far past a bot's time the referee waits.
+    pub fn leeway(&self) -> Leeway {
+        if self.no_time_limit { Leeway::Unlimited } else { Leeway::Margin(self.time_margin) }
+    }
+
+    /// The time control of `bot`: its own, or everyone's.
+    pub fn time_control_of(&self, bot: &Bot) -> TimeControl {
+        bot.time_control.unwrap_or(self.time_control)
     }
 }
 
@@ -95,6 +113,9 @@ pub struct Bot {
     answered_a_start: bool,
     /// The name the bot gave in its last `ready`, if any.
     pub reported_name: Option<String>,
+    /// A time control of its own (a handicap), instead of the one in
+    /// [`Settings`].
+    pub time_control: Option<TimeControl>,
 }
 
 impl Bot {
@@ -107,6 +128,7 @@ impl Bot {
             next_id: 1,
             answered_a_start: false,
             reported_name: None,
+            time_control: None,
         }
     }
 

@@ -1,10 +1,11 @@
 //! The transcript of one game: JSON Lines, the single source for replays
 //! and audits.
 //!
-//! Line types, in order: one `header` (game, seed, parameters, bots, the
-//! full initial state), then `send` and `recv` for every line exchanged with
-//! a bot (time since the game began, in microseconds), a `move` for every
-//! accepted move with its think time, a `forfeit` for each forfeit, and one
+//! Line types, in order: one `header` (game, seed, parameters, bots, their
+//! time controls, the full initial state), then `send` and `recv` for every
+//! line exchanged with a bot (time since the game began, in microseconds), a
+//! `move` for every accepted move with its think time (and the bank left,
+//! under a clock), a `forfeit` for each forfeit, and one
 //! closing `result`. protocol.md documents the format with an example.
 
 use std::path::Path;
@@ -13,6 +14,7 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::TimeControl;
 use crate::games::{GameId, Seat};
 
 /// Builds a transcript in memory; written to disk once, when the game ends.
@@ -38,7 +40,24 @@ struct Header<'a, P: Serialize, S: Serialize> {
     sandbox: &'a str,
     params: &'a P,
     bots: [TranscriptBot<'a>; 2],
+    #[serde(flatten)]
+    time: TranscriptTime,
     state: &'a S,
+}
+
+/// The time each seat played under, as the header records it.
+#[derive(Serialize)]
+pub struct TranscriptTime {
+    /// By seat.
+    pub time_controls: [TimeControl; 2],
+    #[serde(skip_serializing_if = "is_zero")]
+    pub time_margin_ms: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub no_time_limit: bool,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 /// A bot as the transcript names it.
@@ -68,6 +87,7 @@ impl Transcript {
         sandbox: &str,
         params: &P,
         bots: [TranscriptBot<'_>; 2],
+        time: TranscriptTime,
         state: &S,
     ) {
         if self.buffer.is_none() {
@@ -83,6 +103,7 @@ impl Transcript {
             sandbox: sandbox.strip_prefix("sandbox: ").unwrap_or(sandbox),
             params,
             bots,
+            time,
             state,
         });
     }

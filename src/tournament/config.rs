@@ -14,10 +14,11 @@ use super::openings::{MAX_OPENINGS_BYTES, Openings};
 use super::schedule::{Schedule, SetupSeeds};
 use crate::games::{GameId, GameSetup};
 use crate::printable::{check_bot_name, printable};
-use crate::referee::{BotCommand, Settings};
+use crate::referee::clock::{ControlKind, TimeKey, TimeKeys};
+use crate::referee::{BotCommand, Settings, TimeControl};
 use crate::sandbox::{SandboxMode, SandboxSettings, parse_size};
 use crate::text_file::read_bounded;
-use crate::units::parse_duration;
+use crate::units::{parse_duration, parse_duration_or_zero};
 
 /// Most games a pairing may play: the schedule keeps a bit per game.
 pub const MAX_GAMES_PER_PAIR: u32 = 10_000_000;
@@ -78,9 +79,29 @@ pub struct BotEntry {
     pub written_dir: Option<String>,
     /// The `version` key: stands for the bot's files in its fingerprint.
     pub version: Option<String>,
+    /// The time keys of the bot's table (a handicap): they change the
+    /// tournament's time control for this bot.
+    #[serde(skip)]
+    pub time_keys: TimeKeys,
+    /// The bot's own time control, when its table has time keys.
+    #[serde(skip)]
+    pub time_control: Option<TimeControl>,
 }
 
 impl BotEntry {
+    /// The bot's time control, made again from its keys over `control`
+    /// (the tournament's).
+    fn rebase_time(&mut self, control: TimeControl) -> Result<(), String> {
+        if self.time_keys.is_empty() {
+            return Ok(());
+        }
+        let own = self.time_keys.over(control).map_err(|error| {
+            format!("bot `{}`: {}", self.name, error.describe(TimeKey::file_key))
+        })?;
+        self.time_control = Some(own);
+        Ok(())
+    }
+
     pub fn command(&self) -> BotCommand {
         BotCommand {
             argv: self.argv.clone(),
@@ -148,6 +169,11 @@ struct RawTournament {
     games_per_pair: Option<Spanned<u32>>,
     startup_timeout: Option<Spanned<String>>,
     move_timeout: Option<Spanned<String>>,
+    time_control: Option<Spanned<ControlKind>>,
+    bank: Option<Spanned<String>>,
+    increment: Option<Spanned<String>>,
+    move_cap: Option<Spanned<String>>,
+    time_margin: Option<Spanned<String>>,
     concurrency: Option<Spanned<u32>>,
     out: Option<Spanned<String>>,
     restart: Option<Spanned<Restart>>,
@@ -177,6 +203,60 @@ struct RawBot {
     #[serde(default)]
     env: BTreeMap<String, String>,
     version: Option<Spanned<String>>,
+    time_control: Option<Spanned<ControlKind>>,
+    move_timeout: Option<Spanned<String>>,
+    bank: Option<Spanned<String>>,
+    increment: Option<Spanned<String>>,
+    move_cap: Option<Spanned<String>>,
+}
+
+/// The time keys of a table as written, with where each one is.
+struct WrittenTimeKeys<'a> {
+    control: &'a Option<Spanned<ControlKind>>,
+    move_timeout: &'a Option<Spanned<String>>,
+    bank: &'a Option<Spanned<String>>,
+    increment: &'a Option<Spanned<String>>,
+    move_cap: &'a Option<Spanned<String>>,
+}
+
+impl WrittenTimeKeys<'_> {
+    /// Where `key` is written, if it is.
+    fn span(&self, key: TimeKey) -> Option<Range<usize>> {
+        match key {
+            TimeKey::Control => self.control.as_ref().map(Spanned::span),
+            TimeKey::MoveTimeout => self.move_timeout.as_ref().map(Spanned::span),
+            TimeKey::Bank => self.bank.as_ref().map(Spanned::span),
+            TimeKey::Increment => self.increment.as_ref().map(Spanned::span),
+            TimeKey::MoveCap => self.move_cap.as_ref().map(Spanned::span),
+        }
+    }
+
+    /// The keys' values: durations read, an error naming the key (after
+    /// `prefix`) and its place if one is not a duration.
+    fn read(
+        &self,
+        prefix: &str,
+        fail: impl Fn(Option<Range<usize>>, String) -> ConfigError,
+    ) -> Result<TimeKeys, ConfigError> {
+        let read = |value: &Option<Spanned<String>>, key: TimeKey, zero_allowed: bool| {
+            let Some(text) = value else { return Ok(None) };
+            let parsed = if zero_allowed {
+                parse_duration_or_zero(text.get_ref())
+            } else {
+                parse_duration(text.get_ref())
+            };
+            parsed.map(Some).map_err(|error| {
+                fail(Some(text.span()), format!("{prefix}{}: {error}", key.file_key()))
+            })
+        };
+        Ok(TimeKeys {
+            control: self.control.as_ref().map(|kind| *kind.get_ref()),
+            move_timeout: read(self.move_timeout, TimeKey::MoveTimeout, false)?,
+            bank: read(self.bank, TimeKey::Bank, false)?,
+            increment: read(self.increment, TimeKey::Increment, true)?,
+            move_cap: read(self.move_cap, TimeKey::MoveCap, false)?,
+        })
+    }
 }
 
 impl Tournament {
@@ -274,6 +354,22 @@ impl Tournament {
             Some(text) => parse_duration(text.get_ref())
                 .map_err(|error| fail(Some(text.span()), format!("{key}: {error}"))),
         };
+        let written_time = WrittenTimeKeys {
+            control: &raw.time_control,
+            move_timeout: &raw.move_timeout,
+            bank: &raw.bank,
+            increment: &raw.increment,
+            move_cap: &raw.move_cap,
+        };
+        let time_control =
+            written_time.read("", fail)?.over(TimeControl::default()).map_err(|error| {
+                fail(written_time.span(error.key()), error.describe(TimeKey::file_key))
+            })?;
+        let time_margin = match &raw.time_margin {
+            None => Duration::ZERO,
+            Some(text) => parse_duration_or_zero(text.get_ref())
+                .map_err(|error| fail(Some(text.span()), format!("time_margin: {error}")))?,
+        };
         let defaults = Settings::default();
         let mut settings = Settings {
             startup_timeout: duration(
@@ -281,7 +377,8 @@ impl Tournament {
                 "startup_timeout",
                 defaults.startup_timeout,
             )?,
-            move_timeout: duration(&raw.move_timeout, "move_timeout", defaults.move_timeout)?,
+            time_control,
+            time_margin,
             ..defaults
         };
         if let Some(bytes) = &raw.max_line_bytes {
@@ -426,6 +523,23 @@ impl Tournament {
                 }
                 version => version.as_ref().map(|version| version.get_ref().clone()),
             };
+            let written_time = WrittenTimeKeys {
+                control: &bot.time_control,
+                move_timeout: &bot.move_timeout,
+                bank: &bot.bank,
+                increment: &bot.increment,
+                move_cap: &bot.move_cap,
+            };
+            let time_keys = written_time.read(&format!("bot `{name}`: "), fail)?;
+            let time_control = match time_keys.is_empty() {
+                true => None,
+                false => Some(time_keys.over(settings.time_control).map_err(|error| {
+                    fail(
+                        written_time.span(error.key()),
+                        format!("bot `{name}`: {}", error.describe(TimeKey::file_key)),
+                    )
+                })?),
+            };
             let entry = BotEntry {
                 name: name.to_owned(),
                 argv,
@@ -434,6 +548,8 @@ impl Tournament {
                 written_command: bot.command.get_ref().clone(),
                 written_dir: bot.dir.as_ref().map(|dir| dir.get_ref().clone()),
                 version,
+                time_keys,
+                time_control,
             };
             entry.command().check_program().map_err(|error| {
                 fail(Some(bot.command.span()), format!("bot `{name}`: command: {error}"))
@@ -468,6 +584,20 @@ impl Tournament {
 }
 
 impl Tournament {
+    /// Changes the file's time control by `keys` (command-line flags, as if
+    /// written at the top of the file; a bot's own keys still apply over
+    /// them). The error names the flag or the bot whose keys no longer fit.
+    pub fn change_time_control(&mut self, keys: &TimeKeys) -> Result<(), String> {
+        self.settings.time_control =
+            keys.over(self.settings.time_control).map_err(|error| error.describe(TimeKey::flag))?;
+        for bot in &mut self.bots {
+            bot.rebase_time(self.settings.time_control).map_err(|error| {
+                format!("{error} (over the time control the command line sets)")
+            })?;
+        }
+        Ok(())
+    }
+
     /// The game and parameters of round `round` (from 1) of every pairing:
     /// its openings entry's, or the file's.
     pub fn setup_of(&self, round: u64) -> &GameSetup {
@@ -623,7 +753,12 @@ env = { LEVEL = "3" }
         let tournament = parse(GOOD).unwrap();
         assert_eq!(tournament.setup.game(), GameId::NumberSnatch);
         assert_eq!(tournament.games_per_pair, 4);
-        assert_eq!(tournament.settings.move_timeout, Duration::from_millis(200));
+        assert_eq!(
+            tournament.settings.time_control,
+            TimeControl::PerMove { limit: Duration::from_millis(200) }
+        );
+        assert_eq!(tournament.settings.time_margin, Duration::ZERO);
+        assert_eq!(tournament.bots[0].time_control, None);
         assert_eq!(tournament.settings.startup_timeout, Duration::from_secs(5));
         assert_eq!(tournament.concurrency, 1);
         assert_eq!(tournament.out, Path::new("results/t"));
@@ -675,6 +810,90 @@ env = { LEVEL = "3" }
         assert!(error.starts_with("t.toml:5:") && error.contains("move_timeout"), "{error}");
     }
 
+    /// GOOD with a clock instead of its limit per move, and `bot_b`'s keys
+    /// in the second bot's table.
+    fn with_clock(top: &str, bot_b: &str) -> String {
+        GOOD.replace("move_timeout = \"200ms\"", top)
+            .replace("env = { LEVEL = \"3\" }", &format!("env = {{ LEVEL = \"3\" }}\n{bot_b}"))
+    }
+
+    #[test]
+    fn a_clock_a_margin_and_a_handicap_read_from_their_keys() {
+        let ms = Duration::from_millis;
+        let text = with_clock(
+            "time_control = \"clock\"\nbank = \"10s\"\nincrement = \"100ms\"\ntime_margin = \"50ms\"",
+            "bank = \"5s\"",
+        );
+        let tournament = parse(&text).unwrap();
+        let clock = |bank, increment| {
+            TimeControl::Clock(crate::referee::GameClock {
+                bank: ms(bank),
+                increment: ms(increment),
+                move_cap: None,
+            })
+        };
+        assert_eq!(tournament.settings.time_control, clock(10_000, 100));
+        assert_eq!(tournament.settings.time_margin, ms(50));
+        assert_eq!(tournament.bots[0].time_control, None);
+        assert_eq!(tournament.bots[1].time_control, Some(clock(5000, 100)), "the rest inherited");
+
+        // The command line changes the file's keys; the bot's own still apply.
+        let mut changed = tournament.clone();
+        let flags = TimeKeys { increment: Some(Duration::ZERO), ..TimeKeys::default() };
+        changed.change_time_control(&flags).unwrap();
+        assert_eq!(changed.settings.time_control, clock(10_000, 0));
+        assert_eq!(changed.bots[1].time_control, Some(clock(5000, 0)));
+        let mut per_move = tournament.clone();
+        let flags = TimeKeys { move_timeout: Some(ms(300)), ..TimeKeys::default() };
+        per_move.change_time_control(&flags).unwrap();
+        assert_eq!(per_move.settings.time_control, TimeControl::PerMove { limit: ms(300) });
+        assert_eq!(per_move.bots[1].time_control, Some(clock(5000, 0)), "its bank alone");
+
+        let mut inherits_the_bank =
+            parse(&with_clock("bank = \"10s\"", "time_control = \"clock\"\nincrement = \"1s\""))
+                .unwrap();
+        assert_eq!(inherits_the_bank.bots[1].time_control, Some(clock(10_000, 1000)));
+        let error = inherits_the_bank.change_time_control(&flags).unwrap_err();
+        assert!(error.starts_with("bot `b`: `time_control` makes a game clock"), "{error}");
+        assert!(error.ends_with("(over the time control the command line sets)"), "{error}");
+
+        let handicap = parse(&with_clock("", "move_timeout = \"50ms\"")).unwrap();
+        assert_eq!(handicap.settings.time_control, TimeControl::default());
+        assert_eq!(handicap.bots[1].time_control, Some(TimeControl::PerMove { limit: ms(50) }));
+    }
+
+    #[test]
+    fn time_keys_that_make_no_control_are_named_with_their_place() {
+        let error = error_of(&with_clock("increment = \"1s\"", ""));
+        assert!(
+            error.starts_with("t.toml:5:13: `increment` makes a game clock, which needs `bank`"),
+            "{error}"
+        );
+        let error = error_of(&with_clock("bank = \"5s\"\nmove_timeout = \"1s\"", ""));
+        assert!(
+            error.starts_with("t.toml:6:")
+                && error.contains("`move_timeout` is the limit of a per-move time control")
+                && error.contains("`move_cap`"),
+            "{error}"
+        );
+        let error = error_of(&with_clock("bank = \"0s\"", ""));
+        assert!(
+            error.starts_with("t.toml:5:8: bank: a time limit must be more than zero"),
+            "{error}"
+        );
+        let error = error_of(&with_clock("time_control = \"sundial\"", ""));
+        assert!(error.starts_with("t.toml:5:") && error.contains("time_control"), "{error}");
+        let error = error_of(&with_clock("time_margin = \"soon\"", ""));
+        assert!(error.starts_with("t.toml:5:") && error.contains("time_margin: "), "{error}");
+        let error = error_of(&with_clock("", "time_control = \"clock\""));
+        assert!(
+            error.starts_with("t.toml:18:16: bot `b`: `time_control` makes a game clock"),
+            "{error}"
+        );
+        let error = error_of(&with_clock("", "increment = \"fast\""));
+        assert!(error.starts_with("t.toml:18:13: bot `b`: increment: `fast`"), "{error}");
+    }
+
     #[test]
     fn openings_are_read_beside_the_file_and_set_games_per_pair() {
         let folder = tempfile::tempdir().unwrap();
@@ -698,7 +917,10 @@ env = { LEVEL = "3" }
         std::fs::write(&openings, "{\"seed\": 5}\n{\"params\": {\"count\": \"x\"}}\n").unwrap();
         let error = Tournament::parse(&file, &text, None).unwrap_err().to_string();
         assert!(error.starts_with(&format!("{}:2:", openings.display())), "{error}");
-        assert!(error.contains("parameter `count` of number-snatch: expected a whole number"), "{error}");
+        assert!(
+            error.contains("parameter `count` of number-snatch: expected a whole number"),
+            "{error}"
+        );
         // A missing one is named where the tournament file names it.
         let text = text.replace("o.jsonl", "missing.jsonl");
         let error = Tournament::parse(&file, &text, None).unwrap_err().to_string();

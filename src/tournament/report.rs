@@ -195,18 +195,31 @@ fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
         list.push(("openings".to_owned(), openings.describe()));
     }
     list.extend([
-        ("move timeout".to_owned(), format!("{} ms", settings.move_timeout_ms)),
+        match settings.move_timeout_ms {
+            Some(move_ms) if settings.clock.is_none() => {
+                ("move timeout".to_owned(), format!("{move_ms} ms"))
+            }
+            _ => ("time control".to_owned(), settings.time_control().to_string()),
+        },
         ("startup timeout".to_owned(), format!("{} ms", settings.startup_timeout_ms)),
     ]);
+    if settings.time_margin_ms > 0 {
+        list.push(("time margin".to_owned(), format!("{} ms", settings.time_margin_ms)));
+    }
+    if settings.no_time_limit {
+        list.push(("time limit".to_owned(), "none (--no-time-limit)".to_owned()));
+    }
     if !settings.sandbox.is_empty() {
         let sandbox = settings.sandbox.strip_prefix("sandbox: ").unwrap_or(&settings.sandbox);
         list.push(("sandbox".to_owned(), sandbox.to_owned()));
     }
     for bot in &settings.bots {
-        list.push((
-            format!("bot {}", bot.name),
-            format!("{} (version {})", shell_words::join(&bot.command), bot.short_fingerprint()),
-        ));
+        let mut described =
+            format!("{} (version {})", shell_words::join(&bot.command), bot.short_fingerprint());
+        if let Some(control) = bot.time_control {
+            described.push_str(&format!(", time control {control}"));
+        }
+        list.push((format!("bot {}", bot.name), described));
     }
     list
 }

@@ -174,7 +174,9 @@ async fn work<G: Game>(
         for index in pairing {
             if !held.iter().any(|(held_index, _)| *held_index == index) {
                 let entry = &tournament.bots[index];
-                held.push((index, Bot::new(entry.name.clone(), shared.commands[index].clone())));
+                let mut bot = Bot::new(entry.name.clone(), shared.commands[index].clone());
+                bot.time_control = entry.time_control;
+                held.push((index, bot));
             }
         }
         for game in shared.schedule.games_of(pairing, job.setups) {

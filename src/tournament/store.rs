@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
@@ -24,6 +25,7 @@ use super::standings::{Results, standings};
 use crate::archive;
 use crate::events::{Event, Reporter, Silent};
 use crate::games::GameId;
+use crate::referee::{GameClock, TimeControl};
 use crate::results::{GameRow, GamesCsv};
 use crate::text_file::read_bounded;
 
@@ -35,7 +37,16 @@ pub struct RecordedSettings {
     pub seed: u64,
     pub games_per_pair: u32,
     pub startup_timeout_ms: u64,
-    pub move_timeout_ms: u64,
+    /// The limit per move; absent under a game clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_timeout_ms: Option<u64>,
+    /// The game clock, when the tournament has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<GameClock>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub time_margin_ms: u64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_time_limit: bool,
     pub max_line_bytes: usize,
     /// Bots in file order.
     pub bots: Vec<RecordedBot>,
@@ -65,6 +76,13 @@ pub struct RecordedBot {
     /// written before arena kept fingerprints.
     #[serde(default)]
     pub fingerprint: String,
+    /// The bot's own time control (a handicap), if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 impl RecordedSettings {
@@ -77,7 +95,13 @@ impl RecordedSettings {
             seed: tournament.seed,
             games_per_pair: tournament.games_per_pair,
             startup_timeout_ms: tournament.settings.startup_timeout.as_millis() as u64,
-            move_timeout_ms: tournament.settings.move_timeout.as_millis() as u64,
+            move_timeout_ms: match tournament.settings.time_control {
+                TimeControl::PerMove { limit } => Some(limit.as_millis() as u64),
+                TimeControl::Clock(_) => None,
+            },
+            clock: tournament.settings.time_control.clock(),
+            time_margin_ms: tournament.settings.time_margin.as_millis() as u64,
+            no_time_limit: tournament.settings.no_time_limit,
             max_line_bytes: tournament.settings.max_line_bytes,
             bots: tournament
                 .bots
@@ -96,6 +120,15 @@ impl RecordedSettings {
         match &self.openings {
             Some(openings) => schedule.with_seeds(openings.seeds(self.seed)),
             None => schedule,
+        }
+    }
+
+    /// The time control every bot without one of its own plays under.
+    pub fn time_control(&self) -> TimeControl {
+        match (self.clock, self.move_timeout_ms) {
+            (Some(clock), _) => TimeControl::Clock(clock),
+            (None, Some(move_ms)) => TimeControl::PerMove { limit: Duration::from_millis(move_ms) },
+            (None, None) => TimeControl::default(),
         }
     }
 
@@ -138,11 +171,25 @@ impl RecordedSettings {
             format!("{}ms", self.startup_timeout_ms),
             format!("{}ms", newer.startup_timeout_ms),
         );
+        compare("time control", self.time_control().to_string(), newer.time_control().to_string());
         compare(
-            "move_timeout",
-            format!("{}ms", self.move_timeout_ms),
-            format!("{}ms", newer.move_timeout_ms),
+            "time_margin",
+            format!("{}ms", self.time_margin_ms),
+            format!("{}ms", newer.time_margin_ms),
         );
+        let limit = |off: bool| if off { "off (--no-time-limit)" } else { "on" }.to_owned();
+        compare("time limit", limit(self.no_time_limit), limit(newer.no_time_limit));
+        for old in &self.bots {
+            let Some(new) = newer.bots.iter().find(|bot| bot.name == old.name) else { continue };
+            let own = |control: Option<TimeControl>| {
+                control.map_or_else(|| "the tournament's".to_owned(), |control| control.to_string())
+            };
+            compare(
+                &format!("bot `{}`'s time control", old.name),
+                own(old.time_control),
+                own(new.time_control),
+            );
+        }
         compare(
             "max_line_bytes",
             self.max_line_bytes.to_string(),
@@ -248,6 +295,7 @@ impl RecordedBot {
             env: bot.env.clone(),
             version: bot.version.clone(),
             fingerprint: fingerprint.hex(),
+            time_control: bot.time_control,
         }
     }
 
@@ -1158,6 +1206,7 @@ mod tests {
             env: BTreeMap::new(),
             version: None,
             fingerprint: format!("{name:0>64}"),
+            time_control: None,
         };
         RecordedSettings {
             game: GameId::NumberSnatch,
@@ -1165,7 +1214,10 @@ mod tests {
             seed: 4,
             games_per_pair: 2,
             startup_timeout_ms: 5000,
-            move_timeout_ms: 1000,
+            move_timeout_ms: Some(1000),
+            clock: None,
+            time_margin_ms: 0,
+            no_time_limit: false,
             max_line_bytes: 65536,
             bots: vec![bot("a"), bot("b"), bot("c")],
             sandbox: String::new(),
@@ -1207,6 +1259,47 @@ mod tests {
         assert_eq!(with.resume_differences(&changed).len(), 1);
         // The recorded seeds lay out the schedule.
         assert!(with.schedule().iter().all(|game| game.seed == 9));
+    }
+
+    #[test]
+    fn time_settings_are_recorded_and_a_change_is_a_different_tournament() {
+        let per_move = settings();
+        // A tournament.json of an arena before clocks reads the same.
+        let mut written = serde_json::to_value(&per_move).unwrap();
+        assert!(written.get("clock").is_none() && written.get("time_margin_ms").is_none());
+        written.as_object_mut().unwrap().remove("no_time_limit");
+        let read: RecordedSettings = serde_json::from_value(written).unwrap();
+        assert!(per_move.setting_differences(&read).is_empty());
+
+        let clock = GameClock {
+            bank: Duration::from_secs(10),
+            increment: Duration::from_millis(100),
+            move_cap: None,
+        };
+        let mut clocked = per_move.clone();
+        clocked.move_timeout_ms = None;
+        clocked.clock = Some(clock);
+        let json = serde_json::to_string(&clocked).unwrap();
+        assert!(json.contains(r#""clock":{"bank_ms":10000,"increment_ms":100}"#), "{json}");
+        assert_eq!(serde_json::from_str::<RecordedSettings>(&json).unwrap(), clocked);
+        assert_eq!(
+            per_move.setting_differences(&clocked),
+            ["time control was 1s per move, now clock 10s + 100ms per move"]
+        );
+
+        let mut loosened = clocked.clone();
+        loosened.time_margin_ms = 50;
+        loosened.no_time_limit = true;
+        loosened.bots[1].time_control =
+            Some(TimeControl::PerMove { limit: Duration::from_secs(2) });
+        assert_eq!(
+            clocked.setting_differences(&loosened),
+            [
+                "time_margin was 0ms, now 50ms",
+                "time limit was on, now off (--no-time-limit)",
+                "bot `b`'s time control was the tournament's, now 2s per move",
+            ]
+        );
     }
 
     /// Rows written out of order and with stale numbers come out in schedule
