@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context;
 
@@ -59,6 +60,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.no_sandbox {
         tournament.sandbox.mode = SandboxMode::Off;
     }
+    if tournament.sprt.is_some() && args.shard.is_some() {
+        return Err(UsageError(format!(
+            "{}: a file with [sprt] cannot be split with --shard (the test decides as its games come in)",
+            args.file.display()
+        ))
+        .into());
+    }
+    let test = super::sprt::test_of(&tournament);
     let verbosity = Verbosity::from_flags(args.quiet, args.json);
     let (sandbox, sandbox_line, seeds) =
         prepare_sandbox(&tournament.sandbox, &[&tournament.out, &tournament.file])?;
@@ -98,6 +107,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         exports,
         sandbox,
         sandbox_line,
+        stop_when: test.clone().map(|test| test as Arc<dyn tournament::StopRule>),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -125,6 +135,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     }
                     crate::say!();
                     crate::say_raw!("{}", standings_text(&standings));
+                    if !tournament.challengers.is_empty() {
+                        crate::say!();
+                        crate::say_raw!(
+                            "{}",
+                            super::gauntlet::challengers_text(&tournament, &standings)
+                        );
+                    }
                     crate::say!(
                         "\nresults: {}/games.csv, standings.csv, crosstable.csv",
                         tournament.out.display()
@@ -136,7 +153,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 }
                 Verbosity::Quiet => {}
             }
-            Ok(ExitCode::SUCCESS)
+            match &test {
+                Some(test) => Ok(super::sprt::conclude(&tournament, test, verbosity)),
+                None => Ok(ExitCode::SUCCESS),
+            }
         }
         RunEnd::Interrupted { done, total } => {
             // Quoted, so that it can be pasted into a shell as it is.

@@ -19,6 +19,7 @@ use super::export::{self, Export, Summary};
 use super::history::{self, HistoryEntry};
 use super::identity::Fingerprint;
 use super::schedule::Schedule;
+use super::sprt::SprtSettings;
 use super::standings::{Results, standings};
 use crate::archive;
 use crate::events::{Event, Reporter, Silent};
@@ -43,6 +44,12 @@ pub struct RecordedSettings {
     /// resumes the same results.
     #[serde(default)]
     pub sandbox: String,
+    /// The challengers of a gauntlet, by name; empty in a round robin.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub challengers: Vec<String>,
+    /// The sequential test the games were played for, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtSettings>,
 }
 
 /// A bot as a results folder records it: as the tournament file writes
@@ -82,6 +89,43 @@ impl RecordedSettings {
                 .map(|(bot, fingerprint)| RecordedBot::of(bot, fingerprint))
                 .collect(),
             sandbox: String::new(),
+            challengers: tournament
+                .challengers
+                .iter()
+                .map(|&index| tournament.bots[index].name.clone())
+                .collect(),
+            sprt: tournament.sprt,
+        }
+    }
+
+    /// The settings recorded in `folder`'s tournament.json, if it has one.
+    pub fn read(folder: &Path) -> anyhow::Result<Option<RecordedSettings>> {
+        let path = folder.join(SETTINGS_JSON);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => {
+                return Err(error).with_context(|| format!("cannot read {}", path.display()));
+            }
+        };
+        let settings = serde_json::from_slice(&bytes).with_context(|| {
+            format!("{} is not a tournament.json arena can read", path.display())
+        })?;
+        Ok(Some(settings))
+    }
+
+    /// The schedule the folder's games belong to.
+    pub fn schedule(&self) -> Schedule {
+        let challengers: Vec<usize> = self
+            .challengers
+            .iter()
+            .filter_map(|name| self.bots.iter().position(|bot| bot.name == *name))
+            .collect();
+        match &challengers[..] {
+            [] => Schedule::new(self.bots.len(), self.games_per_pair, self.seed),
+            challengers => {
+                Schedule::gauntlet(self.bots.len(), self.games_per_pair, self.seed, challengers)
+            }
         }
     }
 
@@ -125,6 +169,19 @@ impl RecordedSettings {
             self.max_line_bytes.to_string(),
             newer.max_line_bytes.to_string(),
         );
+        let names = |names: &[String]| match names {
+            [] => "none (a round robin)".to_owned(),
+            names => names.join(", "),
+        };
+        compare("challengers", names(&self.challengers), names(&newer.challengers));
+        let test = |sprt: &Option<SprtSettings>| match sprt {
+            None => "none".to_owned(),
+            Some(test) => format!(
+                "elo0 {}, elo1 {}, alpha {}, beta {}",
+                test.elo0, test.elo1, test.alpha, test.beta
+            ),
+        };
+        compare("sprt", test(&self.sprt), test(&newer.sprt));
         differences
     }
 
@@ -1018,7 +1075,7 @@ fn merge_into(
     };
     write_atomically(&out.join(SETTINGS_JSON), &serde_json::to_vec_pretty(&settings)?)?;
     let names = settings.bot_names();
-    let schedule = Schedule::new(names.len(), settings.games_per_pair, settings.seed);
+    let schedule = settings.schedule();
     let mut rows = copy_transcripts(rows.into_values().collect(), out, &mut gaps)?;
     renumber(&mut rows, &schedule, &names);
     let missing = schedule.len().saturating_sub(rows.len() as u64);
@@ -1126,6 +1183,8 @@ mod tests {
             max_line_bytes: 65536,
             bots: vec![bot("a"), bot("b"), bot("c")],
             sandbox: String::new(),
+            challengers: Vec::new(),
+            sprt: None,
         }
     }
 
