@@ -227,9 +227,9 @@ fn challenger_standings<'a>(
     standings.iter().filter(|standing| challengers.contains(&standing.bot.as_str())).collect()
 }
 
-/// The challengers ranked against each other: each met the same field, so
-/// their scores compare (the field's bots' do less: each met only the
-/// challengers).
+/// The challengers, ranked by Elo as in the standings, with their score
+/// against the field (each met the same field, so their scores compare; the
+/// field's bots met only the challengers).
 pub fn challengers_text(tournament: &Tournament, standings: &[Standing]) -> String {
     let mut text =
         "Challengers against the field (the field's bots did not play each other):\n".to_owned();

@@ -196,6 +196,17 @@ fn elo_figures(status: &SprtStatus) -> Option<(f64, f64, Option<EloEstimate>)> {
     Some((logistic_elo(score), half_width, estimate))
 }
 
+/// The likelihood of superiority; while every pair scored alike it is the
+/// limit as the spread vanishes: certain either way, even at ½.
+fn los(status: &SprtStatus, estimate: Option<EloEstimate>) -> f64 {
+    match (estimate, status.pairs.score()) {
+        (Some(estimate), _) => estimate.los,
+        (None, Some(score)) if score > 0.5 => 1.0,
+        (None, Some(score)) if score < 0.5 => 0.0,
+        (None, _) => 0.5,
+    }
+}
+
 /// The result as fastchess prints one:
 ///
 /// ```text
@@ -225,14 +236,13 @@ pub fn result_text(tournament: &Tournament, test: &SprtTest) -> String {
     match elo_figures(&status) {
         None => text.push_str("Elo: no complete pair yet\n"),
         Some((elo, half_width, estimate)) => {
-            let (nelo, nelo_error, los) = match estimate {
-                Some(estimate) => (
-                    number(estimate.normalized_elo),
-                    number(estimate.normalized_elo_error),
-                    format!("{:.2}", 100.0 * estimate.los),
-                ),
-                None => ("nan".to_owned(), "nan".to_owned(), "nan".to_owned()),
+            let (nelo, nelo_error) = match estimate {
+                Some(estimate) => {
+                    (number(estimate.normalized_elo), number(estimate.normalized_elo_error))
+                }
+                None => ("nan".to_owned(), "nan".to_owned()),
             };
+            let los = format!("{:.2}", 100.0 * los(&status, estimate));
             text.push_str(&format!(
                 "Elo: {} +/- {}, nElo: {nelo} +/- {nelo_error}\n",
                 number(elo),
@@ -308,6 +318,6 @@ pub fn result_json(tournament: &Tournament, test: &SprtTest) -> serde_json::Valu
         "elo_error": figures.and_then(|(_, half_width, _)| finite(half_width)),
         "nelo": estimate.map(|estimate| estimate.normalized_elo),
         "nelo_error": estimate.map(|estimate| estimate.normalized_elo_error),
-        "los": estimate.map(|estimate| estimate.los),
+        "los": figures.map(|_| los(&status, estimate)),
     })
 }

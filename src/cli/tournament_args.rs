@@ -293,7 +293,9 @@ pub fn play(
     reporter: Arc<dyn Reporter>,
     stop_when: Option<Arc<dyn StopRule>>,
 ) -> anyhow::Result<Played> {
-    if args.fresh {
+    // Said only where --fresh will discard something: arena leaves a folder
+    // it did not write (no tournament.json) alone.
+    if args.fresh && RecordedSettings::read(&tournament.out).is_ok_and(|read| read.is_some()) {
         let games = read_games_csv(&tournament.out.join(GAMES_CSV), false, &crate::events::Silent)
             .map(|rows| rows.len())
             .unwrap_or(0);

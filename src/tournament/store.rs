@@ -20,7 +20,7 @@ use super::history::{self, HistoryEntry};
 use super::identity::Fingerprint;
 use super::schedule::Schedule;
 use super::sprt::SprtSettings;
-use super::standings::{Results, standings};
+use super::standings::{Results, gauntlet_standings, standings};
 use crate::archive;
 use crate::events::{Event, Reporter, Silent};
 use crate::games::GameId;
@@ -823,7 +823,10 @@ fn write_summaries(
     exports: &[Export],
     record: bool,
 ) -> anyhow::Result<Vec<super::standings::Standing>> {
-    let table = standings(results);
+    let table = match settings.challengers.is_empty() {
+        true => standings(results),
+        false => gauntlet_standings(results),
+    };
     let history = if record {
         history::append(folder, HistoryEntry::now(&table, settings))?
     } else {
