@@ -84,8 +84,8 @@ struct Stopper {
 
 /// How a run ended.
 pub enum RunEnd {
-    /// Every game of the (shard's) schedule is in games.csv; the final
-    /// files are written.
+    /// Every game of the (shard's) schedule is in games.csv, or the stop
+    /// rule ended the run; the final files are written.
     Complete {
         /// The standings, best first.
         standings: Vec<Standing>,

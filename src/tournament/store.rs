@@ -149,8 +149,9 @@ impl RecordedSettings {
             serde_json::to_string(&newer.params).unwrap_or_default(),
         );
         compare("seed", self.seed.to_string(), newer.seed.to_string());
+        // An SPRT's games_per_pair is its most games (`max_games`).
         compare(
-            "games_per_pair",
+            if newer.sprt.is_some() { "max_games" } else { "games_per_pair" },
             self.games_per_pair.to_string(),
             newer.games_per_pair.to_string(),
         );
