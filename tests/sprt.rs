@@ -158,8 +158,6 @@ fn a_strong_bot_is_accepted_early_and_a_rerun_plays_nothing() {
         assert!(run.stdout.contains(label), "no {label} in {}", run.stdout);
     }
     assert_result_matches_games(&printed, &out, "strong-bot", 10.0);
-    // Games after the verdict are at most those in flight then.
-    assert!(read_games_csv(&out).len() as u64 <= printed.games + 2);
 
     let games_csv = std::fs::read_to_string(out.join("games.csv")).expect("games.csv");
     let rerun = scratch.arena(args);
