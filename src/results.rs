@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -172,12 +171,6 @@ pub struct GamesCsv {
 }
 
 impl GamesCsv {
-    /// Creates `path` with a header row.
-    pub fn create(path: &Path) -> std::io::Result<GamesCsv> {
-        let file = File::create(path)?;
-        Ok(GamesCsv { writer: csv::Writer::from_writer(file) })
-    }
-
     /// Opens `path` to append rows, writing the header only if it is empty.
     pub fn append_to(path: &Path) -> std::io::Result<GamesCsv> {
         let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
@@ -198,12 +191,6 @@ impl GamesCsv {
             ));
         }
         Ok(())
-    }
-
-    pub fn into_inner(self) -> std::io::Result<File> {
-        let mut file = self.writer.into_inner().map_err(|error| error.into_error())?;
-        file.flush()?;
-        Ok(file)
     }
 }
 

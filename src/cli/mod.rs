@@ -2,6 +2,7 @@
 //! that runs it. `src/main.rs` only parses and calls [`run`].
 
 mod check;
+mod gauntlet;
 mod interrupt;
 mod matches;
 mod merge;
@@ -13,29 +14,37 @@ mod report;
 mod reporters;
 mod run;
 mod sandboxing;
+mod sprt;
 mod terminal;
 mod time;
+mod tournament_args;
 
 use std::process::ExitCode;
 
 use clap::Subcommand;
 
 pub use check::CheckArgs;
+pub use gauntlet::GauntletArgs;
 pub use matches::MatchArgs;
 pub use merge::MergeArgs;
 pub use play::PlayArgs;
 pub use replay::ReplayArgs;
 pub use report::ReportArgs;
 pub use run::RunArgs;
+pub use sprt::SprtArgs;
 
 /// The subcommands of `arena`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Play a series of games between two bot commands.
+    /// Play a series of games between two bot commands: a tournament of one
+    /// pairing.
     ///
-    /// Seats alternate: in game 1 CMD1 is seat 1, in game 2 CMD2 is seat 1,
-    /// and so on. Writes DIR/games.csv (one row per game, flushed as each
-    /// game ends), DIR/transcripts/ and DIR/logs/ (each bot's stderr).
+    /// Each setup is played twice with the seats swapped: in game 1 CMD1 is
+    /// seat 1, in game 2 (the same setup) CMD2 is, and so on. Writes
+    /// DIR/games.csv (one row per game, flushed as each game ends),
+    /// DIR/transcripts/ (a file per game), DIR/logs/ (each bot's stderr) and,
+    /// at the end, the standings. Running the same command on the same --out
+    /// again resumes (Ctrl-C prints that command); --fresh starts over.
     #[command(
         after_help = "Example:\n  arena match number-snatch \"python3 bots/python/random_bot.py\" target/release/random-bot --games 10 --seed 7 --out results/m1"
     )]
@@ -50,6 +59,37 @@ pub enum Command {
         after_help = "Example:\n  arena run tournaments/demo.toml\n  arena run tournaments/demo.toml --shard 1/4 --out results/shard1"
     )]
     Run(RunArgs),
+    /// Play challengers against a field of bots, the field's bots not
+    /// playing each other: a new bot against the bots it must beat.
+    ///
+    /// With --game, the first command is the challenger and the others the
+    /// field; with --league FILE, every command is a challenger and the
+    /// file's bots (with its game and settings) are the field. Writes the
+    /// same results folder as `arena run`, resumes the same way (rerun the
+    /// command; Ctrl-C prints it), and ranks the challengers by their score
+    /// against the field.
+    #[command(
+        after_help = "Examples:\n  arena gauntlet --game number-snatch \"python3 my_bot.py\" target/release/random-bot target/release/strong-bot\n  arena gauntlet --league tournaments/league.toml \"python3 my_bot.py\" --games 40"
+    )]
+    Gauntlet(Box<GauntletArgs>),
+    /// Test whether NEW is stronger than OLD: a sequential probability
+    /// ratio test (SPRT) on pairs of games, played until it decides.
+    ///
+    /// Each setup is played twice, seats swapped; the test counts pairs in
+    /// setup order and stops at the first pair where the log-likelihood
+    /// ratio (LLR) of H1 (NEW is elo1 normalized Elo stronger) against H0
+    /// (elo0 stronger) leaves its bounds. Prints Elo, normalized Elo, LOS,
+    /// the pair counts and the LLR as fastchess does. Rerunning the command
+    /// resumes from games.csv; a decided test prints its verdict again and
+    /// plays nothing.
+    ///
+    /// Exit status: 0 when H1 is accepted, 3 when H0 is accepted (NEW is
+    /// not elo1 stronger: fail the CI job), 4 when --max-games were played
+    /// without a decision, 130 when interrupted, 2 for bad input.
+    #[command(
+        after_help = "Example:\n  arena sprt target/release/strong-bot target/release/random-bot --game number-snatch --elo0 0 --elo1 10"
+    )]
+    Sprt(Box<SprtArgs>),
     /// Merge the results folders of `arena run --shard` into one.
     Merge(MergeArgs),
     /// Check that a bot follows the protocol: a checklist with evidence.
@@ -100,6 +140,8 @@ pub fn run(command: Command) -> ExitCode {
     let outcome = match command {
         Command::Match(args) => matches::run(*args),
         Command::Run(args) => run::run(args),
+        Command::Gauntlet(args) => gauntlet::run(*args),
+        Command::Sprt(args) => sprt::run(*args),
         Command::Merge(args) => merge::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Report(args) => report::run(args),

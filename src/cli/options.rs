@@ -95,10 +95,24 @@ pub fn default_bot_name(command: &BotCommand) -> String {
         .to_owned()
 }
 
-/// Names for two bots: the given ones, else defaults, made distinct.
-pub fn distinct_names(names: [String; 2]) -> [String; 2] {
-    let [first, second] = names;
-    if first == second { [format!("{first}-1"), format!("{second}-2")] } else { [first, second] }
+/// Names made distinct: a name given to several bots gets `-1`, `-2`...
+/// in order.
+pub fn distinct(names: Vec<String>) -> Vec<String> {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let shared: Vec<bool> =
+        names.iter().map(|name| names.iter().filter(|other| *other == name).count() > 1).collect();
+    names
+        .into_iter()
+        .zip(shared)
+        .map(|(name, shared)| {
+            if !shared {
+                return name;
+            }
+            let count = seen.entry(name.clone()).or_default();
+            *count += 1;
+            format!("{name}-{count}")
+        })
+        .collect()
 }
 
 /// `arena games`: every game with its parameters and defaults.
@@ -141,6 +155,8 @@ mod tests {
         assert_eq!(name("python3 -m mybot"), "python3");
         assert_eq!(name("target/release/random-bot --fast"), "random-bot");
         assert_eq!(name("./bot data.txt"), "bot");
-        assert_eq!(distinct_names(["a".into(), "a".into()]), ["a-1".to_owned(), "a-2".to_owned()]);
+        assert_eq!(distinct(vec!["a".into(), "a".into()]), ["a-1", "a-2"]);
+        let names = distinct(["a", "b", "a", "c", "a"].map(String::from).to_vec());
+        assert_eq!(names, ["a-1", "b", "a-2", "c", "a-3"]);
     }
 }

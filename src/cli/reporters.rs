@@ -72,9 +72,7 @@ impl Reporter for Human {
         match event {
             Event::Started { to_play, already } => {
                 if *already > 0 {
-                    crate::say!(
-                        "resuming: {already} games already in games.csv, {to_play} to play"
-                    );
+                    crate::say!("{}", resuming_line(*already, *to_play));
                 }
                 *display = if std::io::stdout().is_terminal() {
                     let bar = ProgressBar::new(*to_play);
@@ -116,15 +114,7 @@ impl Reporter for Human {
                 }
             }
             Event::BotChanged { bot, from, to, set_aside } => {
-                if to.is_empty() {
-                    crate::say!(
-                        "bot `{bot}` left the tournament file: its {set_aside} games are set aside (set-aside.csv)"
-                    );
-                } else {
-                    crate::say!(
-                        "bot `{bot}` is a new version ({from} -> {to}): its {set_aside} games are set aside (set-aside.csv) and its pairings played again"
-                    );
-                }
+                crate::say!("{}", bot_changed_line(bot, from, to, *set_aside));
             }
             Event::Warning { message } => match &*display {
                 Display::Bar(bar) => bar.suspend(|| warn(message)),
@@ -136,6 +126,47 @@ impl Reporter for Human {
                 }
                 crate::say!("{}", stats_line(stats));
             }
+        }
+    }
+}
+
+fn resuming_line(already: u64, to_play: u64) -> String {
+    format!("resuming: {already} games already in games.csv, {to_play} to play")
+}
+
+fn bot_changed_line(bot: &str, from: &str, to: &str, set_aside: u64) -> String {
+    if to.is_empty() {
+        format!(
+            "bot `{bot}` left the tournament file: its {set_aside} games are set aside (set-aside.csv)"
+        )
+    } else {
+        format!(
+            "bot `{bot}` is a new version ({from} -> {to}): its {set_aside} games are set aside (set-aside.csv) and its pairings played again"
+        )
+    }
+}
+
+/// A line per game as it ends, as `arena match` shows a match:
+/// "game 3/10  seed 42  alpha (1) vs beta (2): beta wins 45-74".
+pub struct GameLines {
+    /// Games in the whole match, resumed ones included.
+    pub games: u64,
+}
+
+impl Reporter for GameLines {
+    fn report(&self, event: &Event<'_>) {
+        match event {
+            Event::Started { to_play, already } if *already > 0 => {
+                crate::say!("{}", resuming_line(*already, *to_play));
+            }
+            Event::GameFinished { game, .. } => {
+                crate::say!("{}", super::output::game_line(game, self.games));
+            }
+            Event::BotChanged { bot, from, to, set_aside } => {
+                crate::say!("{}", bot_changed_line(bot, from, to, *set_aside));
+            }
+            Event::Warning { message } => warn(message),
+            Event::Started { .. } | Event::Finished(_) => {}
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context;
 
@@ -10,7 +11,7 @@ use super::interrupt::Interrupt;
 use super::options::{UsageError, requested_exports};
 use super::reporters::Verbosity;
 use super::sandboxing::prepare_sandbox;
-use super::time::{TimeArgs, time_line};
+use super::time::{TimeArgs, tournament_time_line};
 use crate::sandbox::SandboxMode;
 use crate::tournament::config::{Overrides, check_concurrency, check_games_per_pair};
 use crate::tournament::schedule::Shard;
@@ -138,6 +139,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     tournament.change_time_control(&args.time.keys()).map_err(UsageError)?;
     args.time.apply_leeway(&mut tournament.settings);
+    if tournament.sprt.is_some() && args.shard.is_some() {
+        return Err(UsageError(format!(
+            "{}: a file with [sprt] cannot be split with --shard (the test decides as its games come in)",
+            args.file.display()
+        ))
+        .into());
+    }
+    let test = super::sprt::test_of(&tournament);
     let verbosity = Verbosity::from_flags(args.quiet, args.json);
     // No bot may read what the run's setups are made from.
     let mut protected = vec![tournament.out.as_path(), tournament.file.as_path()];
@@ -158,11 +167,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 crate::say!("{line}");
             }
             crate::say!("{sandbox_line}; {seeds}");
-            let handicaps = tournament
-                .bots
-                .iter()
-                .filter_map(|bot| bot.time_control.map(|control| (bot.name.as_str(), control)));
-            if let Some(line) = time_line(&tournament.settings, handicaps) {
+            if let Some(line) = tournament_time_line(&tournament) {
                 crate::say!("{line}");
             }
         }
@@ -190,6 +195,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         exports,
         sandbox,
         sandbox_line,
+        stop_when: test.clone().map(|test| test as Arc<dyn tournament::StopRule>),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -217,6 +223,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     }
                     crate::say!();
                     crate::say_raw!("{}", standings_text(&standings));
+                    if !tournament.challengers.is_empty() {
+                        crate::say!();
+                        crate::say_raw!(
+                            "{}",
+                            super::gauntlet::challengers_text(&tournament, &standings)
+                        );
+                    }
                     crate::say!(
                         "\nresults: {}/games.csv, standings.csv, crosstable.csv",
                         tournament.out.display()
@@ -228,7 +241,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 }
                 Verbosity::Quiet => {}
             }
-            Ok(ExitCode::SUCCESS)
+            match &test {
+                Some(test) => Ok(super::sprt::conclude(&tournament, test, verbosity)),
+                None => Ok(ExitCode::SUCCESS),
+            }
         }
         RunEnd::Interrupted { done, total } => {
             // Quoted, so that it can be pasted into a shell as it is.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::sandbox::{Limits, Sandbox, SandboxMode, SandboxSettings, parse_size};
+use crate::sandbox::{Sandbox, SandboxMode, SandboxSettings, parse_size};
 use crate::seeds::{SEED_KEY_VARIABLE, SeedKey};
 use crate::units::parse_duration;
 
@@ -48,23 +48,35 @@ pub struct SandboxArgs {
 
 impl SandboxArgs {
     pub fn settings(&self) -> SandboxSettings {
-        let defaults = Limits::default();
-        SandboxSettings {
-            mode: match (self.no_sandbox, self.require_sandbox) {
-                (true, _) => SandboxMode::Off,
-                (false, true) => SandboxMode::Required,
-                (false, false) => SandboxMode::On,
-            },
-            limits: Limits {
-                memory: self.memory_limit.unwrap_or(defaults.memory),
-                processes: self.process_limit.unwrap_or(defaults.processes),
-                cpu_time: self.cpu_limit.unwrap_or(defaults.cpu_time),
-                open_files: self.open_files_limit.unwrap_or(defaults.open_files),
-                file_size: self.file_size_limit.unwrap_or(defaults.file_size),
-            },
-            network: self.allow_network,
-            read_paths: self.read_paths.clone(),
+        let mut settings = SandboxSettings::default();
+        self.apply_to(&mut settings);
+        settings
+    }
+
+    /// Changes what these flags set in `settings` (a tournament file's, or
+    /// the defaults), and nothing else.
+    pub fn apply_to(&self, settings: &mut SandboxSettings) {
+        if self.no_sandbox {
+            settings.mode = SandboxMode::Off;
+        } else if self.require_sandbox {
+            settings.mode = SandboxMode::Required;
         }
+        let limits = &mut settings.limits;
+        for (flag, limit) in [
+            (self.memory_limit, &mut limits.memory),
+            (self.process_limit, &mut limits.processes),
+            (self.open_files_limit, &mut limits.open_files),
+            (self.file_size_limit, &mut limits.file_size),
+        ] {
+            if let Some(value) = flag {
+                *limit = value;
+            }
+        }
+        if let Some(cpu_time) = self.cpu_limit {
+            limits.cpu_time = cpu_time;
+        }
+        settings.network |= self.allow_network;
+        settings.read_paths.extend(self.read_paths.iter().cloned());
     }
 }
 

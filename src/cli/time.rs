@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use super::options::UsageError;
-use crate::referee::clock::{TimeKey, TimeKeys};
+use crate::referee::clock::TimeKeys;
 use crate::referee::{Settings, TimeControl};
+use crate::tournament::Tournament;
 use crate::units::{parse_duration, parse_duration_or_zero, show_duration};
 
 /// How bots are timed (in `arena run`, each flag overrides the tournament
@@ -53,17 +53,6 @@ impl TimeArgs {
             increment: self.increment,
             move_cap: self.move_cap,
         }
-    }
-
-    /// Sets `settings`' time control, margin and limit from the flags:
-    /// what a flag leaves out stays as `settings` have it.
-    pub fn apply(&self, settings: &mut Settings) -> Result<(), UsageError> {
-        settings.time_control = self
-            .keys()
-            .over(settings.time_control)
-            .map_err(|error| UsageError(error.describe(TimeKey::flag)))?;
-        self.apply_leeway(settings);
-        Ok(())
     }
 
     /// Sets the margin and the limit from the flags.
@@ -121,6 +110,16 @@ pub fn time_line<'a>(
     (!parts.is_empty()).then(|| format!("time: {}", parts.join("; ")))
 }
 
+/// [`time_line`] for a tournament: its settings, and its bots with a time
+/// control of their own.
+pub fn tournament_time_line(tournament: &Tournament) -> Option<String> {
+    let handicaps = tournament
+        .bots
+        .iter()
+        .filter_map(|bot| bot.time_control.map(|control| (bot.name.as_str(), control)));
+    time_line(&tournament.settings, handicaps)
+}
+
 #[cfg(test)]
 mod tests {
     use clap::Parser;
@@ -147,7 +146,9 @@ mod tests {
         assert_eq!(time_line(&Settings::default(), []), None);
         let mut settings =
             Settings { time_margin: Duration::from_millis(50), ..Settings::default() };
-        Command::parse_from(["arena", "--bank", "10s"]).time.apply(&mut settings).unwrap();
+        let time = Command::parse_from(["arena", "--bank", "10s"]).time;
+        settings.time_control = time.keys().over(settings.time_control).unwrap();
+        time.apply_leeway(&mut settings);
         let handicap = TimeControl::PerMove { limit: Duration::from_millis(300) };
         assert_eq!(
             time_line(&settings, [("weak", handicap)]).unwrap(),

@@ -12,10 +12,12 @@ use toml::Spanned;
 use super::identity::{BotMaterial, Fingerprint, FingerprintError, Tree};
 use super::openings::{MAX_OPENINGS_BYTES, Openings};
 use super::schedule::{Schedule, SetupSeeds};
+use super::sprt::{DEFAULT_MAX_GAMES, SprtSettings};
 use crate::games::{GameId, GameSetup};
 use crate::printable::{check_bot_name, printable};
 use crate::referee::clock::{ControlKind, TimeKey, TimeKeys};
 use crate::referee::{BotCommand, Settings, TimeControl};
+use crate::results::TranscriptStore;
 use crate::sandbox::{SandboxMode, SandboxSettings, parse_size};
 use crate::text_file::read_bounded;
 use crate::units::{parse_duration, parse_duration_or_zero};
@@ -30,6 +32,7 @@ pub const MAX_CONCURRENCY: u32 = 256;
 /// A tournament, checked and ready to run.
 #[derive(Clone, Debug)]
 pub struct Tournament {
+    /// The tournament file; empty for a tournament made on the command line.
     pub file: PathBuf,
     /// The game and its parameters, checked.
     pub setup: GameSetup,
@@ -44,12 +47,34 @@ pub struct Tournament {
     pub concurrency: usize,
     pub out: PathBuf,
     pub restart: Restart,
-    pub transcripts: bool,
+    /// Where games' transcripts go: the archive (a tournament file's
+    /// `transcripts = true`), nowhere, or a file per game (`arena match`).
+    pub transcripts: TranscriptStore,
     /// Run each worker thread and the bots it starts on one CPU of its own.
     pub pin: bool,
     /// How bot processes are sandboxed.
     pub sandbox: SandboxSettings,
     pub bots: Vec<BotEntry>,
+    /// The challengers of a gauntlet (indexes into `bots`), who play the
+    /// other bots (the field) but not each other; empty in a round robin.
+    pub challengers: Vec<usize>,
+    /// The sequential test of `[sprt]`: the first bot against the second,
+    /// until the test decides or `games_per_pair` games are played.
+    pub sprt: Option<SprtSettings>,
+}
+
+impl Tournament {
+    /// The games to play: a round robin, or a gauntlet of the challengers,
+    /// with the setups of the openings file if there is one.
+    pub fn schedule(&self) -> Schedule {
+        let schedule = match &self.challengers[..] {
+            [] => Schedule::new(self.bots.len(), self.games_per_pair, self.seed),
+            challengers => {
+                Schedule::gauntlet(self.bots.len(), self.games_per_pair, self.seed, challengers)
+            }
+        };
+        schedule.with_seeds(self.setup_seeds())
+    }
 }
 
 /// When bot processes are replaced by fresh ones.
@@ -192,6 +217,18 @@ struct RawTournament {
     read_paths: Vec<Spanned<String>>,
     #[serde(rename = "bot", default)]
     bots: Vec<Spanned<RawBot>>,
+    challengers: Option<Spanned<Vec<Spanned<String>>>>,
+    sprt: Option<Spanned<RawSprt>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSprt {
+    elo0: Option<f64>,
+    elo1: Option<f64>,
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    max_games: Option<Spanned<u32>>,
 }
 
 #[derive(Deserialize)]
@@ -331,10 +368,13 @@ impl Tournament {
                 Some(Openings::parse(&path, written.get_ref(), &text, &setup)?)
             }
         };
-        let games_per_pair = match (&raw.games_per_pair, &openings) {
-            (None, None) => 2,
+        let (sprt, sprt_games) = read_sprt(raw.sprt.as_ref(), raw.games_per_pair.as_ref(), &fail)?;
+        let games_per_pair = match (&raw.games_per_pair, &openings, sprt_games) {
+            // A test plays until it decides, at most its `max_games`.
+            (None, _, Some(max_games)) => max_games,
+            (None, None, None) => 2,
             // Each setup of the file once, in both seat orders.
-            (None, Some(openings)) => {
+            (None, Some(openings), None) => {
                 let games = u32::try_from(openings.entries.len() * 2).unwrap_or(u32::MAX);
                 check_games_per_pair(games).map_err(|_| {
                     fail(
@@ -346,7 +386,7 @@ impl Tournament {
                     )
                 })?
             }
-            (Some(value), _) => check_games_per_pair(*value.get_ref())
+            (Some(value), _, _) => check_games_per_pair(*value.get_ref())
                 .map_err(|message| fail(Some(value.span()), message))?,
         };
         let duration = |value: &Option<Spanned<String>>, key: &str, default: Duration| match value {
@@ -464,16 +504,10 @@ impl Tournament {
             if name.is_empty() {
                 return Err(fail(Some(bot.name.span()), "bot name: must not be empty".to_owned()));
             }
-            if let Err(problem) = check_bot_name(name) {
+            if let Err(problem) = check_tournament_bot_name(name) {
                 return Err(fail(
                     Some(bot.name.span()),
                     format!("bot `{}`: {problem}", printable(name)),
-                ));
-            }
-            if name.contains(';') || name.contains(" vs ") {
-                return Err(fail(
-                    Some(bot.name.span()),
-                    format!("bot `{name}`: a name may not contain `;` or ` vs `"),
                 ));
             }
             if !names.insert(name.to_owned()) {
@@ -557,6 +591,17 @@ impl Tournament {
             bots.push(entry);
         }
 
+        let challengers = read_challengers(raw.challengers.as_ref(), &bots, &fail)?;
+        if let (Some(table), true) = (&raw.sprt, bots.len() != 2 || !challengers.is_empty()) {
+            return Err(fail(
+                Some(table.span()),
+                format!(
+                    "[sprt] tests the first [[bot]] against the second: the file needs exactly two bots and no challengers, it has {} bots",
+                    bots.len()
+                ),
+            ));
+        }
+
         let out = match (out, &raw.out) {
             (Some(out), _) => out.to_path_buf(),
             (None, Some(path)) => folder.join(path.get_ref()),
@@ -575,9 +620,14 @@ impl Tournament {
             concurrency,
             out,
             restart: raw.restart.map(Spanned::into_inner).unwrap_or(Restart::AfterDoubt),
-            transcripts: raw.transcripts.unwrap_or(true),
+            transcripts: match raw.transcripts.unwrap_or(true) {
+                true => TranscriptStore::Archive,
+                false => TranscriptStore::Off,
+            },
             pin: raw.pin.unwrap_or(true),
             sandbox,
+            challengers,
+            sprt,
             bots,
         })
     }
@@ -613,12 +663,6 @@ impl Tournament {
             Some(openings) => openings.seeds(self.seed),
             None => SetupSeeds::derived(self.seed),
         }
-    }
-
-    /// The round robin of the tournament's bots.
-    pub fn schedule(&self) -> Schedule {
-        Schedule::new(self.bots.len(), self.games_per_pair, self.seed)
-            .with_seeds(self.setup_seeds())
     }
 }
 
@@ -676,6 +720,94 @@ impl Overrides {
             tournament.concurrency = concurrency;
         }
     }
+}
+
+/// The `[sprt]` table, checked, and the games it plays at most (in place of
+/// `games_per_pair`, which it may not be given with).
+fn read_sprt(
+    table: Option<&Spanned<RawSprt>>,
+    games_per_pair: Option<&Spanned<u32>>,
+    fail: &impl Fn(Option<Range<usize>>, String) -> ConfigError,
+) -> Result<(Option<SprtSettings>, Option<u32>), ConfigError> {
+    let Some(table) = table else { return Ok((None, None)) };
+    if let Some(games) = games_per_pair {
+        return Err(fail(
+            Some(games.span()),
+            "games_per_pair: a file with [sprt] plays until the test decides; set the most games it may play with max_games in [sprt]".to_owned(),
+        ));
+    }
+    let raw = table.get_ref();
+    let defaults = SprtSettings::default();
+    let settings = SprtSettings {
+        elo0: raw.elo0.unwrap_or(defaults.elo0),
+        elo1: raw.elo1.unwrap_or(defaults.elo1),
+        alpha: raw.alpha.unwrap_or(defaults.alpha),
+        beta: raw.beta.unwrap_or(defaults.beta),
+    };
+    settings.validate().map_err(|error| fail(Some(table.span()), format!("sprt: {error}")))?;
+    let max_games = match &raw.max_games {
+        None => DEFAULT_MAX_GAMES,
+        Some(games) => {
+            let value = *games.get_ref();
+            if value < 2 || value % 2 == 1 || value > MAX_GAMES_PER_PAIR {
+                return Err(fail(
+                    Some(games.span()),
+                    format!(
+                        "sprt.max_games must be an even number from 2 to {MAX_GAMES_PER_PAIR} (the test counts pairs of games), got {value}"
+                    ),
+                ));
+            }
+            value
+        }
+    };
+    Ok((Some(settings), Some(max_games)))
+}
+
+/// The `challengers` key: names of the file's bots, as indexes.
+fn read_challengers(
+    names: Option<&Spanned<Vec<Spanned<String>>>>,
+    bots: &[BotEntry],
+    fail: &impl Fn(Option<Range<usize>>, String) -> ConfigError,
+) -> Result<Vec<usize>, ConfigError> {
+    let Some(names) = names else { return Ok(Vec::new()) };
+    let mut challengers = Vec::new();
+    for name in names.get_ref() {
+        let Some(index) = bots.iter().position(|bot| bot.name == name.get_ref().trim()) else {
+            let known: Vec<&str> = bots.iter().map(|bot| bot.name.as_str()).collect();
+            return Err(fail(
+                Some(name.span()),
+                format!(
+                    "challengers: no [[bot]] is named `{}` (the bots are {})",
+                    printable(name.get_ref()),
+                    known.join(", ")
+                ),
+            ));
+        };
+        if challengers.contains(&index) {
+            return Err(fail(
+                Some(name.span()),
+                format!("challengers: `{}` is named twice", bots[index].name),
+            ));
+        }
+        challengers.push(index);
+    }
+    if challengers.is_empty() || challengers.len() == bots.len() {
+        return Err(fail(
+            Some(names.span()),
+            "challengers: a gauntlet needs at least one challenger and one bot of the field (a bot not named here)".to_owned(),
+        ));
+    }
+    Ok(challengers)
+}
+
+/// Checks that `name` can name a bot of a tournament: printable, and free
+/// of the `;` and ` vs ` that games.csv joins names with.
+pub fn check_tournament_bot_name(name: &str) -> Result<(), String> {
+    check_bot_name(name)?;
+    if name.contains(';') || name.contains(" vs ") {
+        return Err("a name may not contain `;` or ` vs `".to_owned());
+    }
+    Ok(())
 }
 
 /// Whether `key` can name an environment variable that every program reads
@@ -944,6 +1076,52 @@ env = { LEVEL = "3" }
         );
         assert!(check_games_per_pair(3).is_err() && check_games_per_pair(0).is_err());
         assert!(check_concurrency(0).is_err() && check_concurrency(MAX_CONCURRENCY + 1).is_err());
+    }
+
+    #[test]
+    fn challengers_make_a_gauntlet_and_must_be_bots() {
+        let three = format!("{GOOD}\n[[bot]]\nname = \"c\"\ncommand = [\"sh\"]\n");
+        let gauntlet =
+            parse(&three.replace("seed = 3", "seed = 3\nchallengers = [\"c\"]")).unwrap();
+        assert_eq!(gauntlet.challengers, [2]);
+        assert_eq!(gauntlet.schedule().len(), 2 * 4, "c plays a and b, who do not meet");
+        let error = error_of(&GOOD.replace("seed = 3", "seed = 3\nchallengers = [\"x\"]"));
+        assert!(
+            error.starts_with("t.toml:4:")
+                && error.contains("challengers: no [[bot]] is named `x`"),
+            "{error}"
+        );
+        let error = error_of(&GOOD.replace("seed = 3", "seed = 3\nchallengers = [\"a\", \"b\"]"));
+        assert!(error.starts_with("t.toml:4:") && error.contains("field"), "{error}");
+        let error = error_of(&GOOD.replace("seed = 3", "seed = 3\nchallengers = [\"a\", \"a\"]"));
+        assert!(error.contains("named twice"), "{error}");
+    }
+
+    #[test]
+    fn an_sprt_table_is_checked_and_sets_the_most_games() {
+        let without_count = GOOD.replace("games_per_pair = 4\n", "");
+        let with_table = |table: &str| {
+            without_count.replace("[params]", &format!("[sprt]\n{table}\n\n[params]"))
+        };
+        let tournament = parse(&with_table("elo1 = 5\nmax_games = 400")).unwrap();
+        let settings = tournament.sprt.unwrap();
+        assert_eq!((settings.elo0, settings.elo1, settings.alpha), (0.0, 5.0, 0.05));
+        assert_eq!(tournament.games_per_pair, 400);
+        assert_eq!(parse(&with_table("")).unwrap().games_per_pair, DEFAULT_MAX_GAMES);
+        let error = error_of(&with_table("elo0 = 5\nelo1 = 5"));
+        assert!(
+            error.starts_with("t.toml:")
+                && error.contains("sprt: elo0 (5) must be less than elo1 (5)"),
+            "{error}"
+        );
+        let error = error_of(&with_table("max_games = 3"));
+        assert!(error.contains("sprt.max_games") && error.contains("even"), "{error}");
+        let error = error_of(&with_table("elo2 = 3"));
+        assert!(error.contains("elo2"), "{error}");
+        let error = error_of(&GOOD.replace("[params]", "[sprt]\n\n[params]"));
+        assert!(error.starts_with("t.toml:4:") && error.contains("max_games"), "{error}");
+        let three = format!("{}\n[[bot]]\nname = \"c\"\ncommand = [\"sh\"]\n", with_table(""));
+        assert!(error_of(&three).contains("exactly two bots"));
     }
 
     #[test]

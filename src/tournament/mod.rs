@@ -1,10 +1,13 @@
 //! Tournaments: a TOML file in, a results folder out.
 //!
-//! [`config`] reads the file (and [`openings`] the setups it names, if any),
-//! [`schedule`] lays out the round robin,
-//! [`runner`] plays it, [`store`] keeps games.csv resumable and writes the
-//! final files, and [`standings`] turns rows into standings and ratings.
+//! [`config`] reads the file (and [`openings`] the setups it names, if any;
+//! or `arena match`, `gauntlet` and `sprt` make a [`Tournament`] from their
+//! arguments), [`schedule`] lays out the round robin or gauntlet, [`runner`]
+//! plays it (until a [`StopRule`] such as the [`sprt`] test says enough),
+//! [`store`] keeps games.csv resumable and writes the final files, and
+//! [`standings`] turns rows into standings and ratings.
 
+pub mod command_line;
 pub mod config;
 pub mod export;
 pub mod history;
@@ -14,13 +17,6 @@ mod progress;
 pub mod report;
 pub mod runner;
 pub mod schedule;
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
-    )
-)]
 pub mod sprt;
 pub mod standings;
 pub mod store;
@@ -42,7 +38,7 @@ pub use standings::Standing;
 use store::{GameKey, RecordedSettings, ResultsFolder};
 
 use crate::archive::{self, ArchiveSink};
-use crate::events::{Event, Reporter};
+use crate::events::{Event, Reporter, Silent};
 use crate::games::GameId;
 use crate::referee::{BotCommand, GameReport, reaper};
 use crate::results::{FileLayout, GameRow, RowContext, TranscriptStore};
@@ -64,12 +60,33 @@ pub struct RunOptions {
     /// The protections in force, as said at the start (kept in
     /// tournament.json).
     pub sandbox_line: String,
+    /// Ends the run before its schedule is played out (an SPRT's verdict).
+    pub stop_when: Option<Arc<dyn StopRule>>,
+}
+
+/// Decides from the games recorded that a run should play no more (the
+/// SPRT once it reaches a verdict). It is shown every game of the results
+/// folder: those of earlier runs before play starts (a rule that is
+/// satisfied by them plays nothing), then each game as it is recorded.
+/// Once it says stop, no game starts and the games being played are
+/// abandoned (they are not recorded; the results never depend on them).
+pub trait StopRule: Send + Sync {
+    /// Counts one recorded game; true once the run should stop.
+    fn count(&self, game: &GameRow) -> bool;
+}
+
+/// A stop rule in force, and how it stops the workers.
+struct Stopper {
+    rule: Arc<dyn StopRule>,
+    cancel: Arc<watch::Sender<bool>>,
+    /// Whether the rule has stopped the run.
+    stopped: bool,
 }
 
 /// How a run ended.
 pub enum RunEnd {
-    /// Every game of the (shard's) schedule is in games.csv; the final
-    /// files are written.
+    /// Every game of the (shard's) schedule is in games.csv, or the stop
+    /// rule ended the run; the final files are written.
     Complete {
         /// The standings, best first.
         standings: Vec<Standing>,
@@ -142,6 +159,7 @@ pub(crate) struct Recorder {
     archive: Option<ArchiveSink>,
     names: Vec<String>,
     game: GameId,
+    stopper: Option<Stopper>,
 }
 
 impl Recorder {
@@ -181,6 +199,13 @@ impl Recorder {
         }
         let done = self.meter.game_done(row.plies);
         self.reporter.report(&Event::GameFinished { done, total: self.to_play, game: &row });
+        if let Some(stopper) = &mut self.stopper
+            && !stopper.stopped
+            && stopper.rule.count(&row)
+        {
+            stopper.stopped = true;
+            let _ = stopper.cancel.send(true);
+        }
         Ok(())
     }
 
@@ -214,8 +239,34 @@ fn fingerprint_bots(tournament: &Tournament) -> anyhow::Result<Vec<Fingerprint>>
         .collect()
 }
 
+/// Shows `rule` the games of the schedule that `folder` holds already;
+/// whether they satisfy it.
+fn counts_recorded_games(
+    rule: &dyn StopRule,
+    folder: &ResultsFolder,
+    schedule: &Schedule,
+    names: &[String],
+) -> anyhow::Result<bool> {
+    let index: HashMap<&str, usize> =
+        names.iter().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
+    let mut stop = false;
+    // Repaired by `ResultsFolder::open` already: nothing to warn about.
+    for row in store::read_games_csv(&folder.path.join(store::GAMES_CSV), false, &Silent)? {
+        let (Some(&one), Some(&two)) =
+            (index.get(row.seat1.as_str()), index.get(row.seat2.as_str()))
+        else {
+            continue;
+        };
+        if schedule.find([one, two], row.round, row.seed).is_some() {
+            stop |= rule.count(&row);
+        }
+    }
+    Ok(stop)
+}
+
 /// Plays every game of `tournament` not yet in its results folder, until
-/// done or until `interrupt` completes.
+/// done, until `options.stop_when` says enough, or until `interrupt`
+/// completes.
 pub async fn run(
     tournament: &Tournament,
     options: &RunOptions,
@@ -232,6 +283,10 @@ pub async fn run(
     }
     let schedule = Arc::new(tournament.schedule());
     let names: Vec<String> = tournament.bots.iter().map(|bot| bot.name.clone()).collect();
+    let stopped_already = match &options.stop_when {
+        Some(rule) => counts_recorded_games(rule.as_ref(), &folder, &schedule, &names)?,
+        None => false,
+    };
     let pending =
         Arc::new(Pending::new(&schedule, options.shard, &names, std::mem::take(&mut folder.done)));
     let total = schedule
@@ -243,8 +298,9 @@ pub async fn run(
 
     let mut played = 0;
     let mut interrupted = false;
+    let mut stopped = stopped_already;
     let mut failure = None;
-    if to_play > 0 {
+    if to_play > 0 && !stopped_already {
         if let Err(error) = reaper::become_subreaper() {
             let message = format!(
                 "cannot become a subreaper ({error}); escaped bot processes may outlive arena"
@@ -254,18 +310,20 @@ pub async fn run(
         options.reporter.report(&Event::Started { to_play, already });
         let layout = FileLayout {
             folder: folder.path.as_path().into(),
-            transcripts: if tournament.transcripts {
-                TranscriptStore::Archive
-            } else {
-                TranscriptStore::Off
-            },
+            transcripts: tournament.transcripts,
         };
-        let archive = tournament
-            .transcripts
+        let archive = (tournament.transcripts == TranscriptStore::Archive)
             .then(|| {
                 ArchiveSink::start(&folder.path, folder.next_transcript, spare_cpu(tournament))
             })
             .transpose()?;
+        if tournament.transcripts == TranscriptStore::Files {
+            let transcripts = folder.path.join("transcripts");
+            std::fs::create_dir_all(&transcripts)
+                .with_context(|| format!("cannot create {}", transcripts.display()))?;
+        }
+        let (cancel, cancelled) = watch::channel(false);
+        let cancel = Arc::new(cancel);
         let recorder = Arc::new(Mutex::new(Recorder {
             folder,
             meter: Meter::start(),
@@ -275,8 +333,12 @@ pub async fn run(
             archive,
             names: names.clone(),
             game: tournament.setup.game(),
+            stopper: options.stop_when.as_ref().map(|rule| Stopper {
+                rule: Arc::clone(rule),
+                cancel: Arc::clone(&cancel),
+                stopped: false,
+            }),
         }));
-        let (cancel, cancelled) = watch::channel(false);
         let (mut failures, workers) = start_workers(
             tournament,
             commands,
@@ -284,6 +346,7 @@ pub async fn run(
             pending,
             Arc::clone(&recorder),
             cancelled,
+            options.stop_when.is_some(),
         );
         let mut interrupt = std::pin::pin!(interrupt);
         loop {
@@ -328,6 +391,7 @@ pub async fn run(
         let stats = recorder.meter.stats();
         options.reporter.report(&Event::Finished(&stats));
         played = stats.games;
+        stopped = recorder.stopper.is_some_and(|stopper| stopper.stopped);
         folder = recorder.folder;
     }
     if let Some(error) = failure {
@@ -335,7 +399,7 @@ pub async fn run(
     }
     // An interrupt that came after the last game stops nothing: the final
     // files are written as usual.
-    if interrupted && already + played < total {
+    if interrupted && !stopped && already + played < total {
         return Ok(RunEnd::Interrupted { done: already + played, total });
     }
     let standings = folder.finish(&schedule, &options.exports, options.reporter.as_ref())?;

@@ -40,9 +40,7 @@ pub fn jobs(schedule: &Schedule, pending: &Pending, concurrency: usize) -> VecDe
         .pairings()
         .filter_map(|pairing| {
             let wanted = |setup: &u64| {
-                [false, true]
-                    .iter()
-                    .any(|&swapped| pending.wants(&schedule.game(pairing, *setup, swapped)))
+                schedule.games_of(pairing, *setup..*setup + 1).any(|game| pending.wants(&game))
             };
             let first = (0..schedule.setups()).find(wanted)?;
             let last = (0..schedule.setups()).rev().find(wanted)?;
@@ -66,11 +64,49 @@ pub fn jobs(schedule: &Schedule, pending: &Pending, concurrency: usize) -> VecDe
     jobs
 }
 
+/// The jobs the workers take, in turn.
+enum JobQueue {
+    /// Runs of setups, as [`jobs`] splits them.
+    Runs(VecDeque<Job>),
+    /// One setup at a time, in schedule order: the games finish in about
+    /// the order a stop rule counts them in (an SPRT counts pairs in setup
+    /// order, so games far ahead of the others would be played in vain).
+    InOrder(VecDeque<Job>),
+}
+
+impl JobQueue {
+    fn pop(&mut self) -> Option<Job> {
+        match self {
+            JobQueue::Runs(jobs) => jobs.pop_front(),
+            JobQueue::InOrder(jobs) => {
+                let front = jobs.front_mut()?;
+                let setup = front.setups.start;
+                let job = Job { pairing: front.pairing, setups: setup..setup + 1 };
+                front.setups.start += 1;
+                if front.setups.is_empty() {
+                    jobs.pop_front();
+                }
+                Some(job)
+            }
+        }
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            JobQueue::Runs(jobs) => jobs.len() as u64,
+            JobQueue::InOrder(jobs) => {
+                jobs.iter().map(|job| job.setups.end - job.setups.start).sum()
+            }
+        }
+    }
+}
+
 /// Starts the workers, which record each finished game with `recorder`.
 /// A failure that stops the run (a bot that cannot start, a results file
 /// that cannot be written) arrives on the returned receiver, which closes
 /// when every worker has finished. Sending `true` on `cancel` makes every
-/// worker abandon its game and stop its bots.
+/// worker abandon its game and stop its bots. With `in_order`, games are
+/// taken one setup at a time in schedule order (for a stop rule).
 pub(crate) fn start_workers(
     tournament: &Tournament,
     commands: Vec<BotCommand>,
@@ -78,9 +114,14 @@ pub(crate) fn start_workers(
     pending: Arc<Pending>,
     recorder: Arc<Mutex<Recorder>>,
     cancel: watch::Receiver<bool>,
+    in_order: bool,
 ) -> (mpsc::UnboundedReceiver<anyhow::Error>, Vec<Worker>) {
-    let queue = Arc::new(Mutex::new(jobs(&schedule, &pending, tournament.concurrency)));
-    let worker_count = tournament.concurrency.min(queue.lock().expect("fresh lock").len()).max(1);
+    let queue = match in_order {
+        true => JobQueue::InOrder(jobs(&schedule, &pending, 1)),
+        false => JobQueue::Runs(jobs(&schedule, &pending, tournament.concurrency)),
+    };
+    let worker_count = (tournament.concurrency as u64).min(queue.len()).max(1) as usize;
+    let queue = Arc::new(Mutex::new(queue));
     let (sender, receiver) = mpsc::unbounded_channel();
     let shared = Arc::new(WorkerShared {
         tournament: tournament.clone(),
@@ -138,7 +179,7 @@ struct WorkerShared {
     schedule: Arc<Schedule>,
     pending: Arc<Pending>,
     recorder: Arc<Mutex<Recorder>>,
-    queue: Arc<Mutex<VecDeque<Job>>>,
+    queue: Arc<Mutex<JobQueue>>,
 }
 
 /// One worker: jobs until the queue is empty or the run is cancelled.
@@ -159,8 +200,7 @@ async fn work<G: Game>(
     let cancelled = watching.wait_for(|cancelled| *cancelled);
     tokio::pin!(cancelled);
     'jobs: loop {
-        let Some(job) =
-            shared.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop_front()
+        let Some(job) = shared.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop()
         else {
             break;
         };
@@ -257,5 +297,18 @@ mod tests {
             .flat_map(|job| schedule.games_of(job.pairing, job.setups).collect::<Vec<_>>())
             .collect();
         assert_eq!(all, schedule.iter().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn in_order_jobs_are_single_setups_in_schedule_order() {
+        let schedule = Schedule::new(3, 4, 1);
+        let mut queue = JobQueue::InOrder(jobs(&schedule, &Pending::everything(&schedule), 1));
+        assert_eq!(queue.len(), 6);
+        let mut games = Vec::new();
+        while let Some(job) = queue.pop() {
+            assert_eq!(job.setups.end - job.setups.start, 1);
+            games.extend(schedule.games_of(job.pairing, job.setups));
+        }
+        assert_eq!(games, schedule.iter().collect::<Vec<_>>());
     }
 }

@@ -24,10 +24,12 @@ pub struct ScheduledGame {
 /// The schedule, computed on demand rather than stored, so a run of any
 /// length needs no memory per game.
 ///
-/// Every pairing plays `games_per_pair` games (an even number): setup `k`
-/// (its seed from [`SetupSeeds`]: derived from the run's seed and `k` alone,
-/// or listed by an openings file, so all pairings play the same setups and
-/// adding a bot changes no existing game) once with each bot in seat 1. In a round robin every two bots are a pairing; in a gauntlet
+/// Every pairing plays `games_per_pair` games: setup `k` (its seed from
+/// [`SetupSeeds`]: derived from the run's seed and `k` alone, or listed by an
+/// openings file, so all pairings play the same setups and adding a bot
+/// changes no existing game) once with each bot in seat 1. An odd
+/// `games_per_pair` (which tournament files refuse, but `arena match
+/// --games 3` asks for) plays its last setup in the first seat order only. In a round robin every two bots are a pairing; in a gauntlet
 /// only a challenger and a bot of the field are (challengers do not meet
 /// each other, nor the field's bots each other). Pairings follow file order,
 /// grouped by their later bot: (0,1), (0,2), (1,2), (0,3)... so a bot added
@@ -57,13 +59,6 @@ impl Schedule {
         Schedule::with_challengers(bot_count, games_per_pair, seed, Vec::new())
     }
 
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
-        )
-    )]
     /// The gauntlet of the bots at `challengers` (indexes) against the
     /// others. With no challenger it is the round robin.
     pub fn gauntlet(
@@ -112,13 +107,7 @@ impl Schedule {
         self
     }
 
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
-        )
-    )]
+    #[cfg(test)]
     /// Whether bot `bot` is a challenger of a gauntlet.
     pub fn is_challenger(&self, bot: usize) -> bool {
         self.challenger.get(bot).copied().unwrap_or(false)
@@ -144,22 +133,23 @@ impl Schedule {
         self.pairings_before[self.bot_count] * self.games_per_pair
     }
 
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "built and tested ahead of the commands that will use it (arena report, sprt, gauntlet)"
-        )
-    )]
+    #[cfg(test)]
     /// Whether the schedule has no game (fewer than two bots, or a gauntlet
     /// without a field).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Setups each pairing plays (each in both seat orders).
+    /// Setups each pairing plays (each in both seat orders, but for the
+    /// last of an odd `games_per_pair`).
     pub fn setups(&self) -> u64 {
-        self.games_per_pair / 2
+        self.games_per_pair.div_ceil(2)
+    }
+
+    /// Whether setup `setup` is played with the seats swapped too: all are
+    /// but the last of an odd `games_per_pair`.
+    fn has_swapped(&self, setup: u64) -> bool {
+        setup * 2 + 1 < self.games_per_pair
     }
 
     /// The pairings, in schedule order.
@@ -190,8 +180,12 @@ impl Schedule {
         pairing: [usize; 2],
         setups: std::ops::Range<u64>,
     ) -> impl Iterator<Item = ScheduledGame> + '_ {
-        setups
-            .flat_map(move |setup| [false, true].map(|swapped| self.game(pairing, setup, swapped)))
+        setups.flat_map(move |setup| {
+            [false, true]
+                .into_iter()
+                .filter(move |&swapped| !swapped || self.has_swapped(setup))
+                .map(move |swapped| self.game(pairing, setup, swapped))
+        })
     }
 
     /// Every game, in order.
@@ -205,7 +199,11 @@ impl Schedule {
     pub fn find(&self, seats: [usize; 2], round: u64, seed: u64) -> Option<ScheduledGame> {
         let [one, two] = seats;
         let setup = round.checked_sub(1)?;
-        if one.max(two) >= self.bot_count || !self.pairs(one, two) || setup >= self.setups() {
+        if one.max(two) >= self.bot_count
+            || !self.pairs(one, two)
+            || setup >= self.setups()
+            || (one > two && !self.has_swapped(setup))
+        {
             return None;
         }
         let game = self.game([one.min(two), one.max(two)], setup, one > two);
@@ -381,6 +379,28 @@ mod tests {
         for game in schedule.iter() {
             assert!(grown.find(game.seats, game.round, game.seed).is_some(), "{game:?}");
         }
+    }
+
+    #[test]
+    fn an_odd_number_of_games_plays_the_last_setup_once() {
+        let schedule = Schedule::new(2, 3, 6);
+        let games: Vec<_> = schedule.iter().collect();
+        assert_eq!(games.len() as u64, schedule.len());
+        assert_eq!(schedule.setups(), 2);
+        assert_eq!(
+            games.iter().map(|game| game.seats).collect::<Vec<_>>(),
+            [[0, 1], [1, 0], [0, 1]]
+        );
+        assert!(games.iter().enumerate().all(|(position, game)| game.index == position as u64 + 1));
+        assert_eq!(games[0].seed, games[1].seed);
+        assert_ne!(games[1].seed, games[2].seed);
+        assert_eq!(schedule.find([0, 1], 2, games[2].seed).as_ref(), Some(&games[2]));
+        assert_eq!(schedule.find([1, 0], 2, games[2].seed), None, "the last setup is played once");
+        // Three bots: numbers stay dense across pairings.
+        let three = Schedule::new(3, 1, 6);
+        let games: Vec<_> = three.iter().collect();
+        assert_eq!(games.len(), 3);
+        assert!(games.iter().enumerate().all(|(position, game)| game.index == position as u64 + 1));
     }
 
     #[test]

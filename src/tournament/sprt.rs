@@ -14,9 +14,18 @@
 //! difference in standard deviations of the pair score, so the same bounds
 //! suit a drawish game and a decisive one.
 //!
-//! Everything here is arithmetic on counts: no games, no files.
+//! [`SprtTest`] runs the test on a tournament's games as they are recorded
+//! (it is the tournament's [`StopRule`]); the rest is arithmetic on counts.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use super::StopRule;
+use crate::games::Seat;
+use crate::results::GameRow;
 
 /// 800 / ln 10: turns a score slope into Elo.
 const ELO_PER_LOGIT: f64 = 800.0 / std::f64::consts::LN_10;
@@ -72,8 +81,12 @@ impl fmt::Display for Pentanomial {
 /// The pair scores, per game, of the five cells.
 const PAIR_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 
+/// Most games a test plays when no maximum is given: enough for a
+/// difference of about 10 normalized Elo to be found, usually.
+pub const DEFAULT_MAX_GAMES: u32 = 10_000;
+
 /// The hypotheses and error rates of a test.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SprtSettings {
     /// H0: the challenger is `elo0` (normalized Elo) stronger.
     pub elo0: f64,
@@ -127,13 +140,15 @@ pub enum SprtSettingsError {
 }
 
 /// What the test says so far.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The log-likelihood ratio reached the lower bound: no better than elo0.
     AcceptH0,
     /// It reached the upper bound: at least elo1 better.
     AcceptH1,
     /// Neither yet: play more pairs.
+    #[default]
     Continue,
 }
 
@@ -247,6 +262,118 @@ fn lagrange_multiplier(observed: &[f64; 5], phi: &[f64; 5]) -> f64 {
         }
     }
     0.5 * (low + high)
+}
+
+/// The test run on a tournament's games: `tested` against `opponent`, in
+/// pairs (one setup, each bot in each seat).
+///
+/// Pairs are taken in setup order (round 1, 2, ...), and the test is
+/// judged after each: its verdict is reached at the first pair where the
+/// log-likelihood ratio crosses a bound, and pairs after that pair are not
+/// counted. Games finish out of order when several are played at once, so
+/// a pair complete beyond one still missing a game waits for the gap to
+/// fill. The verdict so depends on the rows alone, not on the order they
+/// were written in: a rerun over the same games.csv reaches it at the same
+/// pair, and games that finished after the verdict change nothing.
+pub struct SprtTest {
+    settings: SprtSettings,
+    tested: String,
+    opponent: String,
+    state: Mutex<TestState>,
+}
+
+#[derive(Default)]
+struct TestState {
+    /// The tested bot's points in the games of pairs not yet counted, by
+    /// round: with it in seat 1, and in seat 2.
+    waiting: HashMap<u64, [Option<f64>; 2]>,
+    status: SprtStatus,
+}
+
+/// Where a test stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SprtStatus {
+    /// The pairs counted, by the tested bot's half-points.
+    pub pairs: Pentanomial,
+    /// The tested bot's wins, draws and losses in the games of those pairs.
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// The log-likelihood ratio after the last pair counted.
+    pub llr: f64,
+    /// `Continue` until a bound is reached.
+    pub verdict: Verdict,
+}
+
+impl SprtTest {
+    /// A test of `tested` against `opponent` (bot names) with `settings`,
+    /// before any game.
+    pub fn new(settings: SprtSettings, tested: &str, opponent: &str) -> SprtTest {
+        SprtTest {
+            settings,
+            tested: tested.to_owned(),
+            opponent: opponent.to_owned(),
+            state: Mutex::new(TestState::default()),
+        }
+    }
+
+    /// The hypotheses and error rates.
+    pub fn settings(&self) -> &SprtSettings {
+        &self.settings
+    }
+
+    /// Where the test stands now.
+    pub fn status(&self) -> SprtStatus {
+        self.lock().status
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TestState> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl StopRule for SprtTest {
+    /// Counts a game of the two bots (others are ignored); true once the
+    /// test has a verdict.
+    fn count(&self, game: &GameRow) -> bool {
+        let pair = [game.seat1.as_str(), game.seat2.as_str()];
+        let tested_seat = if pair == [self.tested.as_str(), self.opponent.as_str()] {
+            Seat::One
+        } else if pair == [self.opponent.as_str(), self.tested.as_str()] {
+            Seat::Two
+        } else {
+            return self.lock().status.verdict != Verdict::Continue;
+        };
+        let mut state = self.lock();
+        if state.status.verdict != Verdict::Continue {
+            return true;
+        }
+        state.waiting.entry(game.round).or_default()[tested_seat.index()] =
+            Some(game.outcome.points(tested_seat));
+        let TestState { waiting, status } = &mut *state;
+        let mut next = status.pairs.pairs() + 1;
+        while let Some(&[Some(first), Some(second)]) = waiting.get(&next) {
+            waiting.remove(&next);
+            status.pairs.add_pair(first, second);
+            for points in [first, second] {
+                if points > 0.5 {
+                    status.wins += 1;
+                } else if points < 0.5 {
+                    status.losses += 1;
+                } else {
+                    status.draws += 1;
+                }
+            }
+            status.llr = self.settings.llr(&status.pairs);
+            status.verdict = self.settings.verdict(status.llr);
+            if status.verdict != Verdict::Continue {
+                waiting.clear();
+                return true;
+            }
+            next += 1;
+        }
+        false
+    }
 }
 
 /// The strength difference the pairs show, with 95% intervals.
@@ -372,6 +499,71 @@ mod tests {
         assert_eq!(pairs.counts, [1, 0, 2, 1, 0]);
         assert_eq!(pairs.score(), Some(0.4375));
         assert_eq!(pairs.to_string(), "[1, 0, 2, 1, 0]");
+    }
+
+    /// A game of round `round` between `new` and `old`, `new` in seat
+    /// `new_seat`, with `new` scoring `points`.
+    fn game(round: u64, new_seat: u8, points: f64) -> GameRow {
+        let (seat1, seat2) = if new_seat == 1 { ("new", "old") } else { ("old", "new") };
+        let new_won = if points > 0.5 {
+            "win"
+        } else if points < 0.5 {
+            "loss"
+        } else {
+            "draw"
+        };
+        let outcome = match (new_won, new_seat) {
+            ("draw", _) => "draw",
+            ("win", 1) | ("loss", 2) => "seat1",
+            _ => "seat2",
+        };
+        let mut row = crate::tournament::standings::tests::row(seat1, seat2, outcome);
+        row.round = round;
+        row
+    }
+
+    #[test]
+    fn a_test_counts_complete_pairs_in_setup_order() {
+        let test = SprtTest::new(SprtSettings::default(), "new", "old");
+        // Round 2 completes before round 1: nothing is counted until it does.
+        assert!(!test.count(&game(2, 1, 1.0)));
+        assert!(!test.count(&game(2, 2, 0.5)));
+        assert!(!test.count(&game(1, 2, 0.0)));
+        assert_eq!(test.status().pairs.pairs(), 0);
+        // Games of other bots count for nothing.
+        assert!(!test.count(&crate::tournament::standings::tests::row("x", "old", "seat1")));
+        assert!(!test.count(&game(1, 1, 1.0)));
+        let status = test.status();
+        assert_eq!(status.pairs.counts, [0, 0, 1, 1, 0]);
+        assert_eq!((status.wins, status.draws, status.losses), (2, 1, 1));
+        assert_eq!(status.llr, SprtSettings::default().llr(&status.pairs));
+    }
+
+    #[test]
+    fn a_verdict_stands_once_reached_and_does_not_depend_on_the_order_of_games() {
+        let settings = SprtSettings { elo0: 0.0, elo1: 20.0, alpha: 0.05, beta: 0.05 };
+        // Won pairs until the test accepts H1, then lost ones.
+        let games: Vec<GameRow> = (1..=200)
+            .flat_map(|round| {
+                let points = if round <= 60 { 1.0 } else { 0.0 };
+                [game(round, 1, points), game(round, 2, points)]
+            })
+            .collect();
+        let in_order = SprtTest::new(settings, "new", "old");
+        let stopped_at = games.iter().position(|game| in_order.count(game)).expect("a verdict");
+        let decided = in_order.status();
+        assert_eq!(decided.verdict, Verdict::AcceptH1);
+        assert!(stopped_at < 120, "decided after {stopped_at} games");
+        for game in &games {
+            assert!(in_order.count(game));
+        }
+        assert_eq!(in_order.status(), decided, "games after the verdict change nothing");
+        // The same games in another order: the same verdict at the same pair.
+        let shuffled = SprtTest::new(settings, "new", "old");
+        for game in games.iter().rev() {
+            shuffled.count(game);
+        }
+        assert_eq!(shuffled.status(), decided);
     }
 
     #[test]

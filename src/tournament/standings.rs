@@ -14,7 +14,10 @@
 //! uncertainty does not widen every bot's interval.
 //!
 //! Ranks are shared by equal points ("1, 1, 3"); within a shared rank,
-//! bots are listed by Elo, then name.
+//! bots are listed by Elo, then name. In a gauntlet the bots play different
+//! numbers of games against different opponents, so points do not compare:
+//! its standings are ranked by Elo, which weighs each result by who it was
+//! against ([`gauntlet_standings`]).
 
 use std::collections::HashMap;
 
@@ -131,6 +134,28 @@ pub fn standings(results: &Results) -> Vec<Standing> {
             } else {
                 index + 1
             };
+    }
+    table
+}
+
+/// Standings of a gauntlet, best first: ranked by Elo (equal Elo shares a
+/// rank), then points, then name. Elo is compared to a thousandth, so that
+/// equal results share a rank whatever the fit's last digits.
+pub fn gauntlet_standings(results: &Results) -> Vec<Standing> {
+    let mut table = standings(results);
+    let key = |standing: &Standing| (standing.elo * 1e3).round() as i64;
+    table.sort_by(|a, b| {
+        key(b)
+            .cmp(&key(a))
+            .then(b.tally.points().total_cmp(&a.tally.points()))
+            .then(a.bot.cmp(&b.bot))
+    });
+    for index in 0..table.len() {
+        table[index].rank = if index > 0 && key(&table[index]) == key(&table[index - 1]) {
+            table[index - 1].rank
+        } else {
+            index + 1
+        };
     }
     table
 }
@@ -565,6 +590,25 @@ pub(crate) mod tests {
         let ranks: Vec<(usize, f64)> =
             table.iter().map(|standing| (standing.rank, standing.tally.points())).collect();
         assert_eq!(ranks, [(1, 1.5), (1, 1.5), (3, 0.0)]);
+    }
+
+    /// A gauntlet: the challenger D scores 40% against each of five bots
+    /// of the field, who never meet. D's 10 points lead the field's 3 each,
+    /// but it is the weakest bot: Elo says so.
+    #[test]
+    fn a_gauntlet_ranks_by_elo_not_points() {
+        let field = ["A", "B", "C", "E", "F"];
+        let mut rows = Vec::new();
+        for bot in field {
+            rows.extend((0..3).map(|_| row(bot, "D", "seat1")));
+            rows.extend((0..2).map(|_| row("D", bot, "seat1")));
+        }
+        let results = Results::from_rows(&bots(&["A", "B", "C", "D", "E", "F"]), &rows);
+        assert_eq!(standings(&results)[0].bot, "D", "by points");
+        let by_elo = gauntlet_standings(&results);
+        assert_eq!(by_elo[5].bot, "D", "{by_elo:?}");
+        assert!(by_elo[..5].iter().all(|standing| standing.rank == 1), "{by_elo:?}");
+        assert_eq!(by_elo[5].rank, 6);
     }
 
     #[test]

@@ -21,7 +21,8 @@ use super::history::{self, HistoryEntry};
 use super::identity::Fingerprint;
 use super::openings::RecordedOpenings;
 use super::schedule::Schedule;
-use super::standings::{Results, standings};
+use super::sprt::SprtSettings;
+use super::standings::{Results, gauntlet_standings, standings};
 use crate::archive;
 use crate::events::{Event, Reporter, Silent};
 use crate::games::GameId;
@@ -58,6 +59,12 @@ pub struct RecordedSettings {
     /// The openings file the setups came from, if the tournament has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub openings: Option<RecordedOpenings>,
+    /// The challengers of a gauntlet, by name; empty in a round robin.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub challengers: Vec<String>,
+    /// The sequential test the games were played for, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtSettings>,
 }
 
 /// A bot as a results folder records it: as the tournament file writes
@@ -111,12 +118,44 @@ impl RecordedSettings {
                 .collect(),
             sandbox: String::new(),
             openings: tournament.openings.as_ref().map(|openings| openings.record()),
+            challengers: tournament
+                .challengers
+                .iter()
+                .map(|&index| tournament.bots[index].name.clone())
+                .collect(),
+            sprt: tournament.sprt,
         }
     }
 
-    /// The schedule these settings lay out.
+    /// The settings recorded in `folder`'s tournament.json, if it has one.
+    pub fn read(folder: &Path) -> anyhow::Result<Option<RecordedSettings>> {
+        let path = folder.join(SETTINGS_JSON);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => {
+                return Err(error).with_context(|| format!("cannot read {}", path.display()));
+            }
+        };
+        let settings = serde_json::from_slice(&bytes).with_context(|| {
+            format!("{} is not a tournament.json arena can read", path.display())
+        })?;
+        Ok(Some(settings))
+    }
+
+    /// The schedule the folder's games belong to.
     pub fn schedule(&self) -> Schedule {
-        let schedule = Schedule::new(self.bots.len(), self.games_per_pair, self.seed);
+        let challengers: Vec<usize> = self
+            .challengers
+            .iter()
+            .filter_map(|name| self.bots.iter().position(|bot| bot.name == *name))
+            .collect();
+        let schedule = match &challengers[..] {
+            [] => Schedule::new(self.bots.len(), self.games_per_pair, self.seed),
+            challengers => {
+                Schedule::gauntlet(self.bots.len(), self.games_per_pair, self.seed, challengers)
+            }
+        };
         match &self.openings {
             Some(openings) => schedule.with_seeds(openings.seeds(self.seed)),
             None => schedule,
@@ -195,6 +234,19 @@ impl RecordedSettings {
             self.max_line_bytes.to_string(),
             newer.max_line_bytes.to_string(),
         );
+        let names = |names: &[String]| match names {
+            [] => "none (a round robin)".to_owned(),
+            names => names.join(", "),
+        };
+        compare("challengers", names(&self.challengers), names(&newer.challengers));
+        let test = |sprt: &Option<SprtSettings>| match sprt {
+            None => "none".to_owned(),
+            Some(test) => format!(
+                "elo0 {}, elo1 {}, alpha {}, beta {}",
+                test.elo0, test.elo1, test.alpha, test.beta
+            ),
+        };
+        compare("sprt", test(&self.sprt), test(&newer.sprt));
         // By content: the same file moved elsewhere plays the same games.
         let content = |openings: &Option<RecordedOpenings>| {
             openings.as_ref().map(|openings| openings.sha256.clone())
@@ -857,7 +909,10 @@ fn write_summaries(
     exports: &[Export],
     record: bool,
 ) -> anyhow::Result<Vec<super::standings::Standing>> {
-    let table = standings(results);
+    let table = match settings.challengers.is_empty() {
+        true => standings(results),
+        false => gauntlet_standings(results),
+    };
     let history = if record {
         history::append(folder, HistoryEntry::now(&table, settings))?
     } else {
@@ -1222,6 +1277,8 @@ mod tests {
             bots: vec![bot("a"), bot("b"), bot("c")],
             sandbox: String::new(),
             openings: None,
+            challengers: Vec::new(),
+            sprt: None,
         }
     }
 

@@ -1,0 +1,281 @@
+//! `arena gauntlet`: one or more challengers against a field of bots, the
+//! field's bots not playing each other.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::options::{UsageError, game_id_parser};
+use super::reporters::Verbosity;
+use super::time::tournament_time_line;
+use super::tournament_args::{self, OutputArgs, Played, TournamentArgs, command_line_bots};
+use crate::games::{GameId, GameSetup};
+use crate::tournament::config::MAX_GAMES_PER_PAIR;
+use crate::tournament::standings::standings_text;
+use crate::tournament::{Standing, Tournament};
+
+/// Games per pairing of a gauntlet made on the command line.
+const DEFAULT_GAMES: u32 = 20;
+
+/// Arguments of `arena gauntlet`.
+#[derive(Debug, clap::Args)]
+pub struct GauntletArgs {
+    /// With --game: the challenger's command line, then those of the field
+    /// it plays. With --league: the challengers' command lines (each plays
+    /// the league file's bots). Split like a shell would split them (no
+    /// shell runs).
+    #[arg(value_name = "COMMAND", required = true)]
+    commands: Vec<String>,
+    /// The game (`arena games` lists their parameters).
+    #[arg(long, value_parser = game_id_parser(), required_unless_present = "league")]
+    game: Option<GameId>,
+    /// A tournament file whose bots are the field: its game, parameters,
+    /// seed and settings are the gauntlet's (flags given here override its
+    /// settings; its `out` is not used).
+    #[arg(long, value_name = "FILE", conflicts_with = "game")]
+    league: Option<PathBuf>,
+    /// Games each challenger plays against each bot of the field, an even
+    /// number (every setup in both seat orders) [default: 20, or the league
+    /// file's games_per_pair].
+    #[arg(long, value_parser = even_games)]
+    games: Option<u32>,
+    /// Names for the bots given as commands, in their order (repeatable)
+    /// [default: from each command, e.g. my_bot].
+    #[arg(long = "name", value_name = "NAME")]
+    names: Vec<String>,
+    #[command(flatten)]
+    tournament: TournamentArgs,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+fn even_games(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(games) if games >= 2 && games % 2 == 0 && games <= MAX_GAMES_PER_PAIR => Ok(games),
+        _ => Err(format!(
+            "`{text}` is not an even number of games from 2 to {MAX_GAMES_PER_PAIR} (every setup is played in both seat orders)"
+        )),
+    }
+}
+
+pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
+    if args.names.len() > args.commands.len() {
+        return Err(UsageError(format!(
+            "{} names (--name) for {} commands",
+            args.names.len(),
+            args.commands.len()
+        ))
+        .into());
+    }
+    let out = args.tournament.out_dir("gauntlet");
+    let names: Vec<Option<String>> = args.names.iter().cloned().map(Some).collect();
+    let commands: Vec<&str> = args.commands.iter().map(String::as_str).collect();
+    let (mut tournament, league_seed) = match (&args.league, args.game) {
+        (Some(league), _) => {
+            if !args.tournament.params.is_empty() {
+                return Err(UsageError(format!(
+                    "--param: a gauntlet with --league plays the game and parameters of {}",
+                    league.display()
+                ))
+                .into());
+            }
+            let mut tournament = Tournament::load(league, Some(&out))
+                .map_err(|error| UsageError(error.to_string()))?;
+            if !tournament.challengers.is_empty() || tournament.sprt.is_some() {
+                return Err(UsageError(format!(
+                    "{}: --league takes a round robin's file (this one has challengers or [sprt])",
+                    league.display()
+                ))
+                .into());
+            }
+            let challengers = command_line_bots(
+                &commands,
+                &names,
+                |index| format!("challenger {}", index + 1),
+                |_| "--name".to_owned(),
+            )?;
+            for challenger in &challengers {
+                if tournament.bots.iter().any(|bot| bot.name == challenger.name) {
+                    return Err(UsageError(format!(
+                        "a challenger is named `{}` like a bot of {}; give it another name with --name",
+                        challenger.name,
+                        league.display()
+                    ))
+                    .into());
+                }
+            }
+            let field = tournament.bots.len();
+            tournament.challengers = (field..field + challengers.len()).collect();
+            tournament.bots.extend(challengers);
+            if let Some(games) = args.games {
+                tournament.games_per_pair = games;
+            }
+            let seed = tournament.seed;
+            (tournament, Some(seed))
+        }
+        (None, Some(game)) => {
+            if commands.len() < 2 {
+                return Err(UsageError(
+                    "a gauntlet needs the challenger's command and at least one command of the field it plays (or --league FILE for a file's bots)".to_owned(),
+                )
+                .into());
+            }
+            let setup = GameSetup::new(game, args.tournament.params.iter().cloned().collect())
+                .map_err(|error| UsageError(error.to_string()))?;
+            let bots = command_line_bots(
+                &commands,
+                &names,
+                |index| match index {
+                    0 => "the challenger".to_owned(),
+                    _ => format!("field bot {index}"),
+                },
+                |_| "--name".to_owned(),
+            )?;
+            let mut tournament = Tournament::from_command_line(setup, bots, out);
+            tournament.challengers = vec![0];
+            tournament.games_per_pair = args.games.unwrap_or(DEFAULT_GAMES);
+            (tournament, None)
+        }
+        (None, None) => unreachable!("clap requires --game without --league"),
+    };
+    let seed_from = args.tournament.apply(&mut tournament, league_seed)?;
+    let prepared = tournament_args::prepare(&mut tournament)?;
+    let verbosity = args.output.verbosity();
+    let (challengers, field) = sides(&tournament);
+    let total = tournament.schedule().len();
+    match verbosity {
+        Verbosity::Human => {
+            crate::say!(
+                "{} gauntlet: {} against {}; {} games a pairing, {total} in all, {}, {} at once; results in {}",
+                tournament.setup.game().title(),
+                challengers.join(", "),
+                field.join(", "),
+                tournament.games_per_pair,
+                seed_from.describe(tournament.seed),
+                tournament.concurrency,
+                tournament.out.display()
+            );
+            crate::say!("{}; {}", prepared.sandbox_line, prepared.seeds);
+            if let Some(line) = tournament_time_line(&tournament) {
+                crate::say!("{line}");
+            }
+        }
+        Verbosity::Json => {
+            let run = serde_json::json!({
+                "type": "run",
+                "game": tournament.setup.game(),
+                "challengers": challengers,
+                "field": field,
+                "games_per_pair": tournament.games_per_pair,
+                "seed": tournament.seed,
+                "concurrency": tournament.concurrency,
+                "out": tournament.out,
+                "sandbox": prepared.sandbox_line,
+            });
+            crate::say!("{run}");
+        }
+        Verbosity::Quiet => {}
+    }
+    let reporter = verbosity.reporter().into();
+    match tournament_args::play(&tournament, &args.tournament, prepared, reporter, None)? {
+        Played::Complete { standings, played, already } => {
+            match verbosity {
+                Verbosity::Json => {
+                    let done = serde_json::json!({
+                        "type": "complete",
+                        "out": tournament.out,
+                        "challengers": challengers_json(&tournament, &standings),
+                    });
+                    crate::say!("{done}");
+                }
+                _ => {
+                    if played == 0 {
+                        crate::say!(
+                            "nothing to play: {already} games already in {}",
+                            tournament.out.display()
+                        );
+                    }
+                    crate::say!();
+                    crate::say_raw!("{}", standings_text(&standings));
+                    crate::say!();
+                    crate::say_raw!("{}", challengers_text(&tournament, &standings));
+                    crate::say!(
+                        "\nresults: {}/games.csv, standings.csv, crosstable.csv",
+                        tournament.out.display()
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Played::Interrupted { done, total, resume } => {
+            Ok(Played::say_interrupted(done, total, &resume, &tournament.out))
+        }
+    }
+}
+
+/// The challengers' names and the field's, in file order.
+fn sides(tournament: &Tournament) -> (Vec<&str>, Vec<&str>) {
+    let (challengers, field): (Vec<_>, Vec<_>) =
+        (0..tournament.bots.len()).partition(|index| tournament.challengers.contains(index));
+    let names = |indexes: Vec<usize>| {
+        indexes.into_iter().map(|index| tournament.bots[index].name.as_str()).collect()
+    };
+    (names(challengers), names(field))
+}
+
+/// The challengers' lines of the standings, best first.
+fn challenger_standings<'a>(
+    tournament: &Tournament,
+    standings: &'a [Standing],
+) -> Vec<&'a Standing> {
+    let (challengers, _) = sides(tournament);
+    standings.iter().filter(|standing| challengers.contains(&standing.bot.as_str())).collect()
+}
+
+/// The challengers, ranked by Elo as in the standings, with their score
+/// against the field (each met the same field, so their scores compare; the
+/// field's bots met only the challengers).
+pub fn challengers_text(tournament: &Tournament, standings: &[Standing]) -> String {
+    let mut text =
+        "Challengers against the field (the field's bots did not play each other):\n".to_owned();
+    let ranked = challenger_standings(tournament, standings);
+    let width = ranked.iter().map(|standing| standing.bot.chars().count()).max().unwrap_or(0);
+    for (place, standing) in ranked.iter().enumerate() {
+        let tally = &standing.tally;
+        let margin = if standing.elo_margin.is_finite() {
+            format!("{:.0}", standing.elo_margin)
+        } else {
+            "?".to_owned()
+        };
+        text.push_str(&format!(
+            "  {}. {:<width$}  {:.1}% of {} games ({} won, {} drawn, {} lost), Elo {:+.0} ± {margin}\n",
+            place + 1,
+            standing.bot,
+            standing.score_percent(),
+            tally.games,
+            tally.wins,
+            tally.draws,
+            tally.losses,
+            standing.elo,
+        ));
+    }
+    text
+}
+
+/// The challengers' results for `--json`.
+pub fn challengers_json(tournament: &Tournament, standings: &[Standing]) -> serde_json::Value {
+    challenger_standings(tournament, standings)
+        .into_iter()
+        .map(|standing| {
+            serde_json::json!({
+                "bot": standing.bot,
+                "games": standing.tally.games,
+                "wins": standing.tally.wins,
+                "draws": standing.tally.draws,
+                "losses": standing.tally.losses,
+                "score_percent": standing.score_percent(),
+                "elo": standing.elo,
+                "elo_margin": standing.elo_margin.is_finite().then_some(standing.elo_margin),
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,327 @@
+//! `arena sprt NEW OLD --game G`: a sequential probability ratio test of
+//! one bot against another, played in pairs of games until it decides; and
+//! the printing of its result, shared with `arena run` on a file with
+//! `[sprt]`.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use super::options::{UsageError, game_id_parser};
+use super::reporters::Verbosity;
+use super::time::tournament_time_line;
+use super::tournament_args::{self, OutputArgs, Played, TournamentArgs, command_line_bots};
+use crate::games::{GameId, GameSetup};
+use crate::tournament::Tournament;
+use crate::tournament::config::MAX_GAMES_PER_PAIR;
+use crate::tournament::sprt::{
+    DEFAULT_MAX_GAMES, EloEstimate, SprtSettings, SprtStatus, SprtTest, Verdict, logistic_elo,
+};
+
+/// Exit status when the test accepted H0 (the new bot is not the elo1
+/// better): a CI job fails.
+pub const EXIT_H0: u8 = 3;
+/// Exit status when the test played its most games without a decision.
+pub const EXIT_INCONCLUSIVE: u8 = 4;
+
+/// Arguments of `arena sprt`.
+#[derive(Debug, clap::Args)]
+pub struct SprtArgs {
+    /// The command line of the bot tested (the new version), split like a
+    /// shell would split it (no shell runs).
+    new: String,
+    /// The command line of the bot it is tested against (the old version).
+    old: String,
+    /// The game (`arena games` lists their parameters).
+    #[arg(long, value_parser = game_id_parser())]
+    game: GameId,
+    /// H0: NEW is this much stronger than OLD, in normalized Elo.
+    #[arg(long, default_value_t = SprtSettings::default().elo0, allow_negative_numbers = true)]
+    elo0: f64,
+    /// H1: NEW is this much stronger, in normalized Elo (more than elo0).
+    #[arg(long, default_value_t = SprtSettings::default().elo1, allow_negative_numbers = true)]
+    elo1: f64,
+    /// The chance of accepting H1 when H0 holds.
+    #[arg(long, default_value_t = SprtSettings::default().alpha)]
+    alpha: f64,
+    /// The chance of accepting H0 when H1 holds.
+    #[arg(long, default_value_t = SprtSettings::default().beta)]
+    beta: f64,
+    /// The most games the test plays (an even number: it counts pairs);
+    /// reached without a decision, the test ends inconclusive. Part of the
+    /// test's settings: a rerun on its folder must give the same.
+    #[arg(long, default_value_t = DEFAULT_MAX_GAMES, value_parser = even_games)]
+    max_games: u32,
+    /// Name of NEW [default: from its command, e.g. my_bot].
+    #[arg(long)]
+    name1: Option<String>,
+    /// Name of OLD.
+    #[arg(long)]
+    name2: Option<String>,
+    #[command(flatten)]
+    tournament: TournamentArgs,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+fn even_games(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(games) if games >= 2 && games % 2 == 0 && games <= MAX_GAMES_PER_PAIR => Ok(games),
+        _ => Err(format!(
+            "`{text}` is not an even number of games from 2 to {MAX_GAMES_PER_PAIR} (the test counts pairs of games)"
+        )),
+    }
+}
+
+pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
+    let settings =
+        SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: args.alpha, beta: args.beta };
+    settings.validate().map_err(|error| UsageError(format!("SPRT settings: {error}")))?;
+    let setup = GameSetup::new(args.game, args.tournament.params.iter().cloned().collect())
+        .map_err(|error| UsageError(error.to_string()))?;
+    let bots = command_line_bots(
+        &[&args.new, &args.old],
+        &[args.name1.clone(), args.name2.clone()],
+        |index| ["NEW", "OLD"][index].to_owned(),
+        |index| format!("--name{}", index + 1),
+    )?;
+    let mut tournament =
+        Tournament::from_command_line(setup, bots, args.tournament.out_dir("sprt"));
+    tournament.games_per_pair = args.max_games;
+    tournament.sprt = Some(settings);
+    let seed_from = args.tournament.apply(&mut tournament, None)?;
+    let prepared = tournament_args::prepare(&mut tournament)?;
+    let verbosity = args.output.verbosity();
+    let test = test_of(&tournament).expect("the tournament has [sprt]");
+    match verbosity {
+        Verbosity::Human => {
+            crate::say!(
+                "SPRT of {} against {} at {}: {}; at most {} games, {}, {} at once; results in {}",
+                tournament.bots[0].name,
+                tournament.bots[1].name,
+                tournament.setup.game().title(),
+                hypotheses(&settings),
+                args.max_games,
+                seed_from.describe(tournament.seed),
+                tournament.concurrency,
+                tournament.out.display()
+            );
+            crate::say!("{}; {}", prepared.sandbox_line, prepared.seeds);
+            if let Some(line) = tournament_time_line(&tournament) {
+                crate::say!("{line}");
+            }
+        }
+        Verbosity::Json => {
+            let run = serde_json::json!({
+                "type": "run",
+                "game": tournament.setup.game(),
+                "bots": [&tournament.bots[0].name, &tournament.bots[1].name],
+                "sprt": settings,
+                "max_games": args.max_games,
+                "seed": tournament.seed,
+                "concurrency": tournament.concurrency,
+                "out": tournament.out,
+                "sandbox": prepared.sandbox_line,
+            });
+            crate::say!("{run}");
+        }
+        Verbosity::Quiet => {}
+    }
+    let reporter = verbosity.reporter().into();
+    let rule = Some(Arc::clone(&test) as Arc<dyn crate::tournament::StopRule>);
+    match tournament_args::play(&tournament, &args.tournament, prepared, reporter, rule)? {
+        Played::Complete { played, already, .. } => {
+            if played == 0 && verbosity == Verbosity::Human {
+                crate::say!(
+                    "nothing to play: {already} games already in {}",
+                    tournament.out.display()
+                );
+            }
+            Ok(conclude(&tournament, &test, verbosity))
+        }
+        Played::Interrupted { done, total, resume } => {
+            if verbosity == Verbosity::Human {
+                crate::say!();
+                crate::say_raw!("{}", result_text(&tournament, &test));
+            }
+            Ok(Played::say_interrupted(done, total, &resume, &tournament.out))
+        }
+    }
+}
+
+/// The test of a tournament with `[sprt]`: its first bot against its second.
+pub fn test_of(tournament: &Tournament) -> Option<Arc<SprtTest>> {
+    let settings = tournament.sprt?;
+    Some(Arc::new(SprtTest::new(settings, &tournament.bots[0].name, &tournament.bots[1].name)))
+}
+
+/// "H0 elo0 = 0, H1 elo1 = 10 (normalized Elo), alpha 0.05, beta 0.05"
+fn hypotheses(settings: &SprtSettings) -> String {
+    format!(
+        "H0 elo0 = {}, H1 elo1 = {} (normalized Elo), alpha {}, beta {}",
+        settings.elo0, settings.elo1, settings.alpha, settings.beta
+    )
+}
+
+/// Prints the finished test (as text, or as a JSON object with `--json`)
+/// and returns the exit status its verdict gives: 0 when H1 is accepted,
+/// [`EXIT_H0`] when H0 is, [`EXIT_INCONCLUSIVE`] when the games ran out.
+pub fn conclude(tournament: &Tournament, test: &SprtTest, verbosity: Verbosity) -> ExitCode {
+    let status = test.status();
+    match verbosity {
+        Verbosity::Json => crate::say!("{}", result_json(tournament, test)),
+        _ => {
+            crate::say!();
+            crate::say_raw!("{}", result_text(tournament, test));
+        }
+    }
+    match status.verdict {
+        Verdict::AcceptH1 => ExitCode::SUCCESS,
+        Verdict::AcceptH0 => ExitCode::from(EXIT_H0),
+        Verdict::Continue => ExitCode::from(EXIT_INCONCLUSIVE),
+    }
+}
+
+/// The verdict in words, or `None` while the test goes on.
+fn verdict_words(verdict: Verdict) -> Option<&'static str> {
+    match verdict {
+        Verdict::AcceptH1 => Some("H1 accepted"),
+        Verdict::AcceptH0 => Some("H0 accepted"),
+        Verdict::Continue => None,
+    }
+}
+
+/// Elo and its interval's half width; the width is infinite (or unknown)
+/// while every pair scored alike or the score's interval reaches 0 or 1.
+fn elo_figures(status: &SprtStatus) -> Option<(f64, f64, Option<EloEstimate>)> {
+    let score = status.pairs.score()?;
+    let estimate = EloEstimate::from_pairs(&status.pairs);
+    let half_width = estimate
+        .map_or(f64::NAN, |estimate| (estimate.elo_interval.1 - estimate.elo_interval.0) / 2.0);
+    Some((logistic_elo(score), half_width, estimate))
+}
+
+/// The likelihood of superiority; while every pair scored alike it is the
+/// limit as the spread vanishes: certain either way, even at ½.
+fn los(status: &SprtStatus, estimate: Option<EloEstimate>) -> f64 {
+    match (estimate, status.pairs.score()) {
+        (Some(estimate), _) => estimate.los,
+        (None, Some(score)) if score > 0.5 => 1.0,
+        (None, Some(score)) if score < 0.5 => 0.0,
+        (None, _) => 0.5,
+    }
+}
+
+/// The result as fastchess prints one:
+///
+/// ```text
+/// Results of new vs old (number-snatch, 1s/move):
+/// Elo: 35.20 +/- 20.10, nElo: 60.31 +/- 34.12
+/// LOS: 99.97 %, DrawRatio: 12.00 %, PairsRatio: 3.20
+/// Games: 412, Wins: 250, Losses: 120, Draws: 42, Points: 271.0 (65.78 %)
+/// Ptnml(0-2): [5, 20, 25, 80, 76]
+/// LLR: 2.97 (-2.94, 2.94) [0.00, 10.00] - H1 accepted
+/// ```
+pub fn result_text(tournament: &Tournament, test: &SprtTest) -> String {
+    let status = test.status();
+    let settings = test.settings();
+    let [new, old] = [&tournament.bots[0].name, &tournament.bots[1].name];
+    let mut text = format!(
+        "Results of {new} vs {old} ({}, {}):\n",
+        tournament.setup.game(),
+        tournament.settings.time_control
+    );
+    let number = |value: f64| {
+        if value.is_finite() {
+            format!("{value:.2}")
+        } else {
+            format!("{value}").replace("NaN", "nan")
+        }
+    };
+    match elo_figures(&status) {
+        None => text.push_str("Elo: no complete pair yet\n"),
+        Some((elo, half_width, estimate)) => {
+            let (nelo, nelo_error) = match estimate {
+                Some(estimate) => {
+                    (number(estimate.normalized_elo), number(estimate.normalized_elo_error))
+                }
+                None => ("nan".to_owned(), "nan".to_owned()),
+            };
+            let los = format!("{:.2}", 100.0 * los(&status, estimate));
+            text.push_str(&format!(
+                "Elo: {} +/- {}, nElo: {nelo} +/- {nelo_error}\n",
+                number(elo),
+                number(half_width)
+            ));
+            let [ll, ld, middle, wd, ww] = status.pairs.counts;
+            let pairs = status.pairs.pairs() as f64;
+            let pairs_ratio = (wd + ww) as f64 / (ll + ld) as f64;
+            text.push_str(&format!(
+                "LOS: {los} %, DrawRatio: {:.2} %, PairsRatio: {}\n",
+                100.0 * middle as f64 / pairs,
+                number(pairs_ratio)
+            ));
+        }
+    }
+    let games = status.wins + status.draws + status.losses;
+    let points = status.wins as f64 + 0.5 * status.draws as f64;
+    text.push_str(&format!(
+        "Games: {games}, Wins: {}, Losses: {}, Draws: {}, Points: {points:.1} ({:.2} %)\n",
+        status.wins,
+        status.losses,
+        status.draws,
+        if games == 0 { 0.0 } else { 100.0 * points / games as f64 }
+    ));
+    text.push_str(&format!("Ptnml(0-2): {}\n", status.pairs));
+    let (lower, upper) = settings.bounds();
+    let verdict = match verdict_words(status.verdict) {
+        Some(words) => words.to_owned(),
+        None if games >= u64::from(tournament.games_per_pair) => format!(
+            "inconclusive: no decision in {} games (the most allowed)",
+            tournament.games_per_pair
+        ),
+        None => "undecided".to_owned(),
+    };
+    text.push_str(&format!(
+        "LLR: {:.2} ({lower:.2}, {upper:.2}) [{:.2}, {:.2}] - {verdict}\n",
+        status.llr, settings.elo0, settings.elo1
+    ));
+    text
+}
+
+/// The result as one JSON object (`--json`).
+pub fn result_json(tournament: &Tournament, test: &SprtTest) -> serde_json::Value {
+    let status = test.status();
+    let settings = test.settings();
+    let (lower, upper) = settings.bounds();
+    let finite = |value: f64| value.is_finite().then_some(value);
+    let figures = elo_figures(&status);
+    let estimate = figures.and_then(|(_, _, estimate)| estimate);
+    let verdict = match status.verdict {
+        Verdict::AcceptH1 => "H1",
+        Verdict::AcceptH0 => "H0",
+        Verdict::Continue => "none",
+    };
+    serde_json::json!({
+        "type": "sprt",
+        "new": tournament.bots[0].name,
+        "old": tournament.bots[1].name,
+        "elo0": settings.elo0,
+        "elo1": settings.elo1,
+        "alpha": settings.alpha,
+        "beta": settings.beta,
+        "verdict": verdict,
+        "llr": status.llr,
+        "lower_bound": lower,
+        "upper_bound": upper,
+        "pentanomial": status.pairs.counts,
+        "games": status.wins + status.draws + status.losses,
+        "wins": status.wins,
+        "draws": status.draws,
+        "losses": status.losses,
+        "elo": figures.and_then(|(elo, _, _)| finite(elo)),
+        "elo_error": figures.and_then(|(_, half_width, _)| finite(half_width)),
+        "nelo": estimate.map(|estimate| estimate.normalized_elo),
+        "nelo_error": estimate.map(|estimate| estimate.normalized_elo_error),
+        "los": figures.map(|_| los(&status, estimate)),
+    })
+}

@@ -1,0 +1,354 @@
+//! What `arena match`, `gauntlet` and `sprt` share: they make a tournament
+//! from their arguments and play it as `arena run` plays a file's, so each
+//! resumes after Ctrl-C, starts over with `--fresh`, and writes the same
+//! results folder.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::Value;
+
+use super::EXIT_INTERRUPTED;
+use super::interrupt::Interrupt;
+use super::options::{UsageError, default_bot_name, parse_param};
+use super::reporters::Verbosity;
+use super::sandboxing::{SandboxArgs, prepare_sandbox};
+use super::time::TimeArgs;
+use crate::events::Reporter;
+use crate::printable::printable;
+use crate::referee::BotCommand;
+use crate::sandbox::Sandbox;
+use crate::seeds::fresh_seed;
+use crate::tournament::config::{
+    BotEntry, MAX_CONCURRENCY, MAX_LINE_BYTES, Restart, check_tournament_bot_name,
+};
+use crate::tournament::store::{GAMES_CSV, RecordedSettings, ResumeRefused, read_games_csv};
+use crate::tournament::{self, RunEnd, RunOptions, StopRule, Tournament};
+use crate::units::parse_duration;
+
+/// The options of a tournament made on the command line. Each left out
+/// keeps the default shown (or, for `arena gauntlet --league`, the league
+/// file's setting).
+#[derive(Debug, clap::Args)]
+pub struct TournamentArgs {
+    /// Seed of the whole run: every setup derives from it. Without it, a
+    /// rerun on a results folder takes the folder's, and a new run draws a
+    /// fresh one and prints it.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// A game parameter, e.g. --param count=12 (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub params: Vec<(String, Value)>,
+    /// Results folder [default: results/<command>-<date>-<time>]. Running
+    /// the same command on it again resumes: games already in its games.csv
+    /// are not played again.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Start over: discard the games arena wrote in the results folder
+    /// (games.csv, tournament.json, standings, transcripts and logs; any
+    /// other file stays). Without it, a folder holding other settings'
+    /// games is refused, never overwritten.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Time for a bot to start and answer each game's `start` [default: 5s].
+    #[arg(long, value_parser = parse_duration)]
+    pub startup_timeout: Option<Duration>,
+    /// Longest line a bot may send, in bytes (64 to 64 MiB) [default: 65536].
+    #[arg(long, value_parser = max_line_bytes)]
+    pub max_line_bytes: Option<usize>,
+    /// Most bytes of a bot's stderr kept per game [default: 1048576].
+    #[arg(long)]
+    pub stderr_cap: Option<u64>,
+    /// Start fresh bot processes for every game (by default a process plays
+    /// game after game, and is restarted only after a timeout, crash or
+    /// malformed output).
+    #[arg(long)]
+    pub restart_each_game: bool,
+    /// Games played at once, each by two processes of its own [default: 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_CONCURRENCY)))]
+    pub concurrency: Option<u32>,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+    #[command(flatten)]
+    pub time: TimeArgs,
+}
+
+/// `--quiet` and `--json`, for the commands that show progress rather
+/// than a line per game.
+#[derive(Debug, clap::Args)]
+pub struct OutputArgs {
+    /// Show no progress: only warnings (on stderr), errors and the result.
+    #[arg(long, conflicts_with = "json")]
+    pub quiet: bool,
+    /// Write the run as JSON lines on stdout, one object per event (the
+    /// README's "Reading a run from a program" lists them), and the result
+    /// as a last JSON object, instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl OutputArgs {
+    pub fn verbosity(&self) -> Verbosity {
+        Verbosity::from_flags(self.quiet, self.json)
+    }
+}
+
+fn max_line_bytes(text: &str) -> Result<usize, String> {
+    let bytes: usize = text.parse().map_err(|_| format!("`{text}` is not a number of bytes"))?;
+    if (64..=MAX_LINE_BYTES).contains(&bytes) {
+        Ok(bytes)
+    } else {
+        Err(format!("must be from 64 to {MAX_LINE_BYTES} (64 MiB)"))
+    }
+}
+
+/// Where the seed of a run came from, for the line that starts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeedFrom {
+    /// `--seed`, or a league file.
+    Given,
+    /// The results folder being resumed.
+    Folder,
+    /// Drawn now.
+    Fresh,
+}
+
+impl SeedFrom {
+    /// "seed 7", with how to repeat it when it was not given.
+    pub fn describe(self, seed: u64) -> String {
+        match self {
+            SeedFrom::Given => format!("seed {seed}"),
+            SeedFrom::Folder => format!("seed {seed} (the results folder's)"),
+            SeedFrom::Fresh => format!("seed {seed} (repeat with --seed {seed})"),
+        }
+    }
+}
+
+impl TournamentArgs {
+    /// The results folder: `--out`, or a new one named for `command` and
+    /// the time.
+    pub fn out_dir(&self, command: &str) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| {
+            let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+            let stamp: String = stamp.trim_end_matches('Z').replace(':', "").replace('T', "-");
+            Path::new("results").join(format!("{command}-{stamp}"))
+        })
+    }
+
+    /// Sets the seed and every setting these flags give on `tournament`
+    /// (whose `out` is set). Without `--seed`, `default_seed` (a league
+    /// file's) is taken, else the seed the results folder recorded (so a
+    /// rerun resumes), else a fresh one.
+    pub fn apply(
+        &self,
+        tournament: &mut Tournament,
+        default_seed: Option<u64>,
+    ) -> anyhow::Result<SeedFrom> {
+        let recorded = if self.fresh { None } else { RecordedSettings::read(&tournament.out)? };
+        let from = match (self.seed, default_seed, recorded) {
+            (Some(seed), _, _) | (None, Some(seed), _) => {
+                tournament.seed = seed;
+                SeedFrom::Given
+            }
+            (None, None, Some(recorded)) => {
+                tournament.seed = recorded.seed;
+                SeedFrom::Folder
+            }
+            (None, None, None) => {
+                tournament.seed = fresh_seed();
+                SeedFrom::Fresh
+            }
+        };
+        tournament.change_time_control(&self.time.keys()).map_err(UsageError)?;
+        self.time.apply_leeway(&mut tournament.settings);
+        let settings = &mut tournament.settings;
+        if let Some(timeout) = self.startup_timeout {
+            settings.startup_timeout = timeout;
+        }
+        if let Some(bytes) = self.max_line_bytes {
+            settings.max_line_bytes = bytes;
+        }
+        if let Some(cap) = self.stderr_cap {
+            settings.stderr_cap = cap;
+        }
+        if self.restart_each_game {
+            tournament.restart = Restart::EveryGame;
+        }
+        if let Some(concurrency) = self.concurrency {
+            tournament.concurrency = concurrency as usize;
+        }
+        self.sandbox.apply_to(&mut tournament.sandbox);
+        Ok(from)
+    }
+}
+
+/// The bots given on the command line as `commands`, named by `names` (a
+/// name left out is taken from the command, e.g. `random_bot`, and names
+/// that clash get `-1`, `-2`). `what` names each bot in errors ("bot 1",
+/// "NEW") and `name_flag` the flag that names it.
+pub fn command_line_bots(
+    commands: &[&str],
+    names: &[Option<String>],
+    what: impl Fn(usize) -> String,
+    name_flag: impl Fn(usize) -> String,
+) -> Result<Vec<BotEntry>, UsageError> {
+    let mut parsed = Vec::new();
+    for (index, line) in commands.iter().enumerate() {
+        let command = BotCommand::parse(line)
+            .map_err(|error| UsageError(format!("{}: {error}", what(index))))?;
+        command.check_program().map_err(|error| UsageError(format!("{}: {error}", what(index))))?;
+        parsed.push(command);
+    }
+    let chosen: Vec<String> = parsed
+        .iter()
+        .enumerate()
+        .map(|(index, command)| {
+            names.get(index).cloned().flatten().unwrap_or_else(|| default_bot_name(command))
+        })
+        .collect();
+    let chosen = super::options::distinct(chosen);
+    for (index, name) in chosen.iter().enumerate() {
+        check_tournament_bot_name(name).map_err(|problem| {
+            UsageError(format!(
+                "{} is named `{}`: {problem}; choose another with {}",
+                what(index),
+                printable(name),
+                name_flag(index)
+            ))
+        })?;
+    }
+    Ok(chosen
+        .into_iter()
+        .zip(parsed)
+        .map(|(name, command)| BotEntry::from_command_line(name, command))
+        .collect())
+}
+
+/// The sandbox a run's bots start in and what it says about it.
+pub struct Prepared {
+    sandbox: Option<Arc<Sandbox>>,
+    /// "sandbox: ..." (or "sandbox: off").
+    pub sandbox_line: String,
+    /// How seat seeds are keyed.
+    pub seeds: String,
+}
+
+/// Prepares the sandbox of `tournament`'s bots (which may not read its
+/// results folder) and records what it enforces in the settings.
+pub fn prepare(tournament: &mut Tournament) -> anyhow::Result<Prepared> {
+    let mut protected: Vec<&Path> = vec![&tournament.out];
+    if !tournament.file.as_os_str().is_empty() {
+        protected.push(&tournament.file);
+    }
+    let (sandbox, sandbox_line, seeds) = prepare_sandbox(&tournament.sandbox, &protected)?;
+    tournament.settings.sandbox_line = sandbox_line.as_str().into();
+    Ok(Prepared { sandbox, sandbox_line, seeds })
+}
+
+/// How a tournament made on the command line ended.
+pub enum Played {
+    /// Its schedule is played (or its stop rule stopped it): the final
+    /// files are written.
+    Complete {
+        /// Games this run played.
+        played: u64,
+        /// Games earlier runs had recorded.
+        already: u64,
+        standings: Vec<crate::tournament::Standing>,
+    },
+    /// Interrupted: `done` of `total` games are recorded.
+    Interrupted {
+        done: u64,
+        total: u64,
+        /// The command that resumes the run, quoted for a shell.
+        resume: String,
+    },
+}
+
+impl Played {
+    /// Says where an interrupted run stopped and how to resume it; its
+    /// exit status.
+    pub fn say_interrupted(done: u64, total: u64, resume: &str, out: &Path) -> ExitCode {
+        crate::say!(
+            "\ninterrupted: {done} of {total} games are in {}; resume with:\n  {resume}",
+            out.join(GAMES_CSV).display()
+        );
+        ExitCode::from(EXIT_INTERRUPTED)
+    }
+}
+
+/// Plays `tournament` through the tournament runner, resuming what its
+/// results folder holds. An interrupted run comes back with the command
+/// that resumes it (the command as it was typed, without `--fresh`, with
+/// `--out` and `--seed` added when they were left out).
+pub fn play(
+    tournament: &Tournament,
+    args: &TournamentArgs,
+    prepared: Prepared,
+    reporter: Arc<dyn Reporter>,
+    stop_when: Option<Arc<dyn StopRule>>,
+) -> anyhow::Result<Played> {
+    // Said only where --fresh will discard something: arena leaves a folder
+    // it did not write (no tournament.json) alone.
+    if args.fresh && RecordedSettings::read(&tournament.out).is_ok_and(|read| read.is_some()) {
+        let games = read_games_csv(&tournament.out.join(GAMES_CSV), false, &crate::events::Silent)
+            .map(|rows| rows.len())
+            .unwrap_or(0);
+        if games > 0 {
+            super::reporters::warn(&format!(
+                "--fresh: discarding the {games} games in {} (and the files arena wrote beside them)",
+                tournament.out.display()
+            ));
+        }
+    }
+    let options = RunOptions {
+        reporter,
+        shard: None,
+        fresh: args.fresh,
+        exports: Vec::new(),
+        sandbox: prepared.sandbox,
+        sandbox_line: prepared.sandbox_line,
+        stop_when,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let end = runtime.block_on(async {
+        let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
+        tournament::run(tournament, &options, interrupt.wait()).await
+    });
+    let end = match end {
+        Err(error) if error.downcast_ref::<ResumeRefused>().is_some() => {
+            return Err(UsageError(format!("{error:#}")).into());
+        }
+        other => other?,
+    };
+    Ok(match end {
+        RunEnd::Interrupted { done, total } => {
+            Played::Interrupted { done, total, resume: resume_command(args, tournament) }
+        }
+        RunEnd::Complete { standings, played, already } => {
+            Played::Complete { played, already, standings }
+        }
+    })
+}
+
+/// The command line that resumes this run, quoted for a shell.
+fn resume_command(args: &TournamentArgs, tournament: &Tournament) -> String {
+    let mut words: Vec<OsString> = vec!["arena".into()];
+    words.extend(std::env::args_os().skip(1).filter(|word| word != "--fresh"));
+    if args.out.is_none() {
+        words.extend(["--out".into(), tournament.out.clone().into_os_string()]);
+    }
+    if args.seed.is_none() {
+        words.extend(["--seed".into(), tournament.seed.to_string().into()]);
+    }
+    let quoted: Vec<String> =
+        words.iter().map(|word| shell_words::quote(&word.to_string_lossy()).into_owned()).collect();
+    quoted.join(" ")
+}
