@@ -172,16 +172,22 @@ fn fresh_starts_a_match_over_and_other_settings_are_refused_without_it() {
     scratch.arena(with_games("4")).assert_success();
     std::fs::write(out.join("notes.txt"), "mine").expect("a user's file");
 
-    let refused = scratch.arena(with_games("6"));
+    // Fewer games would leave some out: refused.
+    let refused = scratch.arena(with_games("2"));
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
     assert!(refused.stderr.contains("--fresh"), "{}", refused.stderr);
     assert_eq!(read_games_csv(&out).len(), 4, "a refused run changed games.csv");
+    // More games only add to them.
+    let more = scratch.arena(with_games("6"));
+    more.assert_success();
+    assert!(more.stdout.contains("resuming: 4 games already in games.csv, 2 to play"), "{more:?}");
+    assert_eq!(read_games_csv(&out).len(), 6);
 
     let mut fresh = with_games("6");
     fresh.push("--fresh");
     let run = scratch.arena(&fresh);
     run.assert_success();
-    assert!(run.stderr.contains("--fresh: discarding the 4 games"), "{}", run.stderr);
+    assert!(run.stderr.contains("--fresh: discarding the 6 games"), "{}", run.stderr);
     assert!(!run.stdout.contains("resuming"), "{}", run.stdout);
     assert_both_seat_orders(&read_games_csv(&out), "random_bot", "random-bot", 6);
     assert_eq!(std::fs::read_to_string(out.join("notes.txt")).expect("kept"), "mine");

@@ -214,7 +214,7 @@ fn los(status: &SprtStatus, estimate: Option<EloEstimate>) -> f64 {
 /// The result as fastchess prints one:
 ///
 /// ```text
-/// Results of new vs old (number-snatch, 1s/move):
+/// Results of new vs old (number-snatch, 1s per move):
 /// Elo: 35.20 +/- 20.10, nElo: 60.31 +/- 34.12
 /// LOS: 99.97 %, DrawRatio: 12.00 %, PairsRatio: 3.20
 /// Games: 412, Wins: 250, Losses: 120, Draws: 42, Points: 271.0 (65.78 %)
