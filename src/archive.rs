@@ -242,7 +242,10 @@ impl ArchiveWriter {
     /// another. A failure leaves at worst torn frames, which the next open
     /// cuts off, or frames without entries, which it indexes.
     pub fn append_all(&mut self, frames: &[Frame]) -> Result<(), ArchiveError> {
-        let bytes: Vec<u8> = frames.iter().flat_map(|frame| frame.bytes.iter().copied()).collect();
+        let mut bytes = Vec::with_capacity(frames.iter().map(|frame| frame.bytes.len()).sum());
+        for frame in frames {
+            bytes.extend_from_slice(&frame.bytes);
+        }
         self.archive
             .write_all(&bytes)
             .map_err(|source| ArchiveError::Io { path: self.archive_path.clone(), source })?;
@@ -315,7 +318,9 @@ impl ArchiveSink {
     /// [`ArchiveWriter::open`]) and starts its thread; transcripts get
     /// numbers from `next` on.
     ///
-    /// With `cpu`, the thread runs there only (a CPU no game runs on).
+    /// With `cpu`, the thread runs there only (a CPU no game runs on);
+    /// without, it runs only when the CPUs would be idle, so it never
+    /// preempts a game.
     pub fn start(
         folder: &Path,
         next: u64,
@@ -326,8 +331,11 @@ impl ArchiveSink {
         let thread = std::thread::Builder::new()
             .name("arena-archive".into())
             .spawn(move || {
-                if let Some(cpu) = cpu {
-                    crate::os::pin_current_thread(cpu);
+                match cpu {
+                    Some(cpu) => crate::os::pin_current_thread(cpu),
+                    // Sharing the games' CPUs: it runs when they wait, and
+                    // when its queue is full they wait for it.
+                    None => crate::os::run_current_thread_when_idle(),
                 }
                 for batch in receiver {
                     let frames = batch

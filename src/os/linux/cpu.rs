@@ -27,6 +27,17 @@ pub fn pin_current_thread(cpu: usize) {
     }
 }
 
+/// Lets the calling thread run only on CPUs nothing else wants
+/// (`SCHED_IDLE`), so it never preempts a game. Failure only costs speed,
+/// so it is ignored.
+pub fn run_current_thread_when_idle() {
+    // SAFETY: sets the calling thread's (0) policy from a parameter on the stack.
+    unsafe {
+        let param = libc::sched_param { sched_priority: 0 };
+        libc::sched_setscheduler(0, libc::SCHED_IDLE, &param);
+    }
+}
+
 /// CPU time and peak memory of this process (all threads, no children).
 pub fn own_usage() -> Usage {
     // SAFETY: getrusage fills the struct it is given and nothing else.

@@ -54,6 +54,9 @@ pub fn allowed_cpus() -> Vec<usize> {
 /// Does nothing here.
 pub fn pin_current_thread(_cpu: usize) {}
 
+/// Nothing here.
+pub fn run_current_thread_when_idle() {}
+
 /// Zero here.
 pub fn own_usage() -> Usage {
     Usage::default()
