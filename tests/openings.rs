@@ -370,7 +370,8 @@ fn overrides_are_recorded_as_the_files_own_values() {
     assert!(run.stdout.contains("nothing to play: 6 games already"), "{}", run.stdout);
 
     // Values the file could not hold are refused as it would be.
-    folder.refused(&["run", path(&file), "--games-per-pair", "3"], &["positive even number"]);
+    folder
+        .refused(&["run", path(&file), "--games-per-pair", "3"], &["not an even number of games"]);
     folder.refused(&["run", path(&file), "--concurrency", "0"], &["at least 1"]);
 }
 

@@ -153,7 +153,9 @@ fn a_strong_bot_is_accepted_early_and_a_rerun_plays_nothing() {
     assert_eq!(printed.verdict, "H1 accepted", "{}", run.stdout);
     assert!(printed.llr >= printed.bounds.1);
     assert!(printed.games < 1000, "the test did not stop early: {}", run.stdout);
-    assert!(run.stdout.contains("Results of strong-bot vs random-bot (number-snatch, 1s per move):"));
+    assert!(
+        run.stdout.contains("Results of strong-bot vs random-bot (number-snatch, 1s per move):")
+    );
     for label in ["Elo: ", "LOS: ", "DrawRatio: ", "PairsRatio: ", "nElo: "] {
         assert!(run.stdout.contains(label), "no {label} in {}", run.stdout);
     }

@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use super::options::{UsageError, game_id_parser};
 use super::reporters::Verbosity;
 use super::time::tournament_time_line;
-use super::tournament_args::{self, OutputArgs, Played, TournamentArgs, command_line_bots};
+use super::tournament_args::{
+    self, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
+};
 use crate::games::{GameId, GameSetup};
-use crate::tournament::config::MAX_GAMES_PER_PAIR;
 use crate::tournament::standings::standings_text;
 use crate::tournament::{Standing, Tournament};
 
@@ -46,15 +47,6 @@ pub struct GauntletArgs {
     tournament: TournamentArgs,
     #[command(flatten)]
     output: OutputArgs,
-}
-
-fn even_games(text: &str) -> Result<u32, String> {
-    match text.parse::<u32>() {
-        Ok(games) if games >= 2 && games % 2 == 0 && games <= MAX_GAMES_PER_PAIR => Ok(games),
-        _ => Err(format!(
-            "`{text}` is not an even number of games from 2 to {MAX_GAMES_PER_PAIR} (every setup is played in both seat orders)"
-        )),
-    }
 }
 
 pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {

@@ -4,16 +4,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::Context;
-
 use super::EXIT_INTERRUPTED;
-use super::interrupt::Interrupt;
 use super::options::{UsageError, requested_exports};
 use super::reporters::Verbosity;
 use super::sandboxing::prepare_sandbox;
 use super::time::{TimeArgs, tournament_time_line};
+use super::tournament_args::{even_games, run_until_interrupted};
 use crate::sandbox::SandboxMode;
-use crate::tournament::config::{Overrides, check_concurrency, check_games_per_pair};
+use crate::tournament::config::{Overrides, check_concurrency};
 use crate::tournament::schedule::Shard;
 use crate::tournament::standings::standings_text;
 use crate::tournament::{self, RunEnd, RunOptions, Tournament};
@@ -71,7 +69,7 @@ pub struct OverrideArgs {
     /// `games_per_pair` (a positive even number: every setup in both seat
     /// orders). Recorded as if the file said it: raising it on a results
     /// folder plays only the new games; lowering it is refused.
-    #[arg(long, value_name = "N", value_parser = games_per_pair_arg)]
+    #[arg(long, value_name = "N", value_parser = even_games)]
     games_per_pair: Option<u32>,
     /// Games played at once, instead of the file's `concurrency` (1 to
     /// 256). Results do not depend on it: a run may resume with another.
@@ -117,11 +115,6 @@ fn openings_line(tournament: &Tournament) -> Option<String> {
         }
     };
     Some(format!("openings: {}: {played}, each in both seat orders", openings.path.display()))
-}
-
-fn games_per_pair_arg(text: &str) -> Result<u32, String> {
-    let games = text.parse().map_err(|error| format!("{error}"))?;
-    check_games_per_pair(games)
 }
 
 fn concurrency_arg(text: &str) -> Result<usize, String> {
@@ -197,21 +190,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         sandbox_line,
         stop_when: test.clone().map(|test| test as Arc<dyn tournament::StopRule>),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let end = runtime.block_on(async {
-        let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
-        tournament::run(&tournament, &options, interrupt.wait()).await
-    });
-    let end = match end {
-        Err(error) if error.downcast_ref::<tournament::store::ResumeRefused>().is_some() => {
-            return Err(UsageError(format!("{error:#}")).into());
-        }
-        other => other?,
-    };
-    match end {
+    match run_until_interrupted(&tournament, &options)? {
         RunEnd::Complete { standings, played, already } => {
             match verbosity {
                 Verbosity::Human => {
@@ -284,9 +263,9 @@ mod tests {
         let flags = OverrideArgs { seed: Some(7), games_per_pair: Some(10), concurrency: Some(3) };
         assert_eq!(flags.as_flags(), " --seed 7 --games-per-pair 10 --concurrency 3");
         assert_eq!(OverrideArgs::default().as_flags(), "");
-        assert!(games_per_pair_arg("3").unwrap_err().contains("even"));
-        assert!(games_per_pair_arg("x").is_err());
-        assert_eq!(games_per_pair_arg("8"), Ok(8));
+        assert!(even_games("3").unwrap_err().contains("even"));
+        assert!(even_games("x").is_err());
+        assert_eq!(even_games("8"), Ok(8));
         assert!(concurrency_arg("0").unwrap_err().contains("at least 1"));
         assert_eq!(concurrency_arg("4"), Ok(4));
     }

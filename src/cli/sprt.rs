@@ -9,10 +9,11 @@ use std::sync::Arc;
 use super::options::{UsageError, game_id_parser};
 use super::reporters::Verbosity;
 use super::time::tournament_time_line;
-use super::tournament_args::{self, OutputArgs, Played, TournamentArgs, command_line_bots};
+use super::tournament_args::{
+    self, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
+};
 use crate::games::{GameId, GameSetup};
 use crate::tournament::Tournament;
-use crate::tournament::config::MAX_GAMES_PER_PAIR;
 use crate::tournament::sprt::{
     DEFAULT_MAX_GAMES, EloEstimate, SprtSettings, SprtStatus, SprtTest, Verdict, logistic_elo,
 };
@@ -61,15 +62,6 @@ pub struct SprtArgs {
     tournament: TournamentArgs,
     #[command(flatten)]
     output: OutputArgs,
-}
-
-fn even_games(text: &str) -> Result<u32, String> {
-    match text.parse::<u32>() {
-        Ok(games) if games >= 2 && games % 2 == 0 && games <= MAX_GAMES_PER_PAIR => Ok(games),
-        _ => Err(format!(
-            "`{text}` is not an even number of games from 2 to {MAX_GAMES_PER_PAIR} (the test counts pairs of games)"
-        )),
-    }
 }
 
 pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {

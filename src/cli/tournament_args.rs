@@ -24,7 +24,8 @@ use crate::referee::BotCommand;
 use crate::sandbox::Sandbox;
 use crate::seeds::fresh_seed;
 use crate::tournament::config::{
-    BotEntry, MAX_CONCURRENCY, MAX_LINE_BYTES, Restart, check_tournament_bot_name,
+    BotEntry, MAX_CONCURRENCY, MAX_GAMES_PER_PAIR, MAX_LINE_BYTES, Restart, check_games_per_pair,
+    check_tournament_bot_name,
 };
 use crate::tournament::store::{GAMES_CSV, RecordedSettings, ResumeRefused, read_games_csv};
 use crate::tournament::{self, RunEnd, RunOptions, StopRule, Tournament};
@@ -281,6 +282,39 @@ impl Played {
     }
 }
 
+/// Runs `tournament` with `options` until it ends or Ctrl-C; a results
+/// folder that refuses the run is input to correct.
+pub fn run_until_interrupted(
+    tournament: &Tournament,
+    options: &RunOptions,
+) -> anyhow::Result<RunEnd> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let end = runtime.block_on(async {
+        let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
+        tournament::run(tournament, options, interrupt.wait()).await
+    });
+    match end {
+        Err(error) if error.downcast_ref::<ResumeRefused>().is_some() => {
+            Err(UsageError(format!("{error:#}")).into())
+        }
+        other => other,
+    }
+}
+
+/// A number of games that comes in pairs (every setup in both seat
+/// orders), from 2 to the most a pairing may play: a flag's value parser.
+pub fn even_games(text: &str) -> Result<u32, String> {
+    let games = text.parse().map_err(|_| format!("`{text}` is not a number of games"))?;
+    check_games_per_pair(games).map_err(|_| {
+        format!(
+            "`{text}` is not an even number of games from 2 to {MAX_GAMES_PER_PAIR} (every setup is played in both seat orders)"
+        )
+    })
+}
+
 /// Plays `tournament` through the tournament runner, resuming what its
 /// results folder holds. An interrupted run comes back with the command
 /// that resumes it (the command as it was typed, without `--fresh`, with
@@ -314,21 +348,7 @@ pub fn play(
         sandbox_line: prepared.sandbox_line,
         stop_when,
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let end = runtime.block_on(async {
-        let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
-        tournament::run(tournament, &options, interrupt.wait()).await
-    });
-    let end = match end {
-        Err(error) if error.downcast_ref::<ResumeRefused>().is_some() => {
-            return Err(UsageError(format!("{error:#}")).into());
-        }
-        other => other?,
-    };
-    Ok(match end {
+    Ok(match run_until_interrupted(tournament, &options)? {
         RunEnd::Interrupted { done, total } => {
             Played::Interrupted { done, total, resume: resume_command(args, tournament) }
         }
