@@ -87,7 +87,30 @@ fn a_buffered_bot_times_out_at_start_with_the_start_up_limit() {
     for row in &rows {
         assert_eq!(
             detail(row, "buffered"),
-            "no reply to start request 1 within 2000 ms; nothing arrived: a slow bot, or is your output buffered? (protocol.md §8)"
+            "no reply to start request 1 within 2000 ms; nothing arrived, and the bot was waiting to read its input: its reply is stuck in its output buffer (flush after every line, protocol.md §8)"
+        );
+    }
+    scratch.assert_fixture_processes_gone();
+}
+
+/// A bot still thinking when its time runs out is told apart from one whose
+/// reply is stuck in its buffer: it was not waiting for input.
+#[test]
+fn a_slow_bot_is_told_from_a_buffered_one() {
+    let scratch = Scratch::new();
+    let rows = match_rows(
+        &scratch,
+        "number-claim",
+        &format!("{} --think-ms 1500", fixture("spends_time.py")),
+        &["--move-timeout", "300ms"],
+    );
+    for row in &rows {
+        let detail = detail(row, "spends_time");
+        assert!(
+            detail.ends_with(
+                "nothing arrived, and the bot was still at work (not waiting for input): a slow bot"
+            ),
+            "{detail}"
         );
     }
     scratch.assert_fixture_processes_gone();

@@ -415,15 +415,30 @@ fn a_bot_cannot_read_the_openings_file() {
             ),
         );
         folder.run_ok(&["run", path(&file)]);
-        let log = text(&folder.join("out/logs/game-000001-seat1-hostile.log"));
-        let outcome = log
-            .lines()
-            .find_map(|line| line.strip_prefix("attack read-file: "))
-            .unwrap_or_else(|| panic!("no report of the attack in the log:\n{log}"));
-        if sandbox {
-            assert!(outcome.contains("Permission denied"), "{outcome}");
-        } else {
-            assert!(outcome.starts_with("succeeded") && outcome.contains("31337"), "{outcome}");
+        let mut logs = vec![folder.join("out/logs/game-000001-seat1-hostile.log")];
+        // A challenger of a gauntlet against the file's bots may not either.
+        let spy = format!("python3 {} read-file {secret}", path(&folder.join("hostile.py")));
+        let gauntlet_out = folder.join("gauntlet");
+        let league = ["gauntlet", "--league", path(&file), &spy, "--name", "spy", "--games", "2"];
+        folder.run_ok(&[&league[..], &["--out", path(&gauntlet_out)]].concat());
+        let spy_log = std::fs::read_dir(gauntlet_out.join("logs"))
+            .expect("a logs folder")
+            .flatten()
+            .map(|entry| entry.path())
+            .find(|log| log.to_string_lossy().ends_with("-spy.log"))
+            .expect("a log of the spy");
+        logs.push(spy_log);
+        for log in logs {
+            let log = text(&log);
+            let outcome = log
+                .lines()
+                .find_map(|line| line.strip_prefix("attack read-file: "))
+                .unwrap_or_else(|| panic!("no report of the attack in the log:\n{log}"));
+            if sandbox {
+                assert!(outcome.contains("Permission denied"), "{outcome}");
+            } else {
+                assert!(outcome.starts_with("succeeded") && outcome.contains("31337"), "{outcome}");
+            }
         }
     }
 }

@@ -224,7 +224,7 @@ fn a_bot_that_never_answers_a_move_forfeits_by_timeout() {
         seed: 11,
         extra_args: &[],
         reason: "timeout",
-        detail: "within 500 ms; nothing arrived: a slow bot, or is your output buffered?",
+        detail: "within 500 ms; nothing arrived, and the bot was still at work (not waiting for input): a slow bot",
     });
 }
 

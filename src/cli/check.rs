@@ -24,7 +24,7 @@ use crate::players::random_player;
 use crate::printable::printable;
 use crate::protocol::{BadReplyKind, ForfeitReason};
 use crate::referee::{
-    self, Bot, BotCommand, Cause, Forfeit, GameReport, LogPath, Settings, Stall, Stopped,
+    self, Activity, Bot, BotCommand, Cause, Forfeit, GameReport, LogPath, Settings, Stall, Stopped,
     TimeControl, play_game,
 };
 use crate::results::{FileLayout, TranscriptStore};
@@ -583,10 +583,16 @@ fn hint(forfeit: &Forfeit, log: Option<&Path>) -> String {
                 "read your stdin as requests come: the referee could not even write its request"
                     .to_owned()
             }
-            Stall::NoLine { partial_bytes: 0 } => format!(
+            Stall::NoLine { partial_bytes: 0, bot_was: Activity::WaitingForInput } => {
+                "your bot was waiting for its next request: its reply is still in its output buffer; flush stdout after every line (protocol.md §8 shows how in each language)".to_owned()
+            }
+            Stall::NoLine { partial_bytes: 0, bot_was: Activity::Busy } => format!(
+                "your bot was still at work when its time ran out: answer every `{request}` request within the time (the request's `time_ms`)"
+            ),
+            Stall::NoLine { partial_bytes: 0, bot_was: Activity::Unknown } => format!(
                 "if your bot did answer, its reply is still in its output buffer: flush stdout after every line (protocol.md §8 shows how in each language); if it did not, answer every `{request}` request within the time"
             ),
-            Stall::NoLine { partial_bytes } => format!(
+            Stall::NoLine { partial_bytes, .. } => format!(
                 "{partial_bytes} bytes came without a newline: end each reply with \"\\n\" and flush stdout after it (protocol.md §8)"
             ),
         },

@@ -146,6 +146,9 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
                 tournament.concurrency,
                 tournament.out.display()
             );
+            if let Some(line) = super::run::openings_line(&tournament) {
+                crate::say!("{line}");
+            }
             crate::say!("{}; {}", prepared.sandbox_line, prepared.seeds);
             if let Some(line) = tournament_time_line(&tournament) {
                 crate::say!("{line}");
@@ -160,6 +163,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
                 "games_per_pair": tournament.games_per_pair,
                 "seed": tournament.seed,
                 "concurrency": tournament.concurrency,
+                "openings": tournament.openings.as_ref().map(|openings| &openings.path),
                 "out": tournament.out,
                 "sandbox": prepared.sandbox_line,
             });

@@ -66,8 +66,9 @@ pub enum Command {
     /// field; with --league FILE, every command is a challenger and the
     /// file's bots (with its game and settings) are the field. Writes the
     /// same results folder as `arena run`, resumes the same way (rerun the
-    /// command; Ctrl-C prints it), and ranks the challengers by their score
-    /// against the field.
+    /// command; Ctrl-C prints it), and ranks every bot by Elo (the bots play
+    /// different numbers of games, so points do not compare), then lists the
+    /// challengers' records against the field.
     #[command(
         after_help = "Examples:\n  arena gauntlet --game number-snatch \"python3 my_bot.py\" target/release/random-bot target/release/strong-bot\n  arena gauntlet --league tournaments/league.toml \"python3 my_bot.py\" --games 40"
     )]

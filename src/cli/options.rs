@@ -96,9 +96,10 @@ pub fn default_bot_name(command: &BotCommand) -> String {
 }
 
 /// Names made distinct: a name given to several bots gets `-1`, `-2`...
-/// in order.
+/// in order, skipping suffixes that would make another bot's name.
 pub fn distinct(names: Vec<String>) -> Vec<String> {
-    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut taken: std::collections::HashSet<String> = names.iter().cloned().collect();
+    let mut next: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let shared: Vec<bool> =
         names.iter().map(|name| names.iter().filter(|other| *other == name).count() > 1).collect();
     names
@@ -108,9 +109,14 @@ pub fn distinct(names: Vec<String>) -> Vec<String> {
             if !shared {
                 return name;
             }
-            let count = seen.entry(name.clone()).or_default();
-            *count += 1;
-            format!("{name}-{count}")
+            let count = next.entry(name.clone()).or_default();
+            loop {
+                *count += 1;
+                let candidate = format!("{name}-{count}");
+                if taken.insert(candidate.clone()) {
+                    return candidate;
+                }
+            }
         })
         .collect()
 }
@@ -158,5 +164,7 @@ mod tests {
         assert_eq!(distinct(vec!["a".into(), "a".into()]), ["a-1", "a-2"]);
         let names = distinct(["a", "b", "a", "c", "a"].map(String::from).to_vec());
         assert_eq!(names, ["a-1", "b", "a-2", "c", "a-3"]);
+        let names = distinct(["r", "r-1", "r"].map(String::from).to_vec());
+        assert_eq!(names, ["r-2", "r-1", "r-3"], "a suffix never makes a name given");
     }
 }

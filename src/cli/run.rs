@@ -103,7 +103,7 @@ impl OverrideArgs {
 }
 
 /// What a tournament plays from its openings file, if it has one.
-fn openings_line(tournament: &Tournament) -> Option<String> {
+pub(super) fn openings_line(tournament: &Tournament) -> Option<String> {
     let openings = tournament.openings.as_ref()?;
     let entries = openings.entries.len() as u64;
     let setups = u64::from(tournament.games_per_pair) / 2;
@@ -132,6 +132,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     tournament.change_time_control(&args.time.keys()).map_err(UsageError)?;
     args.time.apply_leeway(&mut tournament.settings);
+    if tournament.sprt.is_some() && args.overrides.games_per_pair.is_some() {
+        return Err(UsageError(format!(
+            "{}: a file with [sprt] plays until the test decides: set its most games with max_games in [sprt], not --games-per-pair",
+            args.file.display()
+        ))
+        .into());
+    }
     if tournament.sprt.is_some() && args.shard.is_some() {
         return Err(UsageError(format!(
             "{}: a file with [sprt] cannot be split with --shard (the test decides as its games come in)",
@@ -141,10 +148,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let test = super::sprt::test_of(&tournament);
     let verbosity = Verbosity::from_flags(args.quiet, args.json);
-    // No bot may read what the run's setups are made from.
-    let mut protected = vec![tournament.out.as_path(), tournament.file.as_path()];
-    protected.extend(tournament.openings.as_ref().map(|openings| openings.path.as_path()));
-    let (sandbox, sandbox_line, seeds) = prepare_sandbox(&tournament.sandbox, &protected)?;
+    let (sandbox, sandbox_line, seeds) =
+        prepare_sandbox(&tournament.sandbox, &tournament.protected_paths())?;
     match verbosity {
         Verbosity::Human => {
             crate::say!(

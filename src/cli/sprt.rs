@@ -48,8 +48,8 @@ pub struct SprtArgs {
     #[arg(long, default_value_t = SprtSettings::default().beta)]
     beta: f64,
     /// The most games the test plays (an even number: it counts pairs);
-    /// reached without a decision, the test ends inconclusive. Part of the
-    /// test's settings: a rerun on its folder must give the same.
+    /// reached without a decision, the test ends inconclusive. A rerun on
+    /// its folder may raise it (an undecided test goes on), not lower it.
     #[arg(long, default_value_t = DEFAULT_MAX_GAMES, value_parser = even_games)]
     max_games: u32,
     /// Name of NEW [default: from its command, e.g. my_bot].
@@ -97,6 +97,9 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
                 tournament.concurrency,
                 tournament.out.display()
             );
+            if let Some(line) = super::run::openings_line(&tournament) {
+                crate::say!("{line}");
+            }
             crate::say!("{}; {}", prepared.sandbox_line, prepared.seeds);
             if let Some(line) = tournament_time_line(&tournament) {
                 crate::say!("{line}");
@@ -111,6 +114,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
                 "max_games": args.max_games,
                 "seed": tournament.seed,
                 "concurrency": tournament.concurrency,
+                "openings": tournament.openings.as_ref().map(|openings| &openings.path),
                 "out": tournament.out,
                 "sandbox": prepared.sandbox_line,
             });

@@ -8,14 +8,16 @@ use crate::referee::{Settings, TimeControl};
 use crate::tournament::Tournament;
 use crate::units::{parse_duration, parse_duration_or_zero, show_duration};
 
-/// How bots are timed (in `arena run`, each flag overrides the tournament
-/// file's key of the same name; a bot's own keys still apply).
+/// How bots are timed (in `arena run` and `arena gauntlet --league`, each
+/// flag overrides the tournament file's key of the same name; a bot's own
+/// keys still apply).
 #[derive(Debug, Default, clap::Args)]
 #[command(next_help_heading = "Time")]
 pub struct TimeArgs {
-    /// Time for each move reply, e.g. 200ms or 2s [default: 1s]. In `arena
-    /// run`, each time flag replaces the tournament file's key of the same
-    /// name (`time_margin` for --margin); a bot's own keys still apply.
+    /// Time for each move reply, e.g. 200ms or 2s [default: 1s]. Over a
+    /// tournament file (`arena run`, `gauntlet --league`), each time flag
+    /// replaces its key of the same name (`time_margin` for --margin); a
+    /// bot's own keys still apply.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     move_timeout: Option<Duration>,
     /// Play with a game clock instead of a limit per move: each bot's bank

@@ -239,12 +239,10 @@ pub struct Prepared {
 }
 
 /// Prepares the sandbox of `tournament`'s bots (which may not read its
-/// results folder) and records what it enforces in the settings.
+/// results folder, league file or openings) and records what it enforces
+/// in the settings.
 pub fn prepare(tournament: &mut Tournament) -> anyhow::Result<Prepared> {
-    let mut protected: Vec<&Path> = vec![&tournament.out];
-    if !tournament.file.as_os_str().is_empty() {
-        protected.push(&tournament.file);
-    }
+    let protected = tournament.protected_paths();
     let (sandbox, sandbox_line, seeds) = prepare_sandbox(&tournament.sandbox, &protected)?;
     tournament.settings.sandbox_line = sandbox_line.as_str().into();
     Ok(Prepared { sandbox, sandbox_line, seeds })

@@ -29,7 +29,8 @@ use stub as platform;
 pub use platform::sandbox;
 pub use platform::{
     EchoOff, allowed_cpus, become_subreaper, children_of, kill_group, kill_process_and_group,
-    own_usage, pin_current_thread, read_stat, reap_by_pid, run_current_thread_when_idle,
+    own_usage, pin_current_thread, read_stat, reading_stdin, reap_by_pid,
+    run_current_thread_when_idle,
 };
 
 /// CPU time and peak memory of this process (all threads, no children).

@@ -97,9 +97,21 @@ pub enum Stall {
     /// The request went out; no complete line came back, and
     /// `partial_bytes` bytes arrived without a newline (more than 0: the
     /// reply is written but not ended or not flushed).
-    NoLine { partial_bytes: usize },
+    NoLine { partial_bytes: usize, bot_was: Activity },
     /// The request could not be written: the bot does not read its input.
     InputNotRead,
+}
+
+/// What a bot's process was doing when its time ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activity {
+    /// Blocked reading its input: it had nothing left to do, so a reply
+    /// it wrote is stuck in its output buffer.
+    WaitingForInput,
+    /// Computing, sleeping or in some other call: still at work.
+    Busy,
+    /// The system did not say (another platform, or the process is gone).
+    Unknown,
 }
 
 /// How a bot's process came to an end in the middle of an exchange.
@@ -154,10 +166,16 @@ impl Timeout {
             Stall::InputNotRead => {
                 format!("{request} could not be written {within}: the bot does not read its input")
             }
-            Stall::NoLine { partial_bytes: 0 } => format!(
+            Stall::NoLine { partial_bytes: 0, bot_was: Activity::WaitingForInput } => format!(
+                "no reply to {request} {within}; nothing arrived, and the bot was waiting to read its input: its reply is stuck in its output buffer (flush after every line, protocol.md §8)"
+            ),
+            Stall::NoLine { partial_bytes: 0, bot_was: Activity::Busy } => format!(
+                "no reply to {request} {within}; nothing arrived, and the bot was still at work (not waiting for input): a slow bot"
+            ),
+            Stall::NoLine { partial_bytes: 0, bot_was: Activity::Unknown } => format!(
                 "no reply to {request} {within}; nothing arrived: a slow bot, or is your output buffered? (protocol.md §8)"
             ),
-            Stall::NoLine { partial_bytes } => format!(
+            Stall::NoLine { partial_bytes, .. } => format!(
                 "no reply to {request} {within}; {partial_bytes} byte{} arrived without a newline: is your output buffered? (protocol.md §8)",
                 if partial_bytes == 1 { "" } else { "s" }
             ),
@@ -310,16 +328,26 @@ mod tests {
     fn a_timeout_names_the_request_the_limit_and_the_bytes() {
         let request = Request::move_in_turn(7, 4);
         let allowed = Duration::from_millis(200);
-        let partial = Timeout { allowed, bank: None, stall: Stall::NoLine { partial_bytes: 12 } };
+        let partial = Timeout {
+            allowed,
+            bank: None,
+            stall: Stall::NoLine { partial_bytes: 12, bot_was: Activity::Busy },
+        };
         assert_eq!(
             partial.detail(&request),
             "no reply to move request 7 (turn 4) within 200 ms; 12 bytes arrived without a newline: is your output buffered? (protocol.md §8)"
         );
-        let nothing = Timeout { allowed, bank: None, stall: Stall::NoLine { partial_bytes: 0 } };
+        let nothing = |bot_was| {
+            let stall = Stall::NoLine { partial_bytes: 0, bot_was };
+            Timeout { allowed, bank: None, stall }.detail(&Request::start(1))
+        };
         assert!(
-            nothing
-                .detail(&Request::start(1))
+            nothing(Activity::Unknown)
                 .starts_with("no reply to start request 1 within 200 ms; nothing arrived")
+        );
+        assert!(nothing(Activity::WaitingForInput).contains("stuck in its output buffer"));
+        assert!(
+            nothing(Activity::Busy).ends_with("still at work (not waiting for input): a slow bot")
         );
         let unread = Timeout { allowed, bank: None, stall: Stall::InputNotRead };
         assert_eq!(

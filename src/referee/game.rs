@@ -7,7 +7,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use super::clock::Clock;
-use super::forfeit::{BankLeft, Crash, Ending, Request, Stall, Timeout};
+use super::forfeit::{Activity, BankLeft, Crash, Ending, Request, Stall, Timeout};
 use super::process::{BotProcess, Failure};
 use super::transcript::{Transcript, TranscriptBot, TranscriptTime};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameOutcome, GameReport, Settings};
@@ -645,7 +645,13 @@ async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>) {
         Ok(()) => Phase::Sent { sent_at },
         Err(failure) => Phase::Undelivered {
             sent_at: Some(sent_at),
-            forfeit: forfeit_from(failure, exchange.first_request(), exchange.limit, &[]),
+            forfeit: forfeit_from(
+                failure,
+                exchange.first_request(),
+                exchange.limit,
+                &[],
+                Stall::NoLine { partial_bytes: 0, bot_was: Activity::Unknown },
+            ),
         },
     };
 }
@@ -704,22 +710,34 @@ async fn read_reply<M: serde::de::DeserializeOwned>(
             (Some((line.to_vec(), received_at)), reply)
         }
         Err(failure) => {
-            (None, Err(forfeit_from(failure, request, asked.limit, process.partial_line())))
+            let stall = Stall::NoLine {
+                partial_bytes: process.partial_line().len(),
+                bot_was: process.activity(),
+            };
+            let forfeit =
+                forfeit_from(failure, request, asked.limit, process.partial_line(), stall);
+            (None, Err(forfeit))
         }
     }
 }
 
 /// The forfeit a failure to exchange with a bot makes: `limit` is the
 /// time the bot had for `request`, `partial` what arrived of a reply
-/// without its newline.
-fn forfeit_from(failure: Failure, request: Request, limit: TimeLimit, partial: &[u8]) -> Forfeit {
+/// without its newline, `no_line` where it stalled if no line came.
+fn forfeit_from(
+    failure: Failure,
+    request: Request,
+    limit: TimeLimit,
+    partial: &[u8],
+    no_line: Stall,
+) -> Forfeit {
     let line = (!partial.is_empty()).then(|| cut(partial));
     let timeout = |stall| {
         let timeout = Timeout { allowed: limit.allowed, bank: limit.bank, stall };
         Forfeit::timed_out(request, timeout, line.clone())
     };
     match failure {
-        Failure::NoLine => timeout(Stall::NoLine { partial_bytes: partial.len() }),
+        Failure::NoLine => timeout(no_line),
         Failure::InputNotRead => timeout(Stall::InputNotRead),
         Failure::Crash(crash) => Forfeit::crashed(request, crash, line),
         Failure::LineTooLong { limit } => Forfeit::overlong(request, limit, line),

@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use clock::{GameClock, Leeway, TimeControl};
-pub use forfeit::{Cause, Request, Stall};
+pub use forfeit::{Activity, Cause, Request, Stall};
 pub use game::play_game;
 pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, Stopped};
 

@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::deadline::Deadline;
-use super::forfeit::{Crash, Ending, last_stderr_lines};
+use super::forfeit::{Activity, Crash, Ending, last_stderr_lines};
 use super::lines::{LineError, LineReader};
 use super::{LogPath, reaper};
 use crate::sandbox::{BotSandbox, CommandFiles, Sandbox, SandboxError, ScratchFolder, limit_hit};
@@ -570,6 +570,17 @@ impl BotProcess {
     /// The bytes of an unfinished line, for error reports.
     pub fn partial_line(&self) -> &[u8] {
         self.stdout.partial_line()
+    }
+
+    /// What the bot's process is doing now, as far as the system tells:
+    /// waiting to read its input (so any reply it wrote is stuck in its
+    /// output buffer), or busy.
+    pub fn activity(&self) -> Activity {
+        match self.pid().and_then(crate::os::reading_stdin) {
+            Some(true) => Activity::WaitingForInput,
+            Some(false) => Activity::Busy,
+            None => Activity::Unknown,
+        }
     }
 
     /// Ends the bot: closes its input and gives it `grace` to exit. Then a

@@ -64,6 +64,17 @@ pub struct Tournament {
 }
 
 impl Tournament {
+    /// What no bot may read: the results folder, and what the run's setups
+    /// are made from (the tournament file and its openings file).
+    pub fn protected_paths(&self) -> Vec<&Path> {
+        let mut paths = vec![self.out.as_path()];
+        if !self.file.as_os_str().is_empty() {
+            paths.push(&self.file);
+        }
+        paths.extend(self.openings.as_ref().map(|openings| openings.path.as_path()));
+        paths
+    }
+
     /// The games to play: a round robin, or a gauntlet of the challengers,
     /// with the setups of the openings file if there is one.
     pub fn schedule(&self) -> Schedule {

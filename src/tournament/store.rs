@@ -181,8 +181,10 @@ impl RecordedSettings {
     fn resume_differences(&self, newer: &RecordedSettings) -> Vec<String> {
         let mut differences = self.setting_differences(newer);
         if newer.games_per_pair < self.games_per_pair {
+            // An SPRT's games per pairing are its most games.
+            let key = if newer.sprt.is_some() { "max_games" } else { "games_per_pair" };
             differences.push(format!(
-                "games_per_pair was {}, now {} (fewer would leave games out: it may only grow)",
+                "{key} was {}, now {} (fewer would leave games out: it may only grow)",
                 self.games_per_pair, newer.games_per_pair
             ));
         }

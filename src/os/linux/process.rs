@@ -84,6 +84,18 @@ pub fn read_stat(pid: u32) -> Option<ProcStat> {
     Some(ProcStat { state, parent, group, session })
 }
 
+/// Whether process `pid` is blocked reading its standard input (a
+/// `read` of descriptor 0, from /proc/PID/syscall); `None` when that
+/// cannot be told (the process is gone, running, or not ours to inspect).
+pub fn reading_stdin(pid: u32) -> Option<bool> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/syscall")).ok()?;
+    let mut fields = text.split_ascii_whitespace();
+    // "running" instead of a number while the process is on a CPU.
+    let number: libc::c_long = fields.next()?.parse().ok()?;
+    let first_argument = fields.next()?;
+    Some(number == libc::SYS_read && first_argument == "0x0")
+}
+
 /// The pids whose parent is `parent`, from a scan of /proc.
 pub fn children_of(parent: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };

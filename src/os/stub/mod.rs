@@ -37,6 +37,12 @@ pub struct ProcStat {
 }
 
 /// Nothing here: no /proc.
+/// Unknown here.
+pub fn reading_stdin(_pid: u32) -> Option<bool> {
+    None
+}
+
+/// Nothing here.
 pub fn read_stat(_pid: u32) -> Option<ProcStat> {
     None
 }
