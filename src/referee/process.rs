@@ -201,6 +201,27 @@ impl StderrTail {
     }
 }
 
+/// Creates a game's stderr log at `path`, or beside it as `NAME.2.log`,
+/// `NAME.3.log`... when an earlier game has that name: games are numbered
+/// anew when a league gains or loses bots or plays more games per pair,
+/// and one game's log never runs on into another's.
+fn create_log(path: &Path) -> std::io::Result<File> {
+    let create = |path: &Path| File::options().write(true).create_new(true).open(path);
+    match create(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        other => return other,
+    }
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let stem = name.strip_suffix(".log").unwrap_or(&name);
+    for copy in 2.. {
+        match create(&path.with_file_name(format!("{stem}.{copy}.log"))) {
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && copy < 1000 => {}
+            other => return other,
+        }
+    }
+    unreachable!("the loop returns by its 1000th name")
+}
+
 impl StderrLog {
     fn new(cap: u64) -> StderrLog {
         StderrLog {
@@ -221,9 +242,7 @@ impl StderrLog {
         }
         if self.file.is_none() {
             let path = path.path();
-            // Appended to: after a bot leaves a league, games are numbered
-            // anew, and an older game's log may have this name.
-            match File::options().create(true).append(true).open(&path) {
+            match create_log(&path) {
                 Ok(file) => self.file = Some(file),
                 Err(error) => return self.give_up(&path, &error),
             }
@@ -780,5 +799,23 @@ async fn let_stderr_drain(runner: &Runner) {
         while !stderr_task.is_finished() && Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_never_runs_on_into_an_earlier_games_log() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("game-000003-seat1-my.bot.log");
+        std::fs::write(&path, "an earlier game\n").unwrap();
+        create_log(&path).unwrap().write_all(b"this game\n").unwrap();
+        create_log(&path).unwrap().write_all(b"and the next\n").unwrap();
+        let read = |name: &str| std::fs::read_to_string(folder.path().join(name)).unwrap();
+        assert_eq!(read("game-000003-seat1-my.bot.log"), "an earlier game\n");
+        assert_eq!(read("game-000003-seat1-my.bot.2.log"), "this game\n");
+        assert_eq!(read("game-000003-seat1-my.bot.3.log"), "and the next\n");
     }
 }

@@ -34,7 +34,9 @@ pub struct ScheduledGame {
 /// each other, nor the field's bots each other). Pairings follow file order,
 /// grouped by their later bot: (0,1), (0,2), (1,2), (0,3)... so a bot added
 /// at the end only adds games at the end, and every existing game keeps its
-/// number (and with it its transcript and log file names).
+/// number. Other changes (a bot removed or put first, more games per pair)
+/// number games anew; games.csv is renumbered, and a log whose name an
+/// earlier game took goes beside it (`NAME.2.log`).
 ///
 /// Nothing is kept per game or setup (a setup's seed is derived when asked
 /// for; an openings file's seeds are kept once per entry), so its size does
