@@ -247,6 +247,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 resume.push_str(&format!(" --html {}", quoted(html)));
             }
             resume.push_str(&args.overrides.as_flags());
+            if args.no_sandbox {
+                resume.push_str(" --no-sandbox");
+            }
             for word in args.time.words() {
                 resume.push_str(&format!(" {}", shell_words::quote(&word)));
             }
