@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use super::options::{UsageError, game_id_parser};
 use super::reporters::Verbosity;
-use super::time::tournament_time_line;
 use super::tournament_args::{
     self, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
 };
@@ -146,13 +145,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
                 tournament.concurrency,
                 tournament.out.display()
             );
-            if let Some(line) = super::run::openings_line(&tournament) {
-                crate::say!("{line}");
-            }
-            crate::say!("{}; {}", prepared.sandbox_line, prepared.seeds);
-            if let Some(line) = tournament_time_line(&tournament) {
-                crate::say!("{line}");
-            }
+            tournament_args::say_settings(&tournament, &prepared.sandbox_line, &prepared.seeds);
         }
         Verbosity::Json => {
             let run = serde_json::json!({

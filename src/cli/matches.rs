@@ -7,7 +7,6 @@ use std::sync::Arc;
 use super::options::{UsageError, game_id_parser};
 use super::output;
 use super::reporters::GameLines;
-use super::time::tournament_time_line;
 use super::tournament_args::{self, Played, TournamentArgs, command_line_bots};
 use crate::events::Silent;
 use crate::games::{GameId, GameSetup};
@@ -66,10 +65,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         seed_from.describe(tournament.seed),
         tournament.out.display()
     );
-    crate::say!("{}; {}", prepared.sandbox_line, prepared.seeds);
-    if let Some(line) = tournament_time_line(&tournament) {
-        crate::say!("{line}");
-    }
+    tournament_args::say_settings(&tournament, &prepared.sandbox_line, &prepared.seeds);
 
     let reporter = Arc::new(GameLines { games: u64::from(args.games) });
     let played = tournament_args::play(&tournament, &args.tournament, prepared, reporter, None)?;

@@ -8,8 +8,8 @@ use super::EXIT_INTERRUPTED;
 use super::options::{UsageError, requested_exports};
 use super::reporters::Verbosity;
 use super::sandboxing::prepare_sandbox;
-use super::time::{TimeArgs, tournament_time_line};
-use super::tournament_args::{even_games, run_until_interrupted};
+use super::time::TimeArgs;
+use super::tournament_args::{even_games, run_until_interrupted, say_settings};
 use crate::sandbox::SandboxMode;
 use crate::tournament::config::{Overrides, check_concurrency};
 use crate::tournament::schedule::Shard;
@@ -102,21 +102,6 @@ impl OverrideArgs {
     }
 }
 
-/// What a tournament plays from its openings file, if it has one.
-pub(super) fn openings_line(tournament: &Tournament) -> Option<String> {
-    let openings = tournament.openings.as_ref()?;
-    let entries = openings.entries.len() as u64;
-    let setups = u64::from(tournament.games_per_pair) / 2;
-    let played = match setups.cmp(&entries) {
-        std::cmp::Ordering::Less => format!("the first {setups} of its {entries} setups"),
-        std::cmp::Ordering::Equal => format!("its {entries} setups"),
-        std::cmp::Ordering::Greater => {
-            format!("its {entries} setups, cycled to make {setups} per pair")
-        }
-    };
-    Some(format!("openings: {}: {played}, each in both seat orders", openings.path.display()))
-}
-
 fn concurrency_arg(text: &str) -> Result<usize, String> {
     let games = text.parse().map_err(|error| format!("{error}"))?;
     check_concurrency(games)
@@ -161,13 +146,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 tournament.concurrency,
                 tournament.out.display()
             );
-            if let Some(line) = openings_line(&tournament) {
-                crate::say!("{line}");
-            }
-            crate::say!("{sandbox_line}; {seeds}");
-            if let Some(line) = tournament_time_line(&tournament) {
-                crate::say!("{line}");
-            }
+            say_settings(&tournament, &sandbox_line, &seeds);
         }
         Verbosity::Json => {
             let run = serde_json::json!({

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use super::options::{UsageError, game_id_parser};
 use super::reporters::Verbosity;
-use super::time::tournament_time_line;
 use super::tournament_args::{
     self, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
 };
@@ -97,13 +96,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
                 tournament.concurrency,
                 tournament.out.display()
             );
-            if let Some(line) = super::run::openings_line(&tournament) {
-                crate::say!("{line}");
-            }
-            crate::say!("{}; {}", prepared.sandbox_line, prepared.seeds);
-            if let Some(line) = tournament_time_line(&tournament) {
-                crate::say!("{line}");
-            }
+            tournament_args::say_settings(&tournament, &prepared.sandbox_line, &prepared.seeds);
         }
         Verbosity::Json => {
             let run = serde_json::json!({

@@ -17,7 +17,7 @@ use super::interrupt::Interrupt;
 use super::options::{UsageError, default_bot_name, parse_param};
 use super::reporters::Verbosity;
 use super::sandboxing::{SandboxArgs, prepare_sandbox};
-use super::time::TimeArgs;
+use super::time::{TimeArgs, tournament_time_line};
 use crate::events::Reporter;
 use crate::printable::printable;
 use crate::referee::BotCommand;
@@ -236,6 +236,34 @@ pub struct Prepared {
     pub sandbox_line: String,
     /// How seat seeds are keyed.
     pub seeds: String,
+}
+
+/// Says, after a run's first line, what its games are played under: the
+/// openings file (if any), the sandbox and seat seeds, and the time
+/// settings when they are not the defaults.
+pub fn say_settings(tournament: &Tournament, sandbox_line: &str, seeds: &str) {
+    if let Some(line) = openings_line(tournament) {
+        crate::say!("{line}");
+    }
+    crate::say!("{sandbox_line}; {seeds}");
+    if let Some(line) = tournament_time_line(tournament) {
+        crate::say!("{line}");
+    }
+}
+
+/// What a tournament plays from its openings file, if it has one.
+fn openings_line(tournament: &Tournament) -> Option<String> {
+    let openings = tournament.openings.as_ref()?;
+    let entries = openings.entries.len() as u64;
+    let setups = u64::from(tournament.games_per_pair) / 2;
+    let played = match setups.cmp(&entries) {
+        std::cmp::Ordering::Less => format!("the first {setups} of its {entries} setups"),
+        std::cmp::Ordering::Equal => format!("its {entries} setups"),
+        std::cmp::Ordering::Greater => {
+            format!("its {entries} setups, cycled to make {setups} per pair")
+        }
+    };
+    Some(format!("openings: {}: {played}, each in both seat orders", openings.path.display()))
 }
 
 /// Prepares the sandbox of `tournament`'s bots (which may not read its

@@ -650,7 +650,7 @@ async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>) {
                 exchange.first_request(),
                 exchange.limit,
                 &[],
-                Stall::NoLine { partial_bytes: 0, bot_was: Activity::Unknown },
+                Activity::Unknown,
             ),
         },
     };
@@ -710,12 +710,9 @@ async fn read_reply<M: serde::de::DeserializeOwned>(
             (Some((line.to_vec(), received_at)), reply)
         }
         Err(failure) => {
-            let stall = Stall::NoLine {
-                partial_bytes: process.partial_line().len(),
-                bot_was: process.activity(),
-            };
+            let bot_was = process.activity();
             let forfeit =
-                forfeit_from(failure, request, asked.limit, process.partial_line(), stall);
+                forfeit_from(failure, request, asked.limit, process.partial_line(), bot_was);
             (None, Err(forfeit))
         }
     }
@@ -723,13 +720,13 @@ async fn read_reply<M: serde::de::DeserializeOwned>(
 
 /// The forfeit a failure to exchange with a bot makes: `limit` is the
 /// time the bot had for `request`, `partial` what arrived of a reply
-/// without its newline, `no_line` where it stalled if no line came.
+/// without its newline, `bot_was` what the bot was doing when it failed.
 fn forfeit_from(
     failure: Failure,
     request: Request,
     limit: TimeLimit,
     partial: &[u8],
-    no_line: Stall,
+    bot_was: Activity,
 ) -> Forfeit {
     let line = (!partial.is_empty()).then(|| cut(partial));
     let timeout = |stall| {
@@ -737,7 +734,7 @@ fn forfeit_from(
         Forfeit::timed_out(request, timeout, line.clone())
     };
     match failure {
-        Failure::NoLine => timeout(no_line),
+        Failure::NoLine => timeout(Stall::NoLine { partial_bytes: partial.len(), bot_was }),
         Failure::InputNotRead => timeout(Stall::InputNotRead),
         Failure::Crash(crash) => Forfeit::crashed(request, crash, line),
         Failure::LineTooLong { limit } => Forfeit::overlong(request, limit, line),
