@@ -66,6 +66,96 @@ impl<T: WriteJson, const N: usize> WriteJson for [T; N] {
     }
 }
 
+/// JSON text kept as it came, made compact: a view, a move or a state a
+/// game program sent, passed on to bots and transcripts byte for byte
+/// (its keys in the program's order), without the spaces between tokens.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct RawJson(Box<str>);
+
+impl RawJson {
+    /// `text`, which must be one JSON value (a parser accepted it), made
+    /// compact.
+    pub fn compact(text: &str) -> RawJson {
+        RawJson(compact(text).into())
+    }
+
+    /// `null`.
+    pub fn null() -> RawJson {
+        RawJson("null".into())
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for RawJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl WriteJson for RawJson {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.0.as_bytes());
+    }
+}
+
+impl serde::Serialize for RawJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Valid JSON by construction: serde_json embeds it as it is.
+        let raw: &serde_json::value::RawValue = serde_json::from_str(&self.0)
+            .map_err(|_| serde::ser::Error::custom("RawJson holds JSON"))?;
+        raw.serialize(serializer)
+    }
+}
+
+/// `text` (one JSON value) without whitespace between its tokens; the
+/// text itself when it has none (the usual case), so nothing is copied.
+pub fn compact(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let is_space = |byte: &u8| matches!(byte, b' ' | b'\t' | b'\n' | b'\r');
+    let mut in_string = false;
+    let mut escaped = false;
+    let first_space = bytes.iter().position(|byte| {
+        let space = !in_string && is_space(byte);
+        match (in_string, escaped, byte) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') | (false, _, b'"') => in_string = !in_string,
+            _ => {}
+        }
+        space
+    });
+    let Some(first_space) = first_space else { return std::borrow::Cow::Borrowed(text) };
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..first_space]);
+    let (mut in_string, mut escaped) = (false, false);
+    for character in text[first_space..].chars() {
+        if in_string {
+            match (escaped, character) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if matches!(character, ' ' | '\t' | '\n' | '\r') {
+            continue;
+        } else if character == '"' {
+            in_string = true;
+        }
+        out.push(character);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Writes an object's fields, each `(key, value)`; keys are plain names
 /// that need no escaping.
 #[macro_export]
@@ -108,5 +198,18 @@ mod tests {
         assert_eq!(json(&[[1u8, 2], [3, 4]]), "[[1,2],[3,4]]");
         let empty: [u32; 0] = [];
         assert_eq!(json(&empty), "[]");
+    }
+
+    #[test]
+    fn compact_json_drops_the_space_between_tokens_only() {
+        assert_eq!(compact(r#"{"a": [1, 2], "b": "x y"}"#), r#"{"a":[1,2],"b":"x y"}"#);
+        assert_eq!(
+            compact("{\n  \"q\\\" \": \" \\\\\" ,\r\n \"t\" :\ttrue }"),
+            r#"{"q\" ":" \\","t":true}"#
+        );
+        assert!(matches!(compact(r#"{"a":[1,2]}"#), std::borrow::Cow::Borrowed(_)));
+        let raw = RawJson::compact(r#"{"z": 1, "a": 2}"#);
+        assert_eq!(json(&raw), r#"{"z":1,"a":2}"#);
+        assert_eq!(serde_json::to_string(&vec![raw]).unwrap(), r#"[{"z":1,"a":2}]"#);
     }
 }

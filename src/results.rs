@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::games::{GameId, Seat};
+use crate::games::Seat;
 use crate::protocol::{ForfeitReason, ResultReason};
 use crate::referee::{GameFiles, GameOutcome, GameReport, LogPath};
 
@@ -21,7 +21,8 @@ pub struct GameRow {
     pub round: u64,
     /// The two bots, in schedule order, as `a vs b`.
     pub pairing: String,
-    pub game: GameId,
+    /// The game's id.
+    pub game: String,
     /// The game's setup seed.
     pub seed: u64,
     pub seat1: String,
@@ -58,7 +59,7 @@ pub struct RowContext<'a> {
     pub game_index: u64,
     pub round: u64,
     pub pairing: String,
-    pub game: GameId,
+    pub game: String,
     pub seats: [&'a str; 2],
     pub transcript: String,
 }
@@ -119,6 +120,8 @@ pub struct FileLayout {
     pub folder: Arc<Path>,
     /// Where transcripts go.
     pub transcripts: TranscriptStore,
+    /// Whether the game is a program, whose stderr is logged too.
+    pub game_logs: bool,
 }
 
 /// Where a results folder keeps its games' transcripts.
@@ -143,7 +146,8 @@ impl FileLayout {
         }
     }
 
-    /// The transcript and both seats' stderr logs of one game.
+    /// The transcript and both seats' (and a game program's) stderr logs
+    /// of one game.
     pub fn files(&self, game_index: u64, names: [&str; 2]) -> GameFiles {
         let transcript = self.transcript(game_index);
         GameFiles {
@@ -159,6 +163,10 @@ impl FileLayout {
                         file_safe(&name)
                     ))
                 }))
+            }),
+            game_log: self.game_logs.then(|| {
+                let folder = Arc::clone(&self.folder);
+                LogPath::new(move || folder.join(format!("logs/game-{game_index:06}-game.log")))
             }),
         }
     }

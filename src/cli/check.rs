@@ -16,31 +16,33 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use super::game_arg::{GameArg, game_setup};
 use super::interrupt::Interrupt;
-use super::options::{UsageError, default_bot_name, game_id_parser, parse_param};
+use super::options::{UsageError, default_bot_name, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
-use crate::games::{Game, GameId, GameSetup, Seat};
+use crate::games::{GameId, GameSetup, Seat};
 use crate::players::random_player;
 use crate::printable::printable;
 use crate::protocol::{BadReplyKind, ForfeitReason};
 use crate::referee::{
-    self, Activity, Bot, BotCommand, Cause, Forfeit, GameReport, LogPath, Settings, Stall, Stopped,
-    TimeControl, play_game,
+    self, Activity, Bot, BotCommand, Cause, Forfeit, GameProgram, GameReport, LogPath, Rules,
+    Settings, Stall, Stopped, TimeControl, play_game,
 };
 use crate::results::{FileLayout, TranscriptStore};
 use crate::sandbox::{Limits, limit_hit};
 use crate::seeds::derive_seed;
 use crate::units::parse_duration;
-use crate::with_game;
+use crate::with_rules;
 
 /// Arguments of `arena check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// Your bot's command line, e.g. "python3 my_bot.py".
     command: String,
-    /// Check one game only (every game by default).
-    #[arg(long, value_parser = game_id_parser())]
-    game: Option<GameId>,
+    /// Check one game only (every built-in game by default): a game's id
+    /// or a game program's command line (game-protocol.md).
+    #[arg(long, value_parser = GameArg::parse)]
+    game: Option<GameArg>,
     /// Games per game id (half in each seat; the second half also carries
     /// unknown fields and messages).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(2..))]
@@ -152,17 +154,9 @@ struct Evidence {
 }
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    let mut command =
+    let command =
         BotCommand::parse(&args.command).map_err(|error| UsageError(error.to_string()))?;
     command.check_program().map_err(UsageError)?;
-    let games: Vec<GameId> = args.game.map_or_else(|| GameId::ALL.to_vec(), |game| vec![game]);
-    let setups = games
-        .iter()
-        .map(|&game| {
-            GameSetup::new(game, args.params.iter().cloned().collect())
-                .map_err(|error| UsageError(error.to_string()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
     // Without --out, everything goes to a scratch folder that is removed
     // when this returns, whatever happens.
     let scratch = match &args.out {
@@ -181,6 +175,23 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     if let Err(error) = referee::reaper::become_subreaper() {
         warn(&format!("cannot become a subreaper ({error})"));
     }
+    let games: Vec<GameArg> = match &args.game {
+        Some(game) => vec![game.clone()],
+        None => GameId::ALL.iter().map(|&id| GameArg::Builtin(id)).collect(),
+    };
+    let sandbox_settings = args.sandbox.settings();
+    let setups = games
+        .iter()
+        .map(|game| {
+            game_setup(
+                game,
+                &args.params,
+                &sandbox_settings,
+                &[&out],
+                Settings::default().program_settings(),
+            )
+        })
+        .collect::<anyhow::Result<Vec<GameSetup>>>()?;
     let mut settings = Settings {
         time_control: TimeControl::PerMove { limit: args.move_timeout },
         startup_timeout: args.startup_timeout,
@@ -195,36 +206,49 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         args.command,
         args.games,
         if args.games == 1 { "" } else { "s" },
-        games.iter().map(|game| game.as_str()).collect::<Vec<_>>().join(", "),
+        setups.iter().map(|setup| setup.game().name()).collect::<Vec<_>>().join(", "),
         match &args.out {
             Some(out) => format!("logs and transcripts in {}", out.display()),
             None => "keep its logs and transcripts with --out DIR".to_owned(),
         }
     );
-    let (sandbox, sandbox_line) = start_sandbox(&args.sandbox.settings(), &[&out])?;
+    let (sandbox, sandbox_line) = start_sandbox(&sandbox_settings, &[&out])?;
     settings.sandbox_line = sandbox_line.into();
-    if let Some(sandbox) = &sandbox {
-        BotCommand::sandbox_all(std::slice::from_mut(&mut command), sandbox)?;
+    // A game program runs in the same sandbox as the bot, apart from it.
+    let mut commands = vec![command];
+    if let Some(GameArg::Program(game)) = &args.game {
+        commands.push(game.clone());
     }
+    if let Some(sandbox) = &sandbox {
+        BotCommand::sandbox_all(&mut commands, sandbox)?;
+    }
+    let game_command = commands.get(1).cloned();
+    let command = commands.swap_remove(0);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let interrupt =
         runtime.block_on(async { Interrupt::listen() }).context("cannot listen for Ctrl-C")?;
     let (mut failed, mut not_judged) = (0, 0);
     for setup in &setups {
         let game = setup.game();
-        let folder = out.join(game.as_str());
+        let folder = out.join(game.name());
         for sub in ["transcripts", "logs"] {
             std::fs::create_dir_all(folder.join(sub))
                 .with_context(|| format!("cannot create {}", folder.display()))?;
         }
         // A signal abandons the games: their bots are killed as the
         // sessions are dropped.
-        let evidence = with_game!(game, G => {
+        let program = |game| {
+            let command = game_command.clone().expect("a game program has its command");
+            GameProgram::of(game, command, settings.program_settings())
+        };
+        let evidence = with_rules!(game, program, rules => {
             runtime.block_on(async {
-                tokio::select! {
-                    evidence = gather::<G>(&name, &command, &settings, &args, setup, &folder) => evidence.map(Some),
+                let evidence = tokio::select! {
+                    evidence = gather(&mut rules, &name, &command, &settings, &args, setup, &folder) => evidence.map(Some),
                     () = interrupt.wait() => Ok(None),
-                }
+                };
+                rules.stop().await;
+                evidence
             })?
         });
         let Some(evidence) = evidence else {
@@ -259,8 +283,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Plays the games of one game id and collects what happened.
-async fn gather<G: Game>(
+/// Plays the games of one game and collects what happened.
+async fn gather<R: Rules>(
+    rules: &mut R,
     name: &str,
     command: &BotCommand,
     base: &Settings,
@@ -268,10 +293,13 @@ async fn gather<G: Game>(
     setup: &GameSetup,
     folder: &Path,
 ) -> anyhow::Result<Evidence> {
-    let params = setup.params::<G>();
     let mut bot = Bot::new(name, command.clone());
     let mut random = Bot::local("random", random_player());
-    let layout = FileLayout { folder: folder.into(), transcripts: TranscriptStore::Files };
+    let layout = FileLayout {
+        folder: folder.into(),
+        transcripts: TranscriptStore::Files,
+        game_logs: setup.game().program().is_some(),
+    };
     let probed_from = (args.games / 2) as usize;
     let mut games = Vec::new();
     for index in 0..args.games {
@@ -284,9 +312,18 @@ async fn gather<G: Game>(
         let files = layout.files(index + 1, [&names[0], &names[1]]);
         let log = files.stderr_logs[seat.index()].as_ref().map(LogPath::path).unwrap_or_default();
         let report =
-            play_game::<G>(seated, params, derive_seed(args.seed, index), &settings, &files)
+            play_game(rules, setup, seated, derive_seed(args.seed, index), &settings, &files)
                 .await
                 .context("cannot start the bot")?;
+        if let Some(fault) = &report.void {
+            // The bot cannot be judged on a game that failed.
+            bot.stop(base).await;
+            anyhow::bail!(
+                "game {} is void: {}\n(check the game itself with `arena check-game`)",
+                index + 1,
+                fault.detail()
+            );
+        }
         games.push(Played { report, seat, pid, log });
     }
     let stopped = bot.stop(base).await;

@@ -4,12 +4,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::options::{UsageError, game_id_parser};
+use super::game_arg::GameArg;
+use super::options::UsageError;
 use super::reporters::Verbosity;
 use super::tournament_args::{
     self, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
 };
-use crate::games::{GameId, GameSetup};
 use crate::tournament::standings::standings_text;
 use crate::tournament::{Standing, Tournament};
 
@@ -25,9 +25,10 @@ pub struct GauntletArgs {
     /// shell runs).
     #[arg(value_name = "COMMAND", required = true)]
     commands: Vec<String>,
-    /// The game (`arena games` lists their parameters).
-    #[arg(long, value_parser = game_id_parser(), required_unless_present = "league")]
-    game: Option<GameId>,
+    /// The game: a game's id (`arena games` lists them and their
+    /// parameters) or a game program's command line (game-protocol.md).
+    #[arg(long, value_parser = GameArg::parse, required_unless_present = "league")]
+    game: Option<GameArg>,
     /// A tournament file whose bots are the field: its game, parameters,
     /// seed and settings are the gauntlet's (flags given here override its
     /// settings; its `out` is not used).
@@ -60,7 +61,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
     let out = args.tournament.out_dir("gauntlet");
     let names: Vec<Option<String>> = args.names.iter().cloned().map(Some).collect();
     let commands: Vec<&str> = args.commands.iter().map(String::as_str).collect();
-    let (mut tournament, league_seed) = match (&args.league, args.game) {
+    let (mut tournament, league_seed) = match (&args.league, &args.game) {
         (Some(league), _) => {
             if !args.tournament.params.is_empty() {
                 return Err(UsageError(format!(
@@ -110,8 +111,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
                 )
                 .into());
             }
-            let setup = GameSetup::new(game, args.tournament.params.iter().cloned().collect())
-                .map_err(|error| UsageError(error.to_string()))?;
+            let setup = args.tournament.game_setup(game, &out)?;
             let bots = command_line_bots(
                 &commands,
                 &names,

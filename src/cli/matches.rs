@@ -4,12 +4,11 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::options::{UsageError, game_id_parser};
+use super::game_arg::GameArg;
 use super::output;
 use super::reporters::GameLines;
 use super::tournament_args::{self, Played, TournamentArgs, command_line_bots};
 use crate::events::Silent;
-use crate::games::{GameId, GameSetup};
 use crate::results::TranscriptStore;
 use crate::tournament::Tournament;
 use crate::tournament::store::{GAMES_CSV, read_games_csv};
@@ -17,9 +16,11 @@ use crate::tournament::store::{GAMES_CSV, read_games_csv};
 /// Arguments of `arena match`.
 #[derive(Debug, clap::Args)]
 pub struct MatchArgs {
-    /// The game (`arena games` lists their parameters).
-    #[arg(value_parser = game_id_parser())]
-    game: GameId,
+    /// The game: a game's id (`arena games` lists them and their
+    /// parameters) or a game program's command line, split like a bot's
+    /// (game-protocol.md), e.g. examples/games/connect-four/game.py.
+    #[arg(value_parser = GameArg::parse)]
+    game: GameArg,
     /// The first bot's command line, split like a shell would split it (no
     /// shell runs), e.g. "python3 bots/python/random_bot.py".
     cmd1: String,
@@ -41,15 +42,14 @@ pub struct MatchArgs {
 }
 
 pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
-    let setup = GameSetup::new(args.game, args.tournament.params.iter().cloned().collect())
-        .map_err(|error| UsageError(error.to_string()))?;
+    let out = args.tournament.out_dir("match");
     let bots = command_line_bots(
         &[&args.cmd1, &args.cmd2],
         &[args.name1.clone(), args.name2.clone()],
         |index| format!("bot {}", index + 1),
         |index| format!("--name{}", index + 1),
     )?;
-    let out = args.tournament.out_dir("match");
+    let setup = args.tournament.game_setup(&args.game, &out)?;
     let mut tournament = Tournament::from_command_line(setup, bots, out);
     tournament.games_per_pair = args.games;
     // A file per game: a match is small, and its transcripts are opened

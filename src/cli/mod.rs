@@ -2,6 +2,7 @@
 //! that runs it. `src/main.rs` only parses and calls [`run`].
 
 mod check;
+mod game_arg;
 mod gauntlet;
 mod interrupt;
 mod matches;

@@ -8,17 +8,6 @@ use crate::games::{Game, GameId};
 use crate::referee::BotCommand;
 use crate::with_game;
 
-/// The clap parser of a game id: its possible values (with their titles,
-/// for `--help`) come from the list of games.
-pub fn game_id_parser() -> impl clap::builder::TypedValueParser<Value = GameId> {
-    use clap::builder::TypedValueParser;
-    let values = GameId::ALL
-        .iter()
-        .map(|id| clap::builder::PossibleValue::new(id.as_str()).help(id.title()));
-    clap::builder::PossibleValuesParser::new(values)
-        .map(|id| id.parse::<GameId>().expect("a possible value is a game id"))
-}
-
 /// The outputs asked for on the command line (`--markdown FILE`), each
 /// checked writable now rather than after every game.
 pub fn requested_exports(

@@ -10,15 +10,17 @@ use std::time::Duration;
 use anyhow::Context;
 use serde_json::Value;
 
-use super::options::{UsageError, default_bot_name, game_id_parser, parse_param};
+use super::game_arg::{GameArg, game_setup};
+use super::options::{UsageError, default_bot_name, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use super::terminal::Terminal;
-use crate::games::narrate::{Narrate, player};
-use crate::games::{GameId, GameSetup, Seat};
-use crate::players::{SharedConsole, human, random_player};
+use crate::games::narrate::player;
+use crate::games::{GameRef, GameSetup, Seat};
+use crate::players::{SharedConsole, human, random_player, reader};
 use crate::protocol::{ForfeitReason, ResultReason};
 use crate::referee::{
-    self, Bot, BotCommand, GameFiles, GameReport, Settings, TimeControl, play_game,
+    self, Bot, BotCommand, BuiltinRules, GameFiles, GameProgram, GameReport, Rules, Settings,
+    TimeControl, play_game,
 };
 use crate::seeds::fresh_seed;
 use crate::units::parse_duration;
@@ -27,9 +29,11 @@ use crate::with_game;
 /// Arguments of `arena play`.
 #[derive(Debug, clap::Args)]
 pub struct PlayArgs {
-    /// The game (`arena games` lists them).
-    #[arg(value_parser = game_id_parser())]
-    game: GameId,
+    /// The game: a game's id (`arena games` lists them) or a game
+    /// program's command line (game-protocol.md), whose views are shown
+    /// as they are.
+    #[arg(value_parser = GameArg::parse)]
+    game: GameArg,
     /// The opponent: `random` (the built-in random player), `human` (a
     /// second person at this keyboard), or a bot's command line.
     #[arg(long, default_value = "random", value_name = "CMD|random|human")]
@@ -58,8 +62,22 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
-    let setup = GameSetup::new(args.game, args.params.iter().cloned().collect())
-        .map_err(|error| UsageError(error.to_string()))?;
+    let protected: Vec<&std::path::Path> =
+        args.transcript.iter().map(|path| path.as_path()).collect();
+    let sandbox_settings = args.sandbox.settings();
+    let setup = game_setup(
+        &args.game,
+        &args.params,
+        &sandbox_settings,
+        &protected,
+        Settings::default().program_settings(),
+    )?;
+    if args.vs == "human" && setup.game().program().is_some() {
+        return Err(UsageError(
+            "--vs human needs a built-in game: a game program's views are shown as they are, so one person would see the other's".to_owned(),
+        )
+        .into());
+    }
     let mut opponent_command = match args.vs.as_str() {
         "random" | "human" => None,
         line => {
@@ -77,29 +95,49 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         no_time_limit: args.no_time_limit,
         ..Settings::default()
     };
-    if let Some(command) = &mut opponent_command {
-        let protected: Vec<&std::path::Path> =
-            args.transcript.iter().map(|path| path.as_path()).collect();
-        let (sandbox, sandbox_line) = start_sandbox(&args.sandbox.settings(), &protected)?;
+    // The opponent and a game program run in the sandbox, apart.
+    let mut commands: Vec<BotCommand> = opponent_command.iter().cloned().collect();
+    if let GameArg::Program(game) = &args.game {
+        commands.push(game.clone());
+    }
+    if !commands.is_empty() {
+        let (sandbox, sandbox_line) = start_sandbox(&sandbox_settings, &protected)?;
         settings.sandbox_line = sandbox_line.into();
         if let Some(sandbox) = &sandbox {
-            BotCommand::sandbox_all(std::slice::from_mut(command), sandbox)?;
+            BotCommand::sandbox_all(&mut commands, sandbox)?;
         }
+    }
+    let game_command = matches!(args.game, GameArg::Program(_)).then(|| commands.pop()).flatten();
+    if opponent_command.is_some() {
+        opponent_command = commands.pop();
     }
     let seat = Seat::from_number(args.seat).expect("clap keeps the seat to 1 or 2");
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let console: SharedConsole = Arc::new(Mutex::new(Terminal));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let report = with_game!(args.game, G => {
-        let params = setup.params::<G>();
-        let you = Bot::local("you", human::<G>(Arc::clone(&console), true));
-        let opponent = match (&opponent_command, args.vs.as_str()) {
-            (Some(command), _) => Bot::new(default_bot_name(command), command.clone()),
-            (None, "human") => Bot::local(player(seat.other()), human::<G>(Arc::clone(&console), false)),
-            (None, _) => Bot::local("random", random_player()),
-        };
-        runtime.block_on(play_one::<G>(you, opponent, seat, params, seed, &settings, args.transcript.clone()))?
-    });
+    let opponent = |human: &dyn Fn() -> Bot| match (&opponent_command, args.vs.as_str()) {
+        (Some(command), _) => Bot::new(default_bot_name(command), command.clone()),
+        (None, "human") => human(),
+        (None, _) => Bot::local("random", random_player()),
+    };
+    let transcript = args.transcript.clone();
+    let report = match setup.game() {
+        GameRef::Builtin(id) => with_game!(*id, G => {
+            let you = Bot::local("you", human::<G>(Arc::clone(&console), true));
+            let other = opponent(&|| Bot::local(player(seat.other()), human::<G>(Arc::clone(&console), false)));
+            let mut rules = BuiltinRules::<G>::new();
+            runtime.block_on(play_one(&mut rules, &setup, you, other, seat, seed, &settings, transcript))?
+        }),
+        GameRef::Program(game) => {
+            let command = game_command.expect("a game program has its command");
+            let mut rules = GameProgram::of(game, command, settings.program_settings());
+            let you = Bot::local("you", reader(Arc::clone(&console)));
+            let other = opponent(&|| unreachable!("refused above"));
+            runtime.block_on(play_one(
+                &mut rules, &setup, you, other, seat, seed, &settings, transcript,
+            ))?
+        }
+    };
     let mut console = console.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     console.say("");
     for line in result_lines(&report.0, &report.1) {
@@ -109,11 +147,13 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Plays the game; returns its report and the names by seat.
-async fn play_one<G: Narrate>(
+#[allow(clippy::too_many_arguments)]
+async fn play_one<R: Rules>(
+    rules: &mut R,
+    setup: &GameSetup,
     mut you: Bot,
     mut opponent: Bot,
     seat: Seat,
-    params: &G::Params,
     seed: u64,
     settings: &Settings,
     transcript: Option<PathBuf>,
@@ -122,12 +162,17 @@ async fn play_one<G: Narrate>(
         if seat == Seat::One { [&mut you, &mut opponent] } else { [&mut opponent, &mut you] };
     let names = [seated[0].name.clone(), seated[1].name.clone()];
     // The opponent's stderr is left out: it would mix with the game.
-    let files = GameFiles { transcript, keep_transcript: false, stderr_logs: [None, None] };
-    let report = play_game::<G>(seated, params, seed, settings, &files)
+    let files =
+        GameFiles { transcript, keep_transcript: false, stderr_logs: [None, None], game_log: None };
+    let report = play_game(rules, setup, seated, seed, settings, &files)
         .await
         .context("the opponent could not be started")?;
     you.stop(settings).await;
     opponent.stop(settings).await;
+    rules.stop().await;
+    if let Some(fault) = &report.void {
+        anyhow::bail!("the game is void: {}", fault.detail());
+    }
     Ok((report, names))
 }
 

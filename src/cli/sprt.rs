@@ -6,12 +6,12 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::options::{UsageError, game_id_parser};
+use super::game_arg::GameArg;
+use super::options::UsageError;
 use super::reporters::Verbosity;
 use super::tournament_args::{
     self, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
 };
-use crate::games::{GameId, GameSetup};
 use crate::tournament::Tournament;
 use crate::tournament::sprt::{
     DEFAULT_MAX_GAMES, EloEstimate, SprtSettings, SprtStatus, SprtTest, Verdict, logistic_elo,
@@ -31,9 +31,10 @@ pub struct SprtArgs {
     new: String,
     /// The command line of the bot it is tested against (the old version).
     old: String,
-    /// The game (`arena games` lists their parameters).
-    #[arg(long, value_parser = game_id_parser())]
-    game: GameId,
+    /// The game: a game's id (`arena games` lists them and their
+    /// parameters) or a game program's command line (game-protocol.md).
+    #[arg(long, value_parser = GameArg::parse)]
+    game: GameArg,
     /// H0: NEW is this much stronger than OLD, in normalized Elo.
     #[arg(long, default_value_t = SprtSettings::default().elo0, allow_negative_numbers = true)]
     elo0: f64,
@@ -67,16 +68,15 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     let settings =
         SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: args.alpha, beta: args.beta };
     settings.validate().map_err(|error| UsageError(format!("SPRT settings: {error}")))?;
-    let setup = GameSetup::new(args.game, args.tournament.params.iter().cloned().collect())
-        .map_err(|error| UsageError(error.to_string()))?;
+    let out = args.tournament.out_dir("sprt");
     let bots = command_line_bots(
         &[&args.new, &args.old],
         &[args.name1.clone(), args.name2.clone()],
         |index| ["NEW", "OLD"][index].to_owned(),
         |index| format!("--name{}", index + 1),
     )?;
-    let mut tournament =
-        Tournament::from_command_line(setup, bots, args.tournament.out_dir("sprt"));
+    let setup = args.tournament.game_setup(&args.game, &out)?;
+    let mut tournament = Tournament::from_command_line(setup, bots, out);
     tournament.games_per_pair = args.max_games;
     tournament.sprt = Some(settings);
     let seed_from = args.tournament.apply(&mut tournament, None)?;

@@ -13,15 +13,17 @@ use anyhow::Context;
 use serde_json::Value;
 
 use super::EXIT_INTERRUPTED;
+use super::game_arg::{GameArg, game_setup};
 use super::interrupt::Interrupt;
 use super::options::{UsageError, default_bot_name, parse_param};
 use super::reporters::Verbosity;
 use super::sandboxing::{SandboxArgs, prepare_sandbox};
 use super::time::{TimeArgs, tournament_time_line};
 use crate::events::Reporter;
+use crate::games::GameSetup;
 use crate::printable::printable;
-use crate::referee::BotCommand;
-use crate::sandbox::Sandbox;
+use crate::referee::{BotCommand, Settings};
+use crate::sandbox::{Sandbox, SandboxSettings};
 use crate::seeds::fresh_seed;
 use crate::tournament::config::{
     BotEntry, MAX_CONCURRENCY, MAX_GAMES_PER_PAIR, MAX_LINE_BYTES, Restart, check_games_per_pair,
@@ -64,6 +66,9 @@ pub struct TournamentArgs {
     /// Most bytes of a bot's stderr kept per game [default: 1048576].
     #[arg(long)]
     pub stderr_cap: Option<u64>,
+    /// Time a game program has for each answer [default: 5s].
+    #[arg(long, value_parser = parse_duration)]
+    pub game_timeout: Option<Duration>,
     /// Start fresh bot processes for every game (by default a process plays
     /// game after game, and is restarted only after a timeout, crash or
     /// malformed output).
@@ -140,6 +145,19 @@ impl TournamentArgs {
         })
     }
 
+    /// The game of `game` with these flags' parameters, checked; a game
+    /// program is asked to describe itself first, in the sandbox these
+    /// flags set (which may not read the results folder `out`).
+    pub fn game_setup(&self, game: &GameArg, out: &Path) -> anyhow::Result<GameSetup> {
+        let mut sandbox = SandboxSettings::default();
+        self.sandbox.apply_to(&mut sandbox);
+        let mut settings = Settings::default();
+        if let Some(timeout) = self.game_timeout {
+            settings.game_timeout = timeout;
+        }
+        game_setup(game, &self.params, &sandbox, &[out], settings.program_settings())
+    }
+
     /// Sets the seed and every setting these flags give on `tournament`
     /// (whose `out` is set). Without `--seed`, `default_seed` (a league
     /// file's) is taken, else the seed the results folder recorded (so a
@@ -175,6 +193,9 @@ impl TournamentArgs {
         }
         if let Some(cap) = self.stderr_cap {
             settings.stderr_cap = cap;
+        }
+        if let Some(timeout) = self.game_timeout {
+            settings.game_timeout = timeout;
         }
         if self.restart_each_game {
             tournament.restart = Restart::EveryGame;

@@ -11,14 +11,17 @@
 //! them, in seat order, so no view ever depends on a pending choice.
 
 pub mod narrate;
+pub mod program;
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::RangeInclusive;
 use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::json::WriteJson;
+use program::{ParamValues, ProgramGame};
 use rand::SeedableRng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -126,7 +129,7 @@ pub fn setup_rng(seed: u64) -> SetupRng {
 #[error("parameter `{param}`: {message}")]
 pub struct ParamError {
     /// The parameter's name, as files and `--param` spell it.
-    pub param: &'static str,
+    pub param: Cow<'static, str>,
     /// What is wrong with its value.
     pub message: String,
 }
@@ -134,7 +137,7 @@ pub struct ParamError {
 impl ParamError {
     /// Refuses the value of `param`, saying why.
     pub fn new(param: &'static str, message: impl Into<String>) -> ParamError {
-        ParamError { param, message: message.into() }
+        ParamError { param: Cow::Borrowed(param), message: message.into() }
     }
 }
 
@@ -399,6 +402,15 @@ macro_rules! with_game {
     };
 }
 
+/// The title of the game with id `id`: a built-in game's, or the id itself
+/// (a game program's title is its own business).
+pub fn title_of(id: &str) -> &str {
+    match id.parse::<GameId>() {
+        Ok(game) => game.title(),
+        Err(_) => id,
+    }
+}
+
 impl GameId {
     /// All ids, comma-separated, for error messages and help.
     pub fn list() -> String {
@@ -488,14 +500,75 @@ fn expected_like(default: &serde_json::Value, value: &serde_json::Value) -> Opti
     (!fits).then_some(expected)
 }
 
+/// A game arena plays: one of the built-in games, or a game program.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GameRef {
+    /// A game compiled into arena.
+    Builtin(GameId),
+    /// A game written as a program (game-protocol.md).
+    Program(Arc<ProgramGame>),
+}
+
+impl GameRef {
+    /// The game's id, as `start`, games.csv and transcripts write it.
+    pub fn name(&self) -> &str {
+        match self {
+            GameRef::Builtin(id) => id.as_str(),
+            GameRef::Program(program) => &program.declaration.name,
+        }
+    }
+
+    /// The name people read.
+    pub fn title(&self) -> &str {
+        match self {
+            GameRef::Builtin(id) => id.title(),
+            GameRef::Program(program) => program.declaration.title(),
+        }
+    }
+
+    /// The built-in game, if it is one.
+    pub fn builtin(&self) -> Option<GameId> {
+        match self {
+            GameRef::Builtin(id) => Some(*id),
+            GameRef::Program(_) => None,
+        }
+    }
+
+    /// The game program, if it is one.
+    pub fn program(&self) -> Option<&Arc<ProgramGame>> {
+        match self {
+            GameRef::Builtin(_) => None,
+            GameRef::Program(program) => Some(program),
+        }
+    }
+}
+
+impl fmt::Display for GameRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for GameRef {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
 /// A game with its parameters, checked once where they are read (a
 /// tournament file, `--param`) and passed around from there. Generic code
-/// takes the typed parameters with [`GameSetup::params`].
+/// takes the typed parameters of a built-in game with
+/// [`GameSetup::params`], a game program's with
+/// [`GameSetup::program_params`].
 #[derive(Clone)]
 pub struct GameSetup {
-    game: GameId,
+    game: GameRef,
     overrides: serde_json::Map<String, serde_json::Value>,
+    /// The typed parameters, or a program's [`ParamValues`].
     params: Arc<dyn Any + Send + Sync>,
+    /// Every parameter with its value, as compact JSON: what `start` and
+    /// transcripts write (made once, not per game).
+    params_json: Arc<str>,
 }
 
 impl GameSetup {
@@ -505,20 +578,63 @@ impl GameSetup {
         game: GameId,
         overrides: serde_json::Map<String, serde_json::Value>,
     ) -> Result<GameSetup, SetupError> {
-        let params = with_game!(game, G => parse_params::<<G as Game>::Params>(overrides.clone())
-            .map(|params| Arc::new(params) as Arc<dyn Any + Send + Sync>))
-        .map_err(|error| SetupError { game, error })?;
-        Ok(GameSetup { game, overrides, params })
+        let (params, params_json) =
+            with_game!(game, G => parse_params::<<G as Game>::Params>(overrides.clone())
+            .map(|params| {
+                let json = serde_json::to_string(&params).expect("parameters serialize");
+                (Arc::new(params) as Arc<dyn Any + Send + Sync>, json)
+            }))
+            .map_err(|error| SetupError { game: game.as_str().to_owned(), error })?;
+        Ok(GameSetup {
+            game: GameRef::Builtin(game),
+            overrides,
+            params,
+            params_json: params_json.into(),
+        })
+    }
+
+    /// Checks `overrides` against what the game program declared.
+    pub fn program(
+        program: Arc<ProgramGame>,
+        overrides: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<GameSetup, SetupError> {
+        let values = program
+            .declaration
+            .params_from(&overrides)
+            .map_err(|error| SetupError { game: program.declaration.name.clone(), error })?;
+        let params_json = serde_json::to_string(&values).expect("parameters serialize");
+        Ok(GameSetup {
+            game: GameRef::Program(program),
+            overrides,
+            params: Arc::new(values),
+            params_json: params_json.into(),
+        })
+    }
+
+    /// The same game with other parameters (an openings file's), checked.
+    pub fn with_overrides(
+        &self,
+        overrides: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<GameSetup, SetupError> {
+        match &self.game {
+            GameRef::Builtin(id) => GameSetup::new(*id, overrides),
+            GameRef::Program(program) => GameSetup::program(Arc::clone(program), overrides),
+        }
     }
 
     /// The game.
-    pub fn game(&self) -> GameId {
-        self.game
+    pub fn game(&self) -> &GameRef {
+        &self.game
     }
 
     /// The parameters as given: what records and transcripts keep.
     pub fn overrides(&self) -> &serde_json::Map<String, serde_json::Value> {
         &self.overrides
+    }
+
+    /// Every parameter with its value, as compact JSON.
+    pub fn params_json(&self) -> &str {
+        &self.params_json
     }
 
     /// The typed parameters. `G` must be this setup's game (callers
@@ -529,12 +645,21 @@ impl GameSetup {
             None => panic!("a setup of {} used as {}", self.game, G::ID),
         }
     }
+
+    /// A game program's parameters, every one with its value. Only for a
+    /// setup of a game program; another is a bug.
+    pub fn program_params(&self) -> &ParamValues {
+        match self.params.downcast_ref() {
+            Some(params) => params,
+            None => panic!("a setup of {} used as a game program's", self.game),
+        }
+    }
 }
 
 impl fmt::Debug for GameSetup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GameSetup")
-            .field("game", &self.game)
+            .field("game", &self.game.name())
             .field("overrides", &self.overrides)
             .finish()
     }
@@ -542,7 +667,7 @@ impl fmt::Debug for GameSetup {
 
 impl PartialEq for GameSetup {
     fn eq(&self, other: &GameSetup) -> bool {
-        (self.game, &self.overrides) == (other.game, &other.overrides)
+        (&self.game, &self.overrides) == (&other.game, &other.overrides)
     }
 }
 
@@ -597,7 +722,7 @@ impl ParamsError {
                 ShapeError::Unknown { param, .. } | ShapeError::WrongType { param, .. },
             ) => Some(param),
             ParamsError::Shape(ShapeError::Other { param, .. }) => param.as_deref(),
-            ParamsError::Invalid(error) => Some(error.param),
+            ParamsError::Invalid(error) => Some(&error.param),
         }
     }
 
@@ -630,8 +755,8 @@ impl std::error::Error for ParamsError {}
 /// Parameters refused for a game: the game, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SetupError {
-    /// The game the parameters were for.
-    pub game: GameId,
+    /// The id of the game the parameters were for.
+    pub game: String,
     /// What is wrong with them.
     pub error: ParamsError,
 }
@@ -675,7 +800,7 @@ mod tests {
     fn every_game_takes_its_defaults() {
         for &game in GameId::ALL {
             let setup = GameSetup::new(game, serde_json::Map::new()).unwrap();
-            assert_eq!(setup.game(), game);
+            assert_eq!(setup.game(), &GameRef::Builtin(game));
         }
     }
 

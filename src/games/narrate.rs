@@ -58,6 +58,18 @@ pub trait Narrate: Game {
     ) -> Option<Self::Move>;
 }
 
+/// A JSON value as lines people read: an object's fields one per line
+/// (`pool: [1,2,3]`), anything else as its compact JSON. What replays and
+/// the terminal show of a game that tells nothing in words.
+pub fn readable_json(value: &serde_json::Value) -> Vec<String> {
+    match value {
+        serde_json::Value::Object(fields) if !fields.is_empty() => {
+            fields.iter().map(|(key, field)| format!("{key}: {field}")).collect()
+        }
+        other => vec![other.to_string()],
+    }
+}
+
 /// "Player 1".
 pub fn player(seat: Seat) -> String {
     format!("Player {}", seat.number())
@@ -154,6 +166,13 @@ pub(crate) mod tests {
             self.transcript.push(format!("{prompt}{answer}"));
             Some(answer)
         }
+    }
+
+    #[test]
+    fn json_reads_field_by_field() {
+        let value = serde_json::json!({"pool": [1, 2], "turn": 3});
+        assert_eq!(readable_json(&value), ["pool: [1,2]", "turn: 3"]);
+        assert_eq!(readable_json(&serde_json::json!([1, "a"])), [r#"[1,"a"]"#]);
     }
 
     #[test]

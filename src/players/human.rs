@@ -118,6 +118,8 @@ fn field<T: DeserializeOwned>(message: &Value, name: &str) -> Option<T> {
     serde_json::from_value(message.get(name)?.clone()).ok()
 }
 
-fn lock(console: &SharedConsole) -> std::sync::MutexGuard<'_, dyn Console + Send + 'static> {
+pub(super) fn lock(
+    console: &SharedConsole,
+) -> std::sync::MutexGuard<'_, dyn Console + Send + 'static> {
     console.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -4,9 +4,11 @@
 
 mod human;
 mod random;
+mod reader;
 
 pub use human::{SharedConsole, human};
 pub use random::random_player;
+pub use reader::reader;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, Lines};

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::{ForfeitNotice, Limits, PROTOCOL_VERSION, ResultReason};
 #[cfg(doc)]
 use super::{Played, ToBot};
-use crate::games::{GameId, Seat};
+use crate::games::Seat;
 use crate::json::WriteJson;
 
 /// A `move` request as one line, newline included: the same bytes as
@@ -47,16 +47,18 @@ pub fn move_request<V: WriteJson, M: WriteJson>(
 }
 
 /// The fields of a `start` message.
-pub struct StartMessage<'a, P> {
+pub struct StartMessage<'a> {
     pub id: u64,
-    pub game: GameId,
-    pub params: &'a P,
+    /// The game's id.
+    pub game: &'a str,
+    /// Every parameter with its value, as compact JSON.
+    pub params_json: &'a str,
     pub seat: Seat,
     pub seed: u64,
     pub limits: Limits,
 }
 
-impl<P: Serialize> StartMessage<'_, P> {
+impl StartMessage<'_> {
     /// The message as one line, newline included: the same bytes as
     /// serializing [`ToBot::Start`], written directly as it goes to both
     /// seats of every game.
@@ -68,9 +70,9 @@ impl<P: Serialize> StartMessage<'_, P> {
         line.extend_from_slice(br#","protocol":"#);
         line.extend_from_slice(number.format(PROTOCOL_VERSION).as_bytes());
         line.extend_from_slice(br#","game":""#);
-        line.extend_from_slice(self.game.as_str().as_bytes());
+        line.extend_from_slice(self.game.as_bytes());
         line.extend_from_slice(br#"","params":"#);
-        serde_json::to_writer(&mut line, self.params).expect("parameters serialize");
+        line.extend_from_slice(self.params_json.as_bytes());
         line.extend_from_slice(br#","seat":"#);
         line.push(b'0' + self.seat.number());
         line.extend_from_slice(br#","seed":"#);
@@ -200,13 +202,21 @@ mod tests {
             let expected: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Start {
                 id,
                 protocol: PROTOCOL_VERSION,
-                game: G::ID,
+                game: G::ID.as_str(),
                 params: &params,
                 seat,
                 seed,
                 limits,
             };
-            let fast = StartMessage { id, game: G::ID, params: &params, seat, seed, limits };
+            let params_json = serde_json::to_string(&params).unwrap();
+            let fast = StartMessage {
+                id,
+                game: G::ID.as_str(),
+                params_json: &params_json,
+                seat,
+                seed,
+                limits,
+            };
             assert_eq!(text(fast.line()), text(message_line(&expected)));
         }
         let mut game = G::new(&params, seed);

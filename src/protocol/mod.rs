@@ -9,6 +9,7 @@
 //! side does not know are ignored by it.
 
 pub mod encode;
+pub mod game;
 
 use std::borrow::Cow;
 
@@ -16,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::games::{GameId, Seat};
+use crate::games::Seat;
 
 /// The protocol version this referee speaks, sent in every `start`.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -172,7 +173,7 @@ pub enum ToBot<'a, P, V, M> {
     Start {
         id: u64,
         protocol: u32,
-        game: GameId,
+        game: &'a str,
         params: &'a P,
         seat: Seat,
         /// The game's setup seed; a bot may seed its own randomness from it

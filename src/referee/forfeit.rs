@@ -186,7 +186,7 @@ impl Timeout {
 impl Crash {
     /// The detail in words: how it ended, instead of which request, the
     /// limit it ran into, and (if `quote_stderr`) its last stderr lines.
-    fn detail(&self, request: &Request, quote_stderr: bool) -> String {
+    pub(crate) fn detail(&self, request: &dyn fmt::Display, quote_stderr: bool) -> String {
         // A pipe closes because its process ended: the exit says more,
         // and which of the bot's pipes the referee saw close first is a race.
         let mut detail = match (&self.ending, self.status) {

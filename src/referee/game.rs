@@ -1,4 +1,5 @@
-//! Playing one game between two bots.
+//! Playing one game between two bots, through the [`Table`] of its rules
+//! (a built-in game or a game program: one referee for both).
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -7,96 +8,34 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use super::clock::Clock;
-use super::forfeit::{Activity, BankLeft, Crash, Ending, Request, Stall, Timeout};
-use super::process::{BotProcess, Failure};
+use super::exchange::{
+    Answer, Exchange, Phase, Start, TimeLimit, cut, receive, send, trim_newline,
+};
+use super::forfeit::{BankLeft, Request};
+use super::game_program::GameFault;
+use super::table::{Rules, Table, ViewOf};
 use super::transcript::{Transcript, TranscriptBot, TranscriptTime};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameOutcome, GameReport, Settings};
-use crate::games::{Game, Seat};
+use crate::games::{GameSetup, Seat};
 use crate::printable::printable;
 use crate::protocol::encode::{
     OverMessage, StartMessage, append_played, message_line, move_request,
 };
-use crate::protocol::{ForfeitNotice, Played, Reply, ResultReason, ToBot, parse_reply};
+use crate::protocol::{ForfeitNotice, Played, Reply, ResultReason, ToBot};
 
-/// Longest offending line kept in a forfeit record.
-const OFFENDING_LINE_CHARS: usize = 300;
-
-/// The wait without a time limit: longer than any game or debugging
-/// session, and short enough that no clock overflows.
-const NO_LIMIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
-
-/// One seat's part of an exchange: the request to send, and where it got to.
-struct Exchange<M> {
-    seat: Seat,
-    /// What the request is (its kind, id and turn).
-    asked: Request,
-    request: Vec<u8>,
-    /// The time for the reply.
-    limit: TimeLimit,
-    /// This game's `start`, when it goes out just before the request; its
-    /// `ready` is then read before the reply.
-    start: Option<Start>,
-    phase: Phase<M>,
-}
-
-/// Where an exchange is. It only moves forward: `Unsent`, then `Sent` and
-/// `Answered`, or `Undelivered` when the request could not go out.
-enum Phase<M> {
-    /// The request has not been written yet.
-    Unsent,
-    /// The request went out at `sent_at`; its reply is awaited.
-    Sent { sent_at: Instant },
-    /// The bot was not running (no `sent_at`) or its input failed: no reply
-    /// is read.
-    Undelivered { sent_at: Option<Instant>, forfeit: Forfeit },
-    /// The reply came, or what stands for it (a timeout, a crash).
-    Answered(Answer<M>),
-}
-
-/// What an exchange whose request went out came to.
-struct Answer<M> {
-    sent_at: Instant,
-    /// The `ready` to a `start` sent with the request: the line as
-    /// received, when, and the name it gave. The reply's clock starts at it.
-    ready: Option<(Vec<u8>, Instant, Option<String>)>,
-    /// The reply line as received, and when; none if no line came.
-    received: Option<(Vec<u8>, Instant)>,
-    reply: Result<Reply<M>, Forfeit>,
-}
-
-/// A `start` line and its id.
-struct Start {
-    id: u64,
-    line: Vec<u8>,
-}
-
-/// The time a bot has for one reply.
-#[derive(Clone, Copy)]
-struct TimeLimit {
-    /// What the bot is told it has.
-    allowed: Duration,
-    /// How long the referee waits: `allowed` and the leeway (`None`: no
-    /// limit).
-    wait: Option<Duration>,
-    /// When `allowed` is all that is left of a game clock's bank.
-    bank: Option<BankLeft>,
-}
-
-impl TimeLimit {
-    /// The moment the referee stops waiting, counted from `from`.
-    fn deadline(&self, from: Instant) -> Instant {
-        from + self.wait.unwrap_or(NO_LIMIT)
-    }
-}
-
-/// Plays one game of `G` between `bots` (seat 1 first) and reports it.
+/// Plays one game of `setup` (its rules set up by `rules`) between `bots`
+/// (seat 1 first) and reports it.
 ///
 /// Bots that are not running are started. A bot whose forfeit leaves it in
 /// doubt (see [`ForfeitReason::leaves_bot_in_doubt`]) is stopped before this
-/// returns. Fails only when a bot cannot be started at all.
-pub async fn play_game<G: Game>(
+/// returns; so are both when the game program fails, which voids the game
+/// ([`GameReport::void`]). Fails only when a bot cannot be started at all.
+///
+/// [`ForfeitReason::leaves_bot_in_doubt`]: crate::protocol::ForfeitReason::leaves_bot_in_doubt
+pub async fn play_game<R: Rules>(
+    rules: &mut R,
+    setup: &GameSetup,
     bots: [&mut Bot; 2],
-    params: &G::Params,
     seed: u64,
     settings: &Settings,
     files: &GameFiles,
@@ -106,10 +45,10 @@ pub async fn play_game<G: Game>(
     for (bot, log) in bots.iter_mut().zip(&files.stderr_logs) {
         bot.ensure_running(settings)?.log_stderr_to(log.as_ref());
     }
-    let mut game = G::new(params, seed);
+    rules.log_stderr_to(files.game_log.as_ref());
     let started = Instant::now();
     let controls = [0, 1].map(|index| settings.time_control_of(bots[index]));
-    let mut referee = Referee::<G> {
+    let mut referee = Referee::<R::Move> {
         transcript: if files.transcript.is_some() || files.keep_transcript {
             Transcript::new(started.into_std())
         } else {
@@ -117,7 +56,9 @@ pub async fn play_game<G: Game>(
         },
         history: Vec::new(),
         history_json: Vec::new(),
+        seat_histories: None,
         forfeits: [None, None],
+        void: None,
         slowest_reply: [Duration::ZERO; 2],
         moves_accepted: [0; 2],
         slowest_move: [Duration::ZERO; 2],
@@ -129,34 +70,54 @@ pub async fn play_game<G: Game>(
         settings,
     };
     let seat_seeds = Seat::BOTH.map(|seat| settings.seed_key.seat_seed(seed, seat));
-    referee.transcript.header(
-        G::ID,
-        seed,
-        seat_seeds,
-        &settings.sandbox_line,
-        params,
-        [0, 1].map(|index| TranscriptBot {
-            seat: Seat::BOTH[index],
-            name: &bots[index].name,
-            command: &bots[index].command.argv,
-        }),
-        TranscriptTime {
-            time_controls: controls,
-            time_margin_ms: settings.time_margin.as_millis() as u64,
-            no_time_limit: settings.no_time_limit,
-        },
-        &game,
-    );
-
-    referee.handshake(&mut bots, params, seat_seeds).await;
-    while referee.forfeits == [None, None] {
-        let seats = game.to_move();
-        if seats.is_empty() {
-            break;
+    let header = |referee: &mut Referee<'_, R::Move>, state: &serde_json::value::RawValue| {
+        referee.transcript.header(
+            setup,
+            seed,
+            seat_seeds,
+            &settings.sandbox_line,
+            [0, 1].map(|index| TranscriptBot {
+                seat: Seat::BOTH[index],
+                name: &bots[index].name,
+                command: &bots[index].command.argv,
+            }),
+            TranscriptTime {
+                time_controls: controls,
+                time_margin_ms: settings.time_margin.as_millis() as u64,
+                no_time_limit: settings.no_time_limit,
+            },
+            state,
+        );
+    };
+    let mut report = match rules.set_up(setup, seed).await {
+        Err(fault) => {
+            let null = serde_json::value::RawValue::from_string("null".into()).expect("JSON");
+            header(&mut referee, &null);
+            referee.void = Some(Box::new(fault));
+            referee.finish_void(seed, started)
         }
-        referee.play_turn(&mut bots, &mut game, seats).await;
-    }
-    let mut report = referee.finish(&mut bots, &game, seed, started).await;
+        Ok(mut game) => {
+            if referee.transcript.is_enabled() {
+                header(&mut referee, &game.state());
+            }
+            referee.step(&game);
+            if game.hidden_moves() {
+                referee.seat_histories = Some([Vec::new(), Vec::new()]);
+            }
+            referee.handshake(&mut bots, setup, seat_seeds).await;
+            while referee.forfeits == [None, None] && referee.void.is_none() {
+                let seats = game.to_move();
+                if seats.is_empty() {
+                    break;
+                }
+                referee.play_turn(&mut bots, &mut game, seats).await;
+            }
+            match referee.void {
+                Some(_) => referee.finish_void(seed, started),
+                None => referee.finish(&mut bots, &game, seed, started),
+            }
+        }
+    };
     if let Some(path) = &files.transcript
         && let Err(error) = referee.transcript.write_to(path)
     {
@@ -167,25 +128,35 @@ pub async fn play_game<G: Game>(
     if files.keep_transcript {
         report.transcript = referee.transcript.into_bytes();
     }
+    // A void game sends no `over`: a bot that was asked anything in it is
+    // stopped, so it never waits for the end of a game that has none.
+    let stop_for_void = report.void.is_some() && referee.turn > 0;
     for (seat, bot) in Seat::BOTH.into_iter().zip(bots) {
-        report.warnings.extend(bot.process().and_then(BotProcess::take_log_warning));
-        if let Some(forfeit) = &report.forfeits[seat.index()]
-            && forfeit.reason.leaves_bot_in_doubt()
-        {
+        report.warnings.extend(bot.process().and_then(super::BotProcess::take_log_warning));
+        let in_doubt = report.forfeits[seat.index()]
+            .as_ref()
+            .is_some_and(|forfeit| forfeit.reason.leaves_bot_in_doubt());
+        if in_doubt || stop_for_void {
             bot.stop(settings).await;
         }
     }
     Ok(report)
 }
 
-/// The state of one game in progress, apart from the game itself.
-struct Referee<'s, G: Game> {
+/// The state of one game in progress, apart from the game itself. `M` is
+/// the game's move.
+struct Referee<'s, M> {
     transcript: Transcript,
-    history: Vec<Played<G::Move>>,
+    history: Vec<Played<M>>,
     /// `history` as JSON, without its brackets: it only grows, so each
     /// request copies it instead of serializing every move again.
     history_json: Vec<u8>,
+    /// In a game with hidden moves, each seat's own history (its moves,
+    /// and what it learned of the other's), instead of `history_json`.
+    seat_histories: Option<[Vec<u8>; 2]>,
     forfeits: [Option<Forfeit>; 2],
+    /// The game program's fault that voids the game.
+    void: Option<Box<GameFault>>,
     slowest_reply: [Duration; 2],
     moves_accepted: [u32; 2],
     slowest_move: [Duration; 2],
@@ -225,7 +196,20 @@ struct ForfeitLine<'a> {
 }
 
 #[derive(Serialize)]
-struct ResultLine<'a, S> {
+struct VoidLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    /// The game program, as its command is typed.
+    program: &'a str,
+    request: String,
+    detail: String,
+    request_line: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct ResultLine<'a, S: ?Sized> {
     #[serde(rename = "type")]
     kind: &'static str,
     winner: Option<Seat>,
@@ -237,7 +221,11 @@ struct ResultLine<'a, S> {
     state: &'a S,
 }
 
-impl<G: Game> Referee<'_, G> {
+impl<M> Referee<'_, M>
+where
+    M: Clone + std::fmt::Debug + PartialEq + Serialize + crate::json::WriteJson,
+    M: serde::de::DeserializeOwned + Send + Sync,
+{
     /// A message as one line, with the probe field when probing.
     fn line<T: Serialize>(&self, message: &T) -> Vec<u8> {
         self.probed(message_line(message))
@@ -255,7 +243,7 @@ impl<G: Game> Referee<'_, G> {
 
     /// Sends `start` to the seats whose process is new and waits for their
     /// `ready`; the others get theirs with their first request.
-    async fn handshake(&mut self, bots: &mut [&mut Bot; 2], params: &G::Params, seeds: [u64; 2]) {
+    async fn handshake(&mut self, bots: &mut [&mut Bot; 2], setup: &GameSetup, seeds: [u64; 2]) {
         if self.settings.probe_unknown {
             let notice =
                 br#"{"type":"x_arena_probe","note":"a message type bots do not know; ignore it"}
@@ -270,8 +258,15 @@ impl<G: Game> Referee<'_, G> {
             let bot = &mut bots[seat.index()];
             let id = bot.take_id();
             let line = self.probed(
-                StartMessage { id, game: G::ID, params, seat, seed: seeds[seat.index()], limits }
-                    .line(),
+                StartMessage {
+                    id,
+                    game: setup.game().name(),
+                    params_json: setup.params_json(),
+                    seat,
+                    seed: seeds[seat.index()],
+                    limits,
+                }
+                .line(),
             );
             // play_game has started every bot; a new process has answered nothing.
             if bot.has_answered_a_start() {
@@ -320,37 +315,46 @@ impl<G: Game> Referee<'_, G> {
 
     /// Asks every seat in `seats` for a move, then applies the moves (in
     /// seat order) if all were legal, or records the forfeits.
-    async fn play_turn(&mut self, bots: &mut [&mut Bot; 2], game: &mut G, seats: &[Seat]) {
+    async fn play_turn<T: Table<Move = M>>(
+        &mut self,
+        bots: &mut [&mut Bot; 2],
+        game: &mut T,
+        seats: &[Seat],
+    ) {
         self.turn += 1;
         // Every view and legal move list is taken before any move is applied,
         // so in a simultaneous turn no request can reflect the other choice.
-        let legal: [Vec<G::Move>; 2] = Seat::BOTH
-            .map(|seat| if seats.contains(&seat) { game.legal_moves(seat) } else { Vec::new() });
-        let mut exchanges = Seat::BOTH.map(|seat| {
-            if !seats.contains(&seat) {
-                return None;
-            }
-            let id = bots[seat.index()].take_id();
-            // Seats of a simultaneous turn are applied in seat order.
-            let move_number = self.history.len() + 1 + seats.iter().filter(|s| **s < seat).count();
-            let limit = self.move_limit(seat, move_number);
-            let clock = &self.clocks[seat.index()];
-            let request = move_request(
-                id,
-                &game.view(seat),
-                &self.history_json,
-                &legal[seat.index()],
-                limit.allowed.as_millis() as u64,
-                clock.bank_left().map(|bank| bank.as_millis() as u64),
-            );
-            let asked = Request::move_in_turn(id, self.turn);
-            let mut exchange = Exchange::new(seat, asked, self.probed(request), limit);
-            exchange.start = self.unsent_starts[seat.index()].take();
-            Some(exchange)
-        });
+        let mut exchanges = {
+            let legal: [Cow<'_, [M]>; 2] = Seat::BOTH.map(|seat| {
+                if seats.contains(&seat) { game.legal_moves(seat) } else { Cow::Borrowed(&[][..]) }
+            });
+            Seat::BOTH.map(|seat| {
+                if !seats.contains(&seat) {
+                    return None;
+                }
+                let id = bots[seat.index()].take_id();
+                // Seats of a simultaneous turn are applied in seat order.
+                let move_number =
+                    self.history.len() + 1 + seats.iter().filter(|s| **s < seat).count();
+                let limit = self.move_limit(seat, move_number);
+                let clock = &self.clocks[seat.index()];
+                let request = move_request(
+                    id,
+                    &ViewOf(game, seat),
+                    self.history_of(seat),
+                    &legal[seat.index()],
+                    limit.allowed.as_millis() as u64,
+                    clock.bank_left().map(|bank| bank.as_millis() as u64),
+                );
+                let asked = Request::move_in_turn(id, self.turn);
+                let mut exchange = Exchange::new(seat, asked, self.probed(request), limit);
+                exchange.start = self.unsent_starts[seat.index()].take();
+                Some(exchange)
+            })
+        };
         self.exchange(bots, &mut exchanges).await;
 
-        let mut chosen: [Option<G::Move>; 2] = [None, None];
+        let mut chosen: [Option<M>; 2] = [None, None];
         for exchange in exchanges.into_iter().flatten() {
             let seat = exchange.seat;
             let asked = exchange.asked;
@@ -360,8 +364,11 @@ impl<G: Game> Referee<'_, G> {
             if let Some((_, _, name)) = answer.ready {
                 self.ready(bots, seat, name);
             }
-            match answer.reply {
-                Ok(Reply::Move(mv)) if game.is_legal(seat, &mv) => {
+            match answer.reply.map(|reply| match reply {
+                Reply::Move(mv) => Reply::Move(game.accept(seat, mv)),
+                Reply::Ready { name } => Reply::Ready { name },
+            }) {
+                Ok(Reply::Move(Ok(mv))) => {
                     self.moves_accepted[seat.index()] += 1;
                     let slowest = &mut self.slowest_move[seat.index()];
                     *slowest = (*slowest).max(think);
@@ -376,7 +383,7 @@ impl<G: Game> Referee<'_, G> {
                     });
                     chosen[seat.index()] = Some(mv);
                 }
-                Ok(Reply::Move(mv)) => {
+                Ok(Reply::Move(Err(mv))) => {
                     let shown = serde_json::to_string(&mv).unwrap_or_default();
                     let line = answer.received.as_ref().map(|(line, _)| cut(line));
                     self.record_forfeit(seat, Forfeit::illegal(asked, &shown, line));
@@ -386,25 +393,121 @@ impl<G: Game> Referee<'_, G> {
                 Ok(Reply::Ready { .. }) | Err(_) => {}
             }
         }
-        if seats.len() > 1 {
-            self.reveal(bots, [chosen[0].as_ref(), chosen[1].as_ref()]);
-        }
         if self.forfeits != [None, None] {
+            if seats.len() > 1 {
+                self.reveal(bots, game, [chosen[0].as_ref(), chosen[1].as_ref()], false);
+            }
             return;
         }
-        for seat in seats {
-            let mv = chosen[seat.index()].take().expect("every seat to move chose");
-            game.apply(*seat, &mv);
-            append_played(&mut self.history_json, *seat, &mv);
-            self.history.push(Played { seat: *seat, mv });
+        let mut played = |seat: Seat| Played {
+            seat,
+            mv: chosen[seat.index()].take().expect("every seat to move chose"),
+        };
+        // The turn's moves, in seat order, on the stack.
+        match *seats {
+            [seat] => {
+                let turn = [played(seat)];
+                if self.applied(game, &turn).await {
+                    self.record_turn(game, turn);
+                }
+            }
+            [first, second] => {
+                let turn = [played(first), played(second)];
+                if self.applied(game, &turn).await {
+                    self.reveal(bots, game, [Some(&turn[0].mv), Some(&turn[1].mv)], true);
+                    self.record_turn(game, turn);
+                }
+            }
+            _ => unreachable!("one or two seats move in a turn"),
         }
     }
 
-    /// Tells both seats the choices of a simultaneous turn.
-    fn reveal(&mut self, bots: &mut [&mut Bot; 2], moves: [Option<&G::Move>; 2]) {
-        let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Reveal { moves };
-        let line = self.line(&message);
+    /// Applies a turn's moves; whether the game took them (a game
+    /// program's fault voids the game instead).
+    async fn applied<T: Table<Move = M>>(&mut self, game: &mut T, turn: &[Played<M>]) -> bool {
+        match game.apply(turn).await {
+            Ok(()) => {
+                if let Some(answer) = game.answer() {
+                    self.transcript.step(self.history.len() as u32 + turn.len() as u32, answer);
+                }
+                true
+            }
+            Err(fault) => {
+                self.void = Some(Box::new(fault));
+                false
+            }
+        }
+    }
+
+    /// Adds an applied turn's moves to the history, each seat's own with
+    /// hidden moves.
+    fn record_turn<T: Table<Move = M>, const N: usize>(&mut self, game: &T, turn: [Played<M>; N]) {
+        for played in turn {
+            match &mut self.seat_histories {
+                None => append_played(&mut self.history_json, played.seat, &played.mv),
+                Some(histories) => {
+                    for (seat, history) in Seat::BOTH.into_iter().zip(histories) {
+                        if seat == played.seat {
+                            append_played(history, played.seat, &played.mv);
+                        } else {
+                            append_played(history, played.seat, &Learned(game, seat));
+                        }
+                    }
+                }
+            }
+            self.history.push(played);
+        }
+    }
+
+    /// The history `seat` is shown, as JSON without its brackets.
+    fn history_of(&self, seat: Seat) -> &[u8] {
+        match &self.seat_histories {
+            None => &self.history_json,
+            Some(histories) => &histories[seat.index()],
+        }
+    }
+
+    /// Keeps a game program's first answer in the transcript (a built-in
+    /// game has none: replays rebuild it from the rules).
+    fn step<T: Table<Move = M>>(&mut self, game: &T) {
+        if let Some(answer) = game.answer() {
+            self.transcript.step(0, answer);
+        }
+    }
+
+    /// Tells both seats the choices of a simultaneous turn, `moves` by
+    /// seat (`None` for a seat that forfeited). With hidden moves, each
+    /// seat is told its own choice and, of the other's, what it learned in
+    /// the turn if it was `applied` (else nothing).
+    fn reveal<T: Table<Move = M>>(
+        &mut self,
+        bots: &mut [&mut Bot; 2],
+        game: &T,
+        moves: [Option<&M>; 2],
+        applied: bool,
+    ) {
+        if !game.hidden_moves() {
+            let message: ToBot<'_, (), (), M> = ToBot::Reveal { moves };
+            let line = self.line(&message);
+            for seat in Seat::BOTH {
+                self.notify(bots, seat, &line);
+            }
+            return;
+        }
         for seat in Seat::BOTH {
+            let mut line = br#"{"type":"reveal","moves":["#.to_vec();
+            for shown in Seat::BOTH {
+                if shown == Seat::Two {
+                    line.push(b',');
+                }
+                match (shown == seat, moves[shown.index()]) {
+                    (true, Some(mv)) => mv.write_json(&mut line),
+                    (false, Some(_)) if applied => game.write_learned(seat, &mut line),
+                    _ => line.extend_from_slice(b"null"),
+                }
+            }
+            line.extend_from_slice(b"]}\n");
+            let line = self.probed(line);
             self.notify(bots, seat, &line);
         }
     }
@@ -427,7 +530,7 @@ impl<G: Game> Referee<'_, G> {
     async fn exchange(
         &mut self,
         bots: &mut [&mut Bot; 2],
-        exchanges: &mut [Option<Exchange<G::Move>>; 2],
+        exchanges: &mut [Option<Exchange<M>>; 2],
     ) {
         let [first_bot, second_bot] = bots;
         let [first, second] = exchanges;
@@ -514,10 +617,10 @@ impl<G: Game> Referee<'_, G> {
     }
 
     /// Decides the result, tells the bots, and closes the transcript.
-    async fn finish(
+    fn finish<T: Table<Move = M>>(
         &mut self,
         bots: &mut [&mut Bot; 2],
-        game: &G,
+        game: &T,
         seed: u64,
         started: Instant,
     ) -> GameReport {
@@ -527,22 +630,9 @@ impl<G: Game> Referee<'_, G> {
             [None, Some(_)] => Some(Seat::One),
             [Some(_), Some(_)] => None,
         };
-        let report = GameReport {
-            seed,
-            winner,
-            forfeits: self.forfeits.clone(),
-            scores: game.scores(),
-            plies: self.history.len() as u32,
-            duration: started.elapsed(),
-            slowest_reply: self.slowest_reply,
-            moves_accepted: self.moves_accepted,
-            slowest_move: self.slowest_move,
-            reported_names: self.reported_names.clone(),
-            answered_start: self.answered_start,
-            unsaved_transcript: None,
-            transcript: None,
-            warnings: Vec::new(),
-        };
+        let mut report = self.report(seed, started);
+        report.winner = winner;
+        report.scores = game.scores();
         let notices: Vec<ForfeitNotice> = Seat::BOTH
             .into_iter()
             .filter_map(|seat| {
@@ -566,187 +656,73 @@ impl<G: Game> Referee<'_, G> {
                 reason: report.reason(),
                 forfeits: &notices,
                 scores: report.scores,
-                state: &game.view(seat),
-                history_json: &self.history_json,
+                state: &ViewOf(game, seat),
+                history_json: self.history_of(seat),
             };
             let line = self.probed(over.line());
             self.notify(bots, seat, &line);
         }
-        self.transcript.push(&ResultLine {
-            kind: "result",
-            winner,
-            outcome: report.outcome(),
-            reason: report.reason(),
-            scores: report.scores,
-            plies: report.plies,
-            duration_us: report.duration.as_micros(),
-            state: game,
-        });
+        if self.transcript.is_enabled() {
+            self.transcript.push(&ResultLine {
+                kind: "result",
+                winner,
+                outcome: report.outcome(),
+                reason: report.reason(),
+                scores: report.scores,
+                plies: report.plies,
+                duration_us: report.duration.as_micros(),
+                state: &game.state(),
+            });
+        }
         report
     }
-}
 
-impl<M> Exchange<M> {
-    fn new(seat: Seat, asked: Request, request: Vec<u8>, limit: TimeLimit) -> Exchange<M> {
-        Exchange { seat, asked, request, limit, start: None, phase: Phase::Unsent }
+    /// Closes the game the game program's fault voided: no result, no
+    /// `over` (its bots are stopped instead), a `void` line in the
+    /// transcript.
+    fn finish_void(&mut self, seed: u64, started: Instant) -> GameReport {
+        let mut report = self.report(seed, started);
+        let fault = self.void.clone().expect("a void game has its fault");
+        self.transcript.push(&VoidLine {
+            kind: "void",
+            program: &fault.program,
+            request: fault.request.to_string(),
+            detail: fault.to_string(),
+            request_line: &fault.request_line,
+            answer: fault.answer.as_deref(),
+        });
+        report.void = Some(fault);
+        report
     }
 
-    /// The request a failure to deliver belongs to: the `start` that goes
-    /// out first, if there is one.
-    fn first_request(&self) -> Request {
-        self.start.as_ref().map_or(self.asked, |start| Request::start(start.id))
-    }
-
-    /// When the request went out, if it did.
-    fn sent_at(&self) -> Option<Instant> {
-        match &self.phase {
-            Phase::Unsent => None,
-            Phase::Sent { sent_at } => Some(*sent_at),
-            Phase::Undelivered { sent_at, .. } => *sent_at,
-            Phase::Answered(answer) => Some(answer.sent_at),
+    /// The report of the game so far, its result left to the caller.
+    fn report(&self, seed: u64, started: Instant) -> GameReport {
+        GameReport {
+            seed,
+            winner: None,
+            forfeits: self.forfeits.clone(),
+            scores: [0, 0],
+            plies: self.history.len() as u32,
+            duration: started.elapsed(),
+            slowest_reply: self.slowest_reply,
+            moves_accepted: self.moves_accepted,
+            slowest_move: self.slowest_move,
+            reported_names: self.reported_names.clone(),
+            answered_start: self.answered_start,
+            void: None,
+            unsaved_transcript: None,
+            transcript: None,
+            warnings: Vec::new(),
         }
     }
 }
 
-impl<M> Answer<M> {
-    /// From the reply's clock starting (the request going out, or the
-    /// `ready` coming in if a `start` went with it) to the reply coming in.
-    fn think_time(&self) -> Duration {
-        let clock_from = self.ready.as_ref().map_or(self.sent_at, |(_, at, _)| *at);
-        self.received.as_ref().map_or(Duration::ZERO, |(_, at)| at.duration_since(clock_from))
+/// What a seat learned of the other seat's move in the turn just applied
+/// (a game with hidden moves), as a value that writes itself.
+struct Learned<'a, T>(&'a T, Seat);
+
+impl<T: Table> crate::json::WriteJson for Learned<'_, T> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        self.0.write_learned(self.1, out);
     }
-}
-
-fn trim_newline(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\n").unwrap_or(line)
-}
-
-/// Writes one exchange's request, recording when it went out or the failure.
-async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>) {
-    let Some(exchange) = exchange else { return };
-    let Some(process) = bot.process() else {
-        let crash = Crash {
-            ending: Ending::NotRunning,
-            status: None,
-            limit: None,
-            stderr_tail: Vec::new(),
-        };
-        exchange.phase = Phase::Undelivered {
-            sent_at: None,
-            forfeit: Forfeit::crashed(exchange.first_request(), crash, None),
-        };
-        return;
-    };
-    let sent_at = Instant::now();
-    if let Some(start) = &exchange.start {
-        process.queue(&start.line);
-    }
-    exchange.phase = match process.send(&exchange.request, exchange.limit.deadline(sent_at)).await {
-        Ok(()) => Phase::Sent { sent_at },
-        Err(failure) => Phase::Undelivered {
-            sent_at: Some(sent_at),
-            forfeit: forfeit_from(
-                failure,
-                exchange.first_request(),
-                exchange.limit,
-                &[],
-                Activity::Unknown,
-            ),
-        },
-    };
-}
-
-/// Reads one exchange's reply (if its request went out) and parses it;
-/// first the `ready` to a `start` sent with the request, if there was one
-/// (with `startup` for it).
-async fn receive<M: serde::de::DeserializeOwned>(
-    bot: &mut Bot,
-    exchange: &mut Option<Exchange<M>>,
-    startup: TimeLimit,
-) {
-    let Some(exchange) = exchange else { return };
-    let Phase::Sent { sent_at } = exchange.phase else { return };
-    let process = bot.process().expect("a bot that was sent a request runs");
-    let mut ready = None;
-    if let Some(start) = &exchange.start {
-        let deadline = startup.deadline(sent_at);
-        let asked = Asked { request: Request::start(start.id), limit: startup };
-        match read_reply::<M>(process, deadline, asked).await {
-            (Some((line, received_at)), Ok(Reply::Ready { name })) => {
-                ready = Some((line, received_at, name));
-            }
-            (received, reply) => {
-                exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
-                return;
-            }
-        }
-    }
-    let clock_from = ready.as_ref().map_or(sent_at, |(_, received_at, _)| *received_at);
-    let asked = Asked { request: exchange.asked, limit: exchange.limit };
-    let (received, reply) = read_reply(process, exchange.limit.deadline(clock_from), asked).await;
-    exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
-}
-
-/// What a reply answers, and the time the bot had for it.
-#[derive(Clone, Copy)]
-struct Asked {
-    request: Request,
-    limit: TimeLimit,
-}
-
-/// Reads the reply asked for before `deadline`: the line as received and
-/// when (if a line came), and the reply or the forfeit it makes.
-async fn read_reply<M: serde::de::DeserializeOwned>(
-    process: &mut BotProcess,
-    deadline: Instant,
-    asked: Asked,
-) -> (Option<(Vec<u8>, Instant)>, Result<Reply<M>, Forfeit>) {
-    let request = asked.request;
-    match process.receive(deadline).await {
-        Ok(line) => {
-            let received_at = Instant::now();
-            let reply = parse_reply::<M>(line, request.answer, request.id)
-                .map_err(|bad| Forfeit::refused(request, bad, cut(line)));
-            (Some((line.to_vec(), received_at)), reply)
-        }
-        Err(failure) => {
-            let bot_was = process.activity();
-            let forfeit =
-                forfeit_from(failure, request, asked.limit, process.partial_line(), bot_was);
-            (None, Err(forfeit))
-        }
-    }
-}
-
-/// The forfeit a failure to exchange with a bot makes: `limit` is the
-/// time the bot had for `request`, `partial` what arrived of a reply
-/// without its newline, `bot_was` what the bot was doing when it failed.
-fn forfeit_from(
-    failure: Failure,
-    request: Request,
-    limit: TimeLimit,
-    partial: &[u8],
-    bot_was: Activity,
-) -> Forfeit {
-    let line = (!partial.is_empty()).then(|| cut(partial));
-    let timeout = |stall| {
-        let timeout = Timeout { allowed: limit.allowed, bank: limit.bank, stall };
-        Forfeit::timed_out(request, timeout, line.clone())
-    };
-    match failure {
-        Failure::NoLine => timeout(Stall::NoLine { partial_bytes: partial.len(), bot_was }),
-        Failure::InputNotRead => timeout(Stall::InputNotRead),
-        Failure::Crash(crash) => Forfeit::crashed(request, crash, line),
-        Failure::LineTooLong { limit } => Forfeit::overlong(request, limit, line),
-    }
-}
-
-/// A line cut to a readable length for reports.
-fn cut(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(line);
-    if text.chars().count() <= OFFENDING_LINE_CHARS {
-        return text.into_owned();
-    }
-    let kept: String = text.chars().take(OFFENDING_LINE_CHARS).collect();
-    format!("{kept}… ({} bytes in all)", line.len())
 }

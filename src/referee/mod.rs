@@ -7,11 +7,14 @@
 
 pub mod clock;
 mod deadline;
+mod exchange;
 pub mod forfeit;
 mod game;
+pub mod game_program;
 pub mod lines;
 pub mod process;
 pub mod reaper;
+pub mod table;
 pub mod transcript;
 
 use std::path::PathBuf;
@@ -23,7 +26,9 @@ use serde::{Deserialize, Serialize};
 pub use clock::{GameClock, Leeway, TimeControl};
 pub use forfeit::{Activity, Cause, Request, Stall};
 pub use game::play_game;
+pub use game_program::{GameFault, GameProgram, ProgramSettings};
 pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, Stopped};
+pub use table::{BuiltinRules, Rules, Table};
 
 use crate::games::Seat;
 use crate::protocol::{ForfeitReason, Limits, ResultReason};
@@ -55,6 +60,8 @@ pub struct Settings {
     /// The protections bots run under, as the run says them (written in
     /// every transcript's header).
     pub sandbox_line: Arc<str>,
+    /// Time a game program has for each answer.
+    pub game_timeout: Duration,
 }
 
 impl Default for Settings {
@@ -70,6 +77,7 @@ impl Default for Settings {
             probe_unknown: false,
             seed_key: SeedKey::from_environment(),
             sandbox_line: Arc::from("sandbox: off"),
+            game_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -91,6 +99,15 @@ impl Settings {
     /// How far past a bot's time the referee waits.
     pub fn leeway(&self) -> Leeway {
         if self.no_time_limit { Leeway::Unlimited } else { Leeway::Margin(self.time_margin) }
+    }
+
+    /// How a game program is run under these settings.
+    pub fn program_settings(&self) -> ProgramSettings {
+        ProgramSettings {
+            timeout: self.game_timeout,
+            stderr_cap: self.stderr_cap,
+            exit_grace: self.exit_grace,
+        }
     }
 
     /// The time control of `bot`: its own, or everyone's.
@@ -239,6 +256,10 @@ pub struct GameReport {
     pub reported_names: [Option<String>; 2],
     /// Whether each seat answered `start` with a valid `ready` in time.
     pub answered_start: [bool; 2],
+    /// The game program's fault that voided the game: then no result
+    /// stands, and no bot is charged with anything.
+    #[serde(skip)]
+    pub void: Option<Box<GameFault>>,
     /// Why the transcript asked for could not be written, if it could not.
     #[serde(skip)]
     pub unsaved_transcript: Option<String>,
@@ -322,6 +343,8 @@ pub struct GameFiles {
     /// Hand the transcript back in [`GameReport::transcript`] instead.
     pub keep_transcript: bool,
     pub stderr_logs: [Option<LogPath>; 2],
+    /// Where a game program's stderr goes in this game.
+    pub game_log: Option<LogPath>,
 }
 
 /// The path of a bot's stderr log for one game, worked out only when the

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::TimeControl;
-use crate::games::{GameId, Seat};
+use crate::games::{GameRef, GameSetup, Seat};
 
 /// Builds a transcript in memory; written to disk once, when the game ends.
 /// A disabled transcript records nothing and costs nothing.
@@ -27,22 +27,35 @@ pub struct Transcript {
 }
 
 #[derive(Serialize)]
-struct Header<'a, P: Serialize, S: Serialize> {
+struct Header<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     arena: &'static str,
     protocol: u32,
-    game: GameId,
+    game: &'a str,
+    /// The game program, for a game that is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    game_program: Option<GameProgramLine<'a>>,
     seed: u64,
     /// The seed each seat got in `start`.
     seat_seeds: [u64; 2],
     /// The protections the bots ran under.
     sandbox: &'a str,
-    params: &'a P,
+    params: &'a RawValue,
     bots: [TranscriptBot<'a>; 2],
     #[serde(flatten)]
     time: TranscriptTime,
-    state: &'a S,
+    state: &'a RawValue,
+}
+
+/// A game program as a transcript's header names it.
+#[derive(Serialize)]
+struct GameProgramLine<'a> {
+    command: &'a [String],
+    title: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<&'a str>,
+    moves: crate::games::program::Moves,
 }
 
 /// The time each seat played under, as the header records it.
@@ -73,31 +86,50 @@ impl Transcript {
         Transcript { started, buffer: Some(Vec::with_capacity(4096)) }
     }
 
+    /// Whether it records anything: what is written only into it need not
+    /// be made otherwise.
+    pub fn is_enabled(&self) -> bool {
+        self.buffer.is_some()
+    }
+
     /// A transcript that records nothing (no transcript file is wanted).
     pub fn disabled(started: Instant) -> Transcript {
         Transcript { started, buffer: None }
     }
 
+    /// The first line: the game of `setup` from `seed`, whose starting
+    /// state is `state`.
     #[allow(clippy::too_many_arguments)]
-    pub fn header<P: Serialize, S: Serialize>(
+    pub fn header(
         &mut self,
-        game: GameId,
+        setup: &GameSetup,
         seed: u64,
         seat_seeds: [u64; 2],
         sandbox: &str,
-        params: &P,
         bots: [TranscriptBot<'_>; 2],
         time: TranscriptTime,
-        state: &S,
+        state: &RawValue,
     ) {
         if self.buffer.is_none() {
             return;
         }
+        let params: &RawValue =
+            serde_json::from_str(setup.params_json()).expect("parameters are JSON");
+        let game_program = match setup.game() {
+            GameRef::Builtin(_) => None,
+            GameRef::Program(program) => Some(GameProgramLine {
+                command: &program.argv,
+                title: program.declaration.title(),
+                version: program.declaration.version.as_deref(),
+                moves: program.declaration.moves,
+            }),
+        };
         self.push(&Header {
             kind: "header",
             arena: env!("CARGO_PKG_VERSION"),
             protocol: crate::protocol::PROTOCOL_VERSION,
-            game,
+            game: setup.game().name(),
+            game_program,
             seed,
             seat_seeds,
             sandbox: sandbox.strip_prefix("sandbox: ").unwrap_or(sandbox),
@@ -106,6 +138,19 @@ impl Transcript {
             time,
             state,
         });
+    }
+
+    /// A game program's answer that set up the game (`turn` 0) or played
+    /// turn `turn`: `{"type":"step","turn":N,"answer":{...}}`, the answer
+    /// made compact.
+    pub fn step(&mut self, turn: u32, answer: &[u8]) {
+        let Some(buffer) = &mut self.buffer else { return };
+        let text = String::from_utf8_lossy(answer);
+        buffer.extend_from_slice(br#"{"type":"step","turn":"#);
+        buffer.extend_from_slice(itoa::Buffer::new().format(turn).as_bytes());
+        buffer.extend_from_slice(br#","answer":"#);
+        buffer.extend_from_slice(crate::json::compact(&text).as_bytes());
+        buffer.extend_from_slice(b"}\n");
     }
 
     /// A line sent to `seat`; `message` is its JSON, without the newline.

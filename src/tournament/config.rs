@@ -894,7 +894,7 @@ env = { LEVEL = "3" }
     #[test]
     fn a_good_file_reads_with_defaults_filled_in() {
         let tournament = parse(GOOD).unwrap();
-        assert_eq!(tournament.setup.game(), GameId::NumberSnatch);
+        assert_eq!(tournament.setup.game().builtin(), Some(GameId::NumberSnatch));
         assert_eq!(tournament.games_per_pair, 4);
         assert_eq!(
             tournament.settings.time_control,

@@ -39,7 +39,6 @@ use store::{GameKey, RecordedSettings, ResultsFolder};
 
 use crate::archive::{self, ArchiveSink};
 use crate::events::{Event, Reporter, Silent};
-use crate::games::GameId;
 use crate::referee::{BotCommand, GameReport, reaper};
 use crate::results::{FileLayout, GameRow, RowContext, TranscriptStore};
 use crate::sandbox::Sandbox;
@@ -158,7 +157,7 @@ pub(crate) struct Recorder {
     /// Where transcripts go when the tournament keeps them.
     archive: Option<ArchiveSink>,
     names: Vec<String>,
-    game: GameId,
+    game: String,
     stopper: Option<Stopper>,
 }
 
@@ -187,7 +186,7 @@ impl Recorder {
                 game_index: game.index,
                 round: game.round,
                 pairing: format!("{} vs {}", names[game.pairing[0]], names[game.pairing[1]]),
-                game: self.game,
+                game: self.game.clone(),
                 seats: [&names[game.seats[0]], &names[game.seats[1]]],
                 transcript,
             },
@@ -278,9 +277,14 @@ pub async fn run(
     let mut folder =
         ResultsFolder::open(&tournament.out, recorded, options.fresh, options.reporter.as_ref())?;
     let mut commands: Vec<BotCommand> = tournament.bots.iter().map(BotEntry::command).collect();
+    // A game program runs in the same sandbox as the bots, its files set
+    // apart from theirs as theirs are from each other's.
+    let program = tournament.setup.game().program();
+    commands.extend(program.map(|program| crate::referee::game_program::command_of(program)));
     if let Some(sandbox) = &options.sandbox {
         BotCommand::sandbox_all(&mut commands, sandbox)?;
     }
+    let game_command = program.and_then(|_| commands.pop());
     let schedule = Arc::new(tournament.schedule());
     let names: Vec<String> = tournament.bots.iter().map(|bot| bot.name.clone()).collect();
     let stopped_already = match &options.stop_when {
@@ -309,6 +313,7 @@ pub async fn run(
         }
         options.reporter.report(&Event::Started { to_play, already });
         let layout = FileLayout {
+            game_logs: tournament.setup.game().program().is_some(),
             folder: folder.path.as_path().into(),
             transcripts: tournament.transcripts,
         };
@@ -332,7 +337,7 @@ pub async fn run(
             layout,
             archive,
             names: names.clone(),
-            game: tournament.setup.game(),
+            game: tournament.setup.game().name().to_owned(),
             stopper: options.stop_when.as_ref().map(|rule| Stopper {
                 rule: Arc::clone(rule),
                 cancel: Arc::clone(&cancel),
@@ -342,6 +347,7 @@ pub async fn run(
         let (mut failures, workers) = start_workers(
             tournament,
             commands,
+            game_command,
             Arc::clone(&schedule),
             pending,
             Arc::clone(&recorder),

@@ -123,7 +123,8 @@ impl Openings {
                         .map_err(|error| fail(at, format!("params: {}", json_message(&error))))?;
                     let mut merged = base.overrides().clone();
                     merged.extend(params.clone());
-                    let setup = GameSetup::new(base.game(), merged)
+                    let setup = base
+                        .with_overrides(merged)
                         .map_err(|error| fail(at, format!("params: {error}")))?;
                     (params, setup)
                 }

@@ -91,8 +91,11 @@ fn moved(
 pub fn markdown(summary: &Summary<'_>) -> String {
     let settings = summary.settings;
     let previous = previous(summary);
-    let mut text =
-        format!("## {} standings ({} games)\n\n", settings.game.title(), summary.games());
+    let mut text = format!(
+        "## {} standings ({} games)\n\n",
+        crate::games::title_of(&settings.game),
+        summary.games()
+    );
     text.push_str(
         "| rank | ± | bot | games | W | D | L | points | score | Elo (95%) | ± Elo | forfeits |\n",
     );
@@ -298,8 +301,8 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
         })
         .collect();
     PageData {
-        title: format!("{} leaderboard", summary.settings.game.title()),
-        game: summary.settings.game.title().to_owned(),
+        title: format!("{} leaderboard", crate::games::title_of(&summary.settings.game)),
+        game: crate::games::title_of(&summary.settings.game).to_owned(),
         games_played: summary.games(),
         bots,
         crosstable: crosstable(summary),

@@ -21,9 +21,8 @@ use super::Pending;
 use super::Recorder;
 use super::config::{Restart, Tournament};
 use super::schedule::Schedule;
-use crate::games::Game;
-use crate::referee::{Bot, BotCommand, Settings, play_game};
-use crate::with_game;
+use crate::referee::{Bot, BotCommand, GameProgram, Rules, Settings, play_game};
+use crate::with_rules;
 
 /// A run of consecutive setups of one pairing, played by one worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,9 +106,11 @@ impl JobQueue {
 /// when every worker has finished. Sending `true` on `cancel` makes every
 /// worker abandon its game and stop its bots. With `in_order`, games are
 /// taken one setup at a time in schedule order (for a stop rule).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn start_workers(
     tournament: &Tournament,
     commands: Vec<BotCommand>,
+    game_command: Option<BotCommand>,
     schedule: Arc<Schedule>,
     pending: Arc<Pending>,
     recorder: Arc<Mutex<Recorder>>,
@@ -126,6 +127,7 @@ pub(crate) fn start_workers(
     let shared = Arc::new(WorkerShared {
         tournament: tournament.clone(),
         commands,
+        game_command,
         schedule,
         pending,
         recorder,
@@ -151,7 +153,22 @@ pub(crate) fn start_workers(
                         .build()
                         .expect("a worker runtime starts");
                     runtime.block_on(async {
-                        with_game!(shared.tournament.setup.game(), G => work::<G>(&shared, sender, cancel, &playing_here).await)
+                        let program = |game| {
+                            let command = shared
+                                .game_command
+                                .clone()
+                                .expect("a game program has its command");
+                            GameProgram::of(
+                                game,
+                                command,
+                                shared.tournament.settings.program_settings(),
+                            )
+                        };
+                        let game = shared.tournament.setup.game();
+                        with_rules!(game, program, rules => {
+                            work(&shared, &mut rules, sender, cancel, &playing_here).await;
+                            rules_done(&mut rules).await;
+                        })
                     });
                 })
                 .expect("a worker thread starts");
@@ -176,15 +193,23 @@ struct WorkerShared {
     tournament: Tournament,
     /// Each bot's command, by bot index, in its sandbox.
     commands: Vec<BotCommand>,
+    /// A game program's command, in the same sandbox.
+    game_command: Option<BotCommand>,
     schedule: Arc<Schedule>,
     pending: Arc<Pending>,
     recorder: Arc<Mutex<Recorder>>,
     queue: Arc<Mutex<JobQueue>>,
 }
 
+/// Ends what a worker's rules keep running (a game program's process).
+async fn rules_done<R: Rules>(rules: &mut R) {
+    rules.stop().await;
+}
+
 /// One worker: jobs until the queue is empty or the run is cancelled.
-async fn work<G: Game>(
+async fn work<R: Rules>(
     shared: &WorkerShared,
+    rules: &mut R,
     failures: mpsc::UnboundedSender<anyhow::Error>,
     cancel: watch::Receiver<bool>,
     playing: &AtomicU64,
@@ -234,14 +259,14 @@ async fn work<G: Game>(
             };
             playing.store(game.index, Ordering::Relaxed);
             // Each round its own setup: an openings file varies them.
-            let params = tournament.setup_of(game.round).params::<G>();
+            let setup = tournament.setup_of(game.round);
             let files = lock(&shared.recorder)
                 .layout()
                 .files(game.index, [&seated[0].name, &seated[1].name]);
             let outcome = tokio::select! {
                 biased;
                 _ = &mut cancelled => break 'jobs,
-                outcome = play_game::<G>(seated, params, game.seed, settings, &files) => outcome,
+                outcome = play_game(rules, setup, seated, game.seed, settings, &files) => outcome,
             };
             let mut report = match outcome {
                 Ok(report) => report,

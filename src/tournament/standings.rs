@@ -466,7 +466,6 @@ fn format_bound(value: f64) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::games::GameId;
 
     pub(crate) fn row(seat1: &str, seat2: &str, outcome: &str) -> GameRow {
         let winner = match outcome {
@@ -478,7 +477,7 @@ pub(crate) mod tests {
             game_index: 0,
             round: 1,
             pairing: String::new(),
-            game: GameId::NumberSnatch,
+            game: "number-snatch".into(),
             seed: 0,
             seat1: seat1.into(),
             seat2: seat2.into(),

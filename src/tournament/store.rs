@@ -25,7 +25,6 @@ use super::sprt::SprtSettings;
 use super::standings::{Results, gauntlet_standings, standings};
 use crate::archive;
 use crate::events::{Event, Reporter, Silent};
-use crate::games::GameId;
 use crate::referee::{GameClock, TimeControl};
 use crate::results::{GameRow, GamesCsv};
 use crate::text_file::read_bounded;
@@ -33,7 +32,8 @@ use crate::text_file::read_bounded;
 /// The settings a results folder was played under (tournament.json).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordedSettings {
-    pub game: GameId,
+    /// The game's id.
+    pub game: String,
     pub params: serde_json::Map<String, serde_json::Value>,
     pub seed: u64,
     pub games_per_pair: u32,
@@ -97,7 +97,7 @@ impl RecordedSettings {
     /// file order).
     pub fn of(tournament: &Tournament, fingerprints: &[Fingerprint]) -> RecordedSettings {
         RecordedSettings {
-            game: tournament.setup.game(),
+            game: tournament.setup.game().name().to_owned(),
             params: tournament.setup.overrides().clone(),
             seed: tournament.seed,
             games_per_pair: tournament.games_per_pair,
@@ -1266,7 +1266,7 @@ mod tests {
             time_control: None,
         };
         RecordedSettings {
-            game: GameId::NumberSnatch,
+            game: "number-snatch".into(),
             params: serde_json::Map::new(),
             seed: 4,
             games_per_pair: 2,

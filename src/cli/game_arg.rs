@@ -1,0 +1,102 @@
+//! The GAME argument every command takes: a built-in game's id, or the
+//! command line of a game program (split like a bot's), which is asked to
+//! describe itself before anything is played.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context;
+use serde_json::Value;
+
+use super::options::UsageError;
+use crate::games::program::ProgramGame;
+use crate::games::{GameId, GameSetup};
+use crate::referee::{BotCommand, GameProgram, ProgramSettings};
+use crate::sandbox::{Sandbox, SandboxSettings};
+
+/// A game as given on the command line.
+#[derive(Clone, Debug)]
+pub enum GameArg {
+    /// A built-in game.
+    Builtin(GameId),
+    /// A game program's command.
+    Program(BotCommand),
+}
+
+impl GameArg {
+    /// A built-in game's id, or else a command that names a program.
+    pub fn parse(text: &str) -> Result<GameArg, String> {
+        if let Ok(id) = text.parse::<GameId>() {
+            return Ok(GameArg::Builtin(id));
+        }
+        let command = BotCommand::parse(text).map_err(|error| error.to_string())?;
+        command.check_program().map_err(|problem| {
+            format!(
+                "`{text}` is neither a game ({}) nor a game program's command: {problem}",
+                GameId::list()
+            )
+        })?;
+        Ok(GameArg::Program(command))
+    }
+}
+
+/// The game of `game` with `params`: a built-in game's parameters checked
+/// against its rule book; or a game program asked to describe itself (in
+/// a sandbox of `sandbox`'s settings that may not read `protected`), its
+/// parameters checked against what it declared, then by the program
+/// itself (it must set up a game with them).
+pub fn game_setup(
+    game: &GameArg,
+    params: &[(String, Value)],
+    sandbox: &SandboxSettings,
+    protected: &[&Path],
+    settings: ProgramSettings,
+) -> anyhow::Result<GameSetup> {
+    let overrides: serde_json::Map<String, Value> = params.iter().cloned().collect();
+    let command = match game {
+        GameArg::Builtin(id) => {
+            return GameSetup::new(*id, overrides)
+                .map_err(|error| UsageError(error.to_string()).into());
+        }
+        GameArg::Program(command) => command,
+    };
+    let mut sandboxed = command.clone();
+    if let Some(sandbox) = Sandbox::new(sandbox, protected)? {
+        BotCommand::sandbox_all(std::slice::from_mut(&mut sandboxed), &sandbox)?;
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let _ = crate::referee::reaper::become_subreaper();
+    runtime.block_on(async {
+        let mut program = GameProgram::new(sandboxed, settings);
+        let described = describe(&mut program, command, overrides).await;
+        program.stop().await;
+        described
+    })
+}
+
+/// Asks `program` (run by `command`) to describe itself and to set up a
+/// game with `overrides`.
+async fn describe(
+    program: &mut GameProgram,
+    command: &BotCommand,
+    overrides: serde_json::Map<String, Value>,
+) -> anyhow::Result<GameSetup> {
+    let declaration = program.hello().await.map_err(|fault| UsageError(fault.detail()))?;
+    let game =
+        Arc::new(ProgramGame { argv: command.argv.clone(), dir: command.dir.clone(), declaration });
+    let setup =
+        GameSetup::program(game, overrides).map_err(|error| UsageError(error.to_string()))?;
+    match program.refusal(&setup).await {
+        Ok(None) => Ok(setup),
+        Ok(Some(refusal)) => Err(UsageError(format!(
+            "the game {} ({}) refuses its parameters: {refusal}",
+            setup.game(),
+            command.display()
+        ))
+        .into()),
+        Err(fault) => Err(UsageError(fault.detail()).into()),
+    }
+}

@@ -1,0 +1,478 @@
+//! The game protocol (game-protocol.md): the lines arena and a game
+//! program exchange. arena asks (`hello`, `init`, `apply`), the program
+//! answers each request with one line carrying the request's `id`: its
+//! description (`game`), the game after the request (`step`), or a
+//! refusal of parameters (`refuse`).
+//!
+//! A step is checked here for what makes it unusable or contradictory (a
+//! seat to move without legal moves, a view missing, a result while a
+//! seat is still to move), so the referee only ever sees sound ones.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::games::program::{Declaration, JsonMove, Moves};
+use crate::games::{Outcome, Played, Seat};
+use crate::json::{RawJson, WriteJson};
+
+/// The game protocol's version, sent in `hello`.
+pub const GAME_PROTOCOL_VERSION: u32 = 1;
+
+/// What a request to a game program is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameRequestKind {
+    /// `hello`: describe yourself.
+    Hello,
+    /// `init`: set up a game.
+    Init,
+    /// `apply`: play a turn.
+    Apply,
+}
+
+impl GameRequestKind {
+    /// The request's `type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameRequestKind::Hello => "hello",
+            GameRequestKind::Init => "init",
+            GameRequestKind::Apply => "apply",
+        }
+    }
+}
+
+/// `{"type":"hello","id":1,"protocol":1}`, newline included.
+pub fn hello_request(id: u64) -> Vec<u8> {
+    format!("{{\"type\":\"hello\",\"id\":{id},\"protocol\":{GAME_PROTOCOL_VERSION}}}\n")
+        .into_bytes()
+}
+
+/// `{"type":"init","id":2,"params":{...},"seed":7}`, newline included.
+/// `params_json` is every parameter with its value, as JSON.
+pub fn init_request(id: u64, params_json: &str, seed: u64) -> Vec<u8> {
+    let mut line = Vec::with_capacity(64 + params_json.len());
+    line.extend_from_slice(br#"{"type":"init","id":"#);
+    id.write_json(&mut line);
+    line.extend_from_slice(br#","params":"#);
+    line.extend_from_slice(params_json.as_bytes());
+    line.extend_from_slice(br#","seed":"#);
+    seed.write_json(&mut line);
+    line.extend_from_slice(b"}\n");
+    line
+}
+
+/// `{"type":"apply","id":3,"moves":[{"seat":1,"move":4}]}`, newline
+/// included: the moves of one turn, in seat order.
+pub fn apply_request(id: u64, moves: &[Played<JsonMove>]) -> Vec<u8> {
+    let mut line = Vec::with_capacity(64);
+    line.extend_from_slice(br#"{"type":"apply","id":"#);
+    id.write_json(&mut line);
+    line.extend_from_slice(br#","moves":["#);
+    for (index, played) in moves.iter().enumerate() {
+        if index > 0 {
+            line.push(b',');
+        }
+        line.extend_from_slice(br#"{"seat":"#);
+        played.seat.write_json(&mut line);
+        line.extend_from_slice(br#","move":"#);
+        played.mv.write_json(&mut line);
+        line.push(b'}');
+    }
+    line.extend_from_slice(b"]}\n");
+    line
+}
+
+/// A game program's answer, read and checked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// Its description, in answer to `hello`.
+    Game(Declaration),
+    /// The game after `init` or `apply`.
+    Step(Step),
+    /// Parameters `init` cannot set up a game with.
+    Refuse(Refusal),
+}
+
+/// An `init` refused: the parameter at fault, if the game names one, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub param: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.param {
+            Some(param) => write!(f, "parameter `{param}`: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// A game as a step describes it: who is to move, their legal moves, what
+/// each seat is shown, the scores and, once over, the result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// The seats to move: one, both (a simultaneous turn) or none (over).
+    pub to_move: &'static [Seat],
+    /// Each seat's legal moves; empty for a seat not to move.
+    pub legal_moves: [Vec<JsonMove>; 2],
+    /// What each seat is shown.
+    pub views: [RawJson; 2],
+    pub scores: [i64; 2],
+    /// The result, once the game is over.
+    pub result: Option<Outcome>,
+    /// In a game with hidden moves, after `apply`: what each seat learns
+    /// of the other seat's move in the turn just played.
+    pub learned: Option<[RawJson; 2]>,
+    /// The whole state, if the game gives it (for transcripts and replays).
+    pub state: Option<RawJson>,
+    /// The turn (or, after `init`, the position) in words, if the game
+    /// gives it (for replays only: bots never see it).
+    pub text: Option<String>,
+}
+
+impl Step {
+    /// The first field in which `self` and `other` differ, named as the
+    /// protocol names it.
+    pub fn difference(&self, other: &Step) -> Option<&'static str> {
+        if self.to_move != other.to_move {
+            Some("to_move")
+        } else if self.legal_moves != other.legal_moves {
+            Some("legal_moves")
+        } else if self.views != other.views {
+            Some("views")
+        } else if self.scores != other.scores {
+            Some("scores")
+        } else if self.result != other.result {
+            Some("result")
+        } else if self.learned != other.learned {
+            Some("learned")
+        } else if self.state != other.state {
+            Some("state")
+        } else if self.text != other.text {
+            Some("text")
+        } else {
+            None
+        }
+    }
+}
+
+/// Why an answer was refused: its kind, and the detail in words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{detail}")]
+pub struct BadAnswer {
+    pub kind: BadAnswerKind,
+    pub detail: String,
+}
+
+/// What is wrong with an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadAnswerKind {
+    /// Not a JSON object.
+    NotJson,
+    /// Another `type` than the request asks for.
+    WrongType,
+    /// No `id`, or another request's.
+    WrongId,
+    /// A field missing or of the wrong shape.
+    Malformed,
+    /// Well-formed, but contradicting itself (a seat to move without
+    /// legal moves, a result while a seat is to move).
+    Contradiction,
+}
+
+impl BadAnswer {
+    fn new(kind: BadAnswerKind, detail: impl Into<String>) -> BadAnswer {
+        BadAnswer { kind, detail: detail.into() }
+    }
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(rename = "type")]
+    kind: Option<&'a str>,
+    id: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct StepFields<'a> {
+    to_move: Vec<u8>,
+    #[serde(borrow, default)]
+    legal_moves: Option<[Vec<&'a RawValue>; 2]>,
+    #[serde(borrow)]
+    views: [&'a RawValue; 2],
+    scores: [i64; 2],
+    #[serde(default)]
+    result: Option<ResultField>,
+    #[serde(borrow, default)]
+    learned: Option<[&'a RawValue; 2]>,
+    #[serde(borrow, default)]
+    state: Option<&'a RawValue>,
+    #[serde(default)]
+    text: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ResultField {
+    winner: Option<u8>,
+}
+
+#[derive(Deserialize)]
+struct RefuseFields {
+    #[serde(default)]
+    param: Option<String>,
+    message: String,
+}
+
+/// Reads `line` as the answer to request `id` of `kind`. `moves` says
+/// whether the game's moves are hidden, which makes `learned` required
+/// after `apply`.
+pub fn parse_answer(
+    line: &[u8],
+    kind: GameRequestKind,
+    id: u64,
+    moves: Moves,
+) -> Result<Answer, BadAnswer> {
+    let envelope: Envelope<'_> = serde_json::from_slice(line).map_err(|error| {
+        BadAnswer::new(BadAnswerKind::NotJson, format!("not a JSON answer object: {error}"))
+    })?;
+    match envelope.id.map(|raw| serde_json::from_str::<u64>(raw.get())) {
+        Some(Ok(found)) if found == id => {}
+        Some(Ok(found)) => {
+            return Err(BadAnswer::new(
+                BadAnswerKind::WrongId,
+                format!("the answer's id is {found}, the request's is {id}"),
+            ));
+        }
+        Some(Err(_)) | None => {
+            return Err(BadAnswer::new(
+                BadAnswerKind::WrongId,
+                format!("the answer has no whole-number `id` (expected {id})"),
+            ));
+        }
+    }
+    let expected: &[&str] = match kind {
+        GameRequestKind::Hello => &["game"],
+        GameRequestKind::Init => &["step", "refuse"],
+        GameRequestKind::Apply => &["step"],
+    };
+    let found = envelope.kind.unwrap_or("");
+    if !expected.contains(&found) {
+        let wanted = expected.iter().map(|word| format!("`{word}`")).collect::<Vec<_>>();
+        return Err(BadAnswer::new(
+            BadAnswerKind::WrongType,
+            match envelope.kind {
+                Some(found) => format!(
+                    "a `{}` request is answered with {}, not `{found}`",
+                    kind.as_str(),
+                    wanted.join(" or ")
+                ),
+                None => format!("the answer has no `type` (expected {})", wanted.join(" or ")),
+            },
+        ));
+    }
+    let malformed = |error: serde_path_to_error::Error<serde_json::Error>| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        let words = inner.to_string();
+        let position = format!(" at line {} column {}", inner.line(), inner.column());
+        let why = words.strip_suffix(&position).unwrap_or(&words).to_owned();
+        BadAnswer::new(
+            BadAnswerKind::Malformed,
+            match path.as_str() {
+                "" | "." => why,
+                _ => format!("`{path}`: {why}"),
+            },
+        )
+    };
+    let mut deserializer = serde_json::Deserializer::from_slice(line);
+    match found {
+        "game" => {
+            let mut value: serde_json::Value =
+                serde_json::from_slice(line).expect("parsed as an object above");
+            let object = value.as_object_mut().expect("an object");
+            object.remove("type");
+            object.remove("id");
+            Declaration::from_value(value)
+                .map(Answer::Game)
+                .map_err(|why| BadAnswer::new(BadAnswerKind::Malformed, why))
+        }
+        "refuse" => {
+            let fields: RefuseFields =
+                serde_path_to_error::deserialize(&mut deserializer).map_err(malformed)?;
+            Ok(Answer::Refuse(Refusal { param: fields.param, message: fields.message }))
+        }
+        _ => {
+            let fields: StepFields<'_> =
+                serde_path_to_error::deserialize(&mut deserializer).map_err(malformed)?;
+            step(fields, kind == GameRequestKind::Apply && moves == Moves::Hidden).map(Answer::Step)
+        }
+    }
+}
+
+/// A step from its fields, checked for contradictions.
+fn step(fields: StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswer> {
+    let contradiction = |detail: String| BadAnswer::new(BadAnswerKind::Contradiction, detail);
+    let to_move: &'static [Seat] = match fields.to_move.as_slice() {
+        [] => &[],
+        [1] => &[Seat::One],
+        [2] => &[Seat::Two],
+        [1, 2] => &Seat::BOTH,
+        other => {
+            return Err(BadAnswer::new(
+                BadAnswerKind::Malformed,
+                format!("`to_move` is {other:?}: it must be [], [1], [2] or [1, 2]"),
+            ));
+        }
+    };
+    let mut legal_moves = [Vec::new(), Vec::new()];
+    if let Some(lists) = fields.legal_moves {
+        for (seat, list) in Seat::BOTH.into_iter().zip(lists) {
+            legal_moves[seat.index()] = list
+                .into_iter()
+                .map(|raw| JsonMove::from_text(raw.get()).expect("a raw value is JSON"))
+                .collect();
+        }
+    }
+    for seat in Seat::BOTH {
+        let moving = to_move.contains(&seat);
+        let count = legal_moves[seat.index()].len();
+        if moving && count == 0 {
+            return Err(contradiction(format!(
+                "seat {seat} is to move but has no legal moves (`legal_moves[{}]` is empty)",
+                seat.index()
+            )));
+        }
+        if !moving && count > 0 {
+            return Err(contradiction(format!(
+                "seat {seat} is not to move but has {count} legal move{}",
+                if count == 1 { "" } else { "s" }
+            )));
+        }
+    }
+    let result = match fields.result {
+        Some(ResultField { winner: None }) => Some(Outcome::draw()),
+        Some(ResultField { winner: Some(number) }) => match Seat::from_number(number) {
+            Some(seat) => Some(Outcome::win(seat)),
+            None => {
+                return Err(BadAnswer::new(
+                    BadAnswerKind::Malformed,
+                    format!("`result.winner` is {number}: it must be 1, 2 or null"),
+                ));
+            }
+        },
+        None => None,
+    };
+    match (to_move.is_empty(), result.is_some()) {
+        (true, false) => {
+            return Err(contradiction(
+                "no seat is to move but there is no `result`: a finished game gives its result"
+                    .to_owned(),
+            ));
+        }
+        (false, true) => {
+            return Err(contradiction(format!(
+                "the step gives a result while seat {} is to move",
+                to_move[0]
+            )));
+        }
+        _ => {}
+    }
+    if learned_required && fields.learned.is_none() {
+        return Err(BadAnswer::new(
+            BadAnswerKind::Malformed,
+            "a game with hidden moves answers `apply` with `learned`: what each seat learns of the other's move (null for nothing)",
+        ));
+    }
+    let raw = |value: &RawValue| RawJson::compact(value.get());
+    Ok(Step {
+        to_move,
+        legal_moves,
+        views: fields.views.map(raw),
+        scores: fields.scores,
+        result,
+        learned: fields.learned.map(|learned| learned.map(raw)),
+        state: fields.state.filter(|state| state.get() != "null").map(raw),
+        text: fields.text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(line: &str, kind: GameRequestKind) -> Result<Answer, BadAnswer> {
+        parse_answer(line.as_bytes(), kind, 2, Moves::Public)
+    }
+
+    const STEP: &str = r#"{"type": "step", "id": 2, "to_move": [1], "legal_moves": [[0, 1], []], "views": [{"b": 1, "a": 2}, {"b": 1}], "scores": [0, 0], "note": "ignored"}"#;
+
+    #[test]
+    fn a_step_is_read_with_its_views_as_written() {
+        let Ok(Answer::Step(step)) = answer(STEP, GameRequestKind::Init) else { panic!() };
+        assert_eq!(step.to_move, &[Seat::One]);
+        assert_eq!(step.legal_moves[0].len(), 2);
+        assert_eq!(step.views[0].as_str(), r#"{"b":1,"a":2}"#);
+        assert_eq!(step.result, None);
+    }
+
+    #[test]
+    fn requests_are_written_as_documented() {
+        assert_eq!(hello_request(1), b"{\"type\":\"hello\",\"id\":1,\"protocol\":1}\n");
+        assert_eq!(
+            init_request(2, r#"{"rows":6}"#, 7),
+            b"{\"type\":\"init\",\"id\":2,\"params\":{\"rows\":6},\"seed\":7}\n"
+        );
+        let moves = [
+            Played { seat: Seat::One, mv: JsonMove::from_text("3").unwrap() },
+            Played { seat: Seat::Two, mv: JsonMove::from_text(r#"{"bid": [2, 5]}"#).unwrap() },
+        ];
+        assert_eq!(
+            String::from_utf8(apply_request(3, &moves)).unwrap(),
+            "{\"type\":\"apply\",\"id\":3,\"moves\":[{\"seat\":1,\"move\":3},{\"seat\":2,\"move\":{\"bid\":[2,5]}}]}\n"
+        );
+    }
+
+    #[test]
+    fn contradictions_and_bad_shapes_are_named() {
+        let kind = |line: &str| answer(line, GameRequestKind::Apply).unwrap_err().kind;
+        let patched = |from: &str, to: &str| STEP.replace(from, to);
+        assert_eq!(kind(&patched("[[0, 1], []]", "[[], []]")), BadAnswerKind::Contradiction);
+        assert_eq!(kind(&patched("[[0, 1], []]", "[[0], [1]]")), BadAnswerKind::Contradiction);
+        assert_eq!(
+            kind(&patched(r#""to_move": [1]"#, r#""to_move": []"#)),
+            BadAnswerKind::Contradiction
+        );
+        assert_eq!(
+            kind(&patched(r#""scores""#, r#""result": {"winner": 1}, "scores""#)),
+            BadAnswerKind::Contradiction
+        );
+        assert_eq!(kind(&patched(r#", {"b": 1}]"#, "]")), BadAnswerKind::Malformed);
+        assert_eq!(kind(&patched(r#""id": 2"#, r#""id": 3"#)), BadAnswerKind::WrongId);
+        assert_eq!(kind(&patched(r#""step""#, r#""game""#)), BadAnswerKind::WrongType);
+        assert_eq!(kind("debug output"), BadAnswerKind::NotJson);
+        let missing =
+            answer(&patched(r#""views""#, r#""view""#), GameRequestKind::Apply).unwrap_err();
+        assert!(missing.detail.contains("views"), "{}", missing.detail);
+        let hidden = parse_answer(STEP.as_bytes(), GameRequestKind::Apply, 2, Moves::Hidden);
+        assert!(hidden.unwrap_err().detail.contains("learned"));
+        let over = r#"{"type":"step","id":2,"to_move":[],"views":[1,2],"scores":[3,1],"result":{"winner":null}}"#;
+        let Ok(Answer::Step(step)) = answer(over, GameRequestKind::Apply) else { panic!() };
+        assert_eq!(step.result, Some(Outcome::draw()));
+    }
+
+    #[test]
+    fn a_refusal_names_its_parameter() {
+        let refused = answer(
+            r#"{"type":"refuse","id":2,"param":"rows","message":"must be even"}"#,
+            GameRequestKind::Init,
+        );
+        let Ok(Answer::Refuse(refusal)) = refused else { panic!("{refused:?}") };
+        assert_eq!(refusal.to_string(), "parameter `rows`: must be even");
+        assert!(
+            answer(r#"{"type":"refuse","id":2,"message":"no"}"#, GameRequestKind::Apply).is_err()
+        );
+    }
+}

@@ -1,0 +1,254 @@
+//! One step's exchanges with the bots: the requests written, the replies
+//! read under their deadlines and parsed, and what each came to (a reply,
+//! or the forfeit that stands for it).
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::forfeit::{Activity, BankLeft, Crash, Ending, Request, Stall, Timeout};
+use super::process::{BotProcess, Failure};
+use super::{Bot, Forfeit};
+use crate::games::Seat;
+use crate::protocol::{Reply, parse_reply};
+
+/// Longest offending line kept in a forfeit record.
+const OFFENDING_LINE_CHARS: usize = 300;
+
+/// The wait without a time limit: longer than any game or debugging
+/// session, and short enough that no clock overflows.
+const NO_LIMIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
+/// One seat's part of an exchange: the request to send, and where it got to.
+pub(super) struct Exchange<M> {
+    pub(super) seat: Seat,
+    /// What the request is (its kind, id and turn).
+    pub(super) asked: Request,
+    pub(super) request: Vec<u8>,
+    /// The time for the reply.
+    pub(super) limit: TimeLimit,
+    /// This game's `start`, when it goes out just before the request; its
+    /// `ready` is then read before the reply.
+    pub(super) start: Option<Start>,
+    pub(super) phase: Phase<M>,
+}
+
+/// Where an exchange is. It only moves forward: `Unsent`, then `Sent` and
+/// `Answered`, or `Undelivered` when the request could not go out.
+pub(super) enum Phase<M> {
+    /// The request has not been written yet.
+    Unsent,
+    /// The request went out at `sent_at`; its reply is awaited.
+    Sent { sent_at: Instant },
+    /// The bot was not running (no `sent_at`) or its input failed: no reply
+    /// is read.
+    Undelivered { sent_at: Option<Instant>, forfeit: Forfeit },
+    /// The reply came, or what stands for it (a timeout, a crash).
+    Answered(Answer<M>),
+}
+
+/// What an exchange whose request went out came to.
+pub(super) struct Answer<M> {
+    pub(super) sent_at: Instant,
+    /// The `ready` to a `start` sent with the request: the line as
+    /// received, when, and the name it gave. The reply's clock starts at it.
+    pub(super) ready: Option<(Vec<u8>, Instant, Option<String>)>,
+    /// The reply line as received, and when; none if no line came.
+    pub(super) received: Option<(Vec<u8>, Instant)>,
+    pub(super) reply: Result<Reply<M>, Forfeit>,
+}
+
+/// A `start` line and its id.
+pub(super) struct Start {
+    pub(super) id: u64,
+    pub(super) line: Vec<u8>,
+}
+
+/// The time a bot has for one reply.
+#[derive(Clone, Copy)]
+pub(super) struct TimeLimit {
+    /// What the bot is told it has.
+    pub(super) allowed: Duration,
+    /// How long the referee waits: `allowed` and the leeway (`None`: no
+    /// limit).
+    pub(super) wait: Option<Duration>,
+    /// When `allowed` is all that is left of a game clock's bank.
+    pub(super) bank: Option<BankLeft>,
+}
+
+impl TimeLimit {
+    /// The moment the referee stops waiting, counted from `from`.
+    pub(super) fn deadline(&self, from: Instant) -> Instant {
+        from + self.wait.unwrap_or(NO_LIMIT)
+    }
+}
+
+impl<M> Exchange<M> {
+    pub(super) fn new(
+        seat: Seat,
+        asked: Request,
+        request: Vec<u8>,
+        limit: TimeLimit,
+    ) -> Exchange<M> {
+        Exchange { seat, asked, request, limit, start: None, phase: Phase::Unsent }
+    }
+
+    /// The request a failure to deliver belongs to: the `start` that goes
+    /// out first, if there is one.
+    pub(super) fn first_request(&self) -> Request {
+        self.start.as_ref().map_or(self.asked, |start| Request::start(start.id))
+    }
+
+    /// When the request went out, if it did.
+    pub(super) fn sent_at(&self) -> Option<Instant> {
+        match &self.phase {
+            Phase::Unsent => None,
+            Phase::Sent { sent_at } => Some(*sent_at),
+            Phase::Undelivered { sent_at, .. } => *sent_at,
+            Phase::Answered(answer) => Some(answer.sent_at),
+        }
+    }
+}
+
+impl<M> Answer<M> {
+    /// From the reply's clock starting (the request going out, or the
+    /// `ready` coming in if a `start` went with it) to the reply coming in.
+    pub(super) fn think_time(&self) -> Duration {
+        let clock_from = self.ready.as_ref().map_or(self.sent_at, |(_, at, _)| *at);
+        self.received.as_ref().map_or(Duration::ZERO, |(_, at)| at.duration_since(clock_from))
+    }
+}
+
+pub(super) fn trim_newline(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\n").unwrap_or(line)
+}
+
+/// Writes one exchange's request, recording when it went out or the failure.
+pub(super) async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>) {
+    let Some(exchange) = exchange else { return };
+    let Some(process) = bot.process() else {
+        let crash = Crash {
+            ending: Ending::NotRunning,
+            status: None,
+            limit: None,
+            stderr_tail: Vec::new(),
+        };
+        exchange.phase = Phase::Undelivered {
+            sent_at: None,
+            forfeit: Forfeit::crashed(exchange.first_request(), crash, None),
+        };
+        return;
+    };
+    let sent_at = Instant::now();
+    if let Some(start) = &exchange.start {
+        process.queue(&start.line);
+    }
+    exchange.phase = match process.send(&exchange.request, exchange.limit.deadline(sent_at)).await {
+        Ok(()) => Phase::Sent { sent_at },
+        Err(failure) => Phase::Undelivered {
+            sent_at: Some(sent_at),
+            forfeit: forfeit_from(
+                failure,
+                exchange.first_request(),
+                exchange.limit,
+                &[],
+                Activity::Unknown,
+            ),
+        },
+    };
+}
+
+/// Reads one exchange's reply (if its request went out) and parses it;
+/// first the `ready` to a `start` sent with the request, if there was one
+/// (with `startup` for it).
+pub(super) async fn receive<M: serde::de::DeserializeOwned>(
+    bot: &mut Bot,
+    exchange: &mut Option<Exchange<M>>,
+    startup: TimeLimit,
+) {
+    let Some(exchange) = exchange else { return };
+    let Phase::Sent { sent_at } = exchange.phase else { return };
+    let process = bot.process().expect("a bot that was sent a request runs");
+    let mut ready = None;
+    if let Some(start) = &exchange.start {
+        let deadline = startup.deadline(sent_at);
+        let asked = Asked { request: Request::start(start.id), limit: startup };
+        match read_reply::<M>(process, deadline, asked).await {
+            (Some((line, received_at)), Ok(Reply::Ready { name })) => {
+                ready = Some((line, received_at, name));
+            }
+            (received, reply) => {
+                exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
+                return;
+            }
+        }
+    }
+    let clock_from = ready.as_ref().map_or(sent_at, |(_, received_at, _)| *received_at);
+    let asked = Asked { request: exchange.asked, limit: exchange.limit };
+    let (received, reply) = read_reply(process, exchange.limit.deadline(clock_from), asked).await;
+    exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
+}
+
+/// What a reply answers, and the time the bot had for it.
+#[derive(Clone, Copy)]
+struct Asked {
+    request: Request,
+    limit: TimeLimit,
+}
+
+/// Reads the reply asked for before `deadline`: the line as received and
+/// when (if a line came), and the reply or the forfeit it makes.
+async fn read_reply<M: serde::de::DeserializeOwned>(
+    process: &mut BotProcess,
+    deadline: Instant,
+    asked: Asked,
+) -> (Option<(Vec<u8>, Instant)>, Result<Reply<M>, Forfeit>) {
+    let request = asked.request;
+    match process.receive(deadline).await {
+        Ok(line) => {
+            let received_at = Instant::now();
+            let reply = parse_reply::<M>(line, request.answer, request.id)
+                .map_err(|bad| Forfeit::refused(request, bad, cut(line)));
+            (Some((line.to_vec(), received_at)), reply)
+        }
+        Err(failure) => {
+            let bot_was = process.activity();
+            let forfeit =
+                forfeit_from(failure, request, asked.limit, process.partial_line(), bot_was);
+            (None, Err(forfeit))
+        }
+    }
+}
+
+/// The forfeit a failure to exchange with a bot makes: `limit` is the
+/// time the bot had for `request`, `partial` what arrived of a reply
+/// without its newline, `bot_was` what the bot was doing when it failed.
+fn forfeit_from(
+    failure: Failure,
+    request: Request,
+    limit: TimeLimit,
+    partial: &[u8],
+    bot_was: Activity,
+) -> Forfeit {
+    let line = (!partial.is_empty()).then(|| cut(partial));
+    let timeout = |stall| {
+        let timeout = Timeout { allowed: limit.allowed, bank: limit.bank, stall };
+        Forfeit::timed_out(request, timeout, line.clone())
+    };
+    match failure {
+        Failure::NoLine => timeout(Stall::NoLine { partial_bytes: partial.len(), bot_was }),
+        Failure::InputNotRead => timeout(Stall::InputNotRead),
+        Failure::Crash(crash) => Forfeit::crashed(request, crash, line),
+        Failure::LineTooLong { limit } => Forfeit::overlong(request, limit, line),
+    }
+}
+
+/// A line cut to a readable length for reports.
+pub(super) fn cut(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    if text.chars().count() <= OFFENDING_LINE_CHARS {
+        return text.into_owned();
+    }
+    let kept: String = text.chars().take(OFFENDING_LINE_CHARS).collect();
+    format!("{kept}… ({} bytes in all)", line.len())
+}

@@ -1,0 +1,131 @@
+//! A game program's fault: what it failed to answer, how, and what it sent.
+//! A fault voids the game it happened in and is never charged to a bot.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::protocol::game::{BadAnswer, GameRequestKind, Refusal};
+use crate::referee::forfeit::{Crash, Stall};
+
+/// A request to a game program: its kind, its id, and for `apply` the
+/// turn it plays (from 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameRequest {
+    pub kind: GameRequestKind,
+    pub id: u64,
+    pub turn: Option<u32>,
+}
+
+impl fmt::Display for GameRequest {
+    /// "init request 2", "apply request 9 (turn 7)".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} request {}", self.kind.as_str(), self.id)?;
+        match self.turn {
+            Some(turn) => write!(f, " (turn {turn})"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What went wrong, as values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FaultCause {
+    /// The program could not be started at all.
+    NotStarted(String),
+    /// No answer in time, or the request could not be written.
+    Timeout { limit: Duration, stall: Stall },
+    /// The program ended or closed a pipe.
+    Crash(Crash),
+    /// A line longer than `limit` bytes.
+    LineTooLong { limit: usize },
+    /// An answer that is not one: its kind says why.
+    BadAnswer(BadAnswer),
+    /// `init` refused parameters arena had checked against the game's own
+    /// declaration, or `apply` was answered with a refusal.
+    Refused(Refusal),
+    /// The game went on past the turns it declared.
+    TooLong { max_turns: u32 },
+    /// The same moves from the same setup got another answer than in an
+    /// earlier game.
+    Inconsistent { field: &'static str },
+}
+
+/// A game program that failed a request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameFault {
+    /// The program, as a user would type its command.
+    pub program: String,
+    pub request: GameRequest,
+    pub cause: FaultCause,
+    /// The request as sent, cut for reports.
+    pub request_line: String,
+    /// The answer (or the part of one) that arrived, cut for reports.
+    pub answer: Option<String>,
+}
+
+impl fmt::Display for FaultCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FaultCause::NotStarted(why) => write!(f, "could not be started: {why}"),
+            FaultCause::Timeout { limit, stall } => {
+                let within = format!("within {} ms", limit.as_millis());
+                match stall {
+                    Stall::InputNotRead => {
+                        write!(f, "did not read its input {within}")
+                    }
+                    Stall::NoLine { partial_bytes: 0, .. } => {
+                        write!(f, "did not answer {within}")
+                    }
+                    Stall::NoLine { partial_bytes, .. } => write!(
+                        f,
+                        "did not answer {within} ({partial_bytes} bytes came without a newline: flush after every line)"
+                    ),
+                }
+            }
+            // Written with its request by `GameFault`'s own words.
+            FaultCause::Crash(crash) => f.write_str(&crash.detail(&"a request", true)),
+            FaultCause::LineTooLong { limit } => {
+                write!(f, "answered with a line longer than {limit} bytes")
+            }
+            FaultCause::BadAnswer(bad) => write!(f, "answered wrongly: {}", bad.detail),
+            FaultCause::Refused(refusal) => write!(f, "refused: {refusal}"),
+            FaultCause::TooLong { max_turns } => {
+                write!(f, "went on past the {max_turns} turns it declares as its most")
+            }
+            FaultCause::Inconsistent { field } => write!(
+                f,
+                "answered the same moves from the same setup differently than in an earlier game (`{field}` differs): the game is not deterministic"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for GameFault {
+    /// "the game program `python3 game.py` did not answer within 5000 ms
+    /// (apply request 9, turn 7)".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.cause {
+            FaultCause::Crash(crash) => {
+                write!(
+                    f,
+                    "the game program `{}` {}",
+                    self.program,
+                    crash.detail(&self.request, true)
+                )
+            }
+            cause => write!(f, "the game program `{}` {cause} ({})", self.program, self.request),
+        }
+    }
+}
+
+impl GameFault {
+    /// The fault in words with the request and the answer quoted, for
+    /// logs and `arena check-game`.
+    pub fn detail(&self) -> String {
+        let mut detail = format!("{self}; request: {}", self.request_line);
+        if let Some(answer) = &self.answer {
+            detail.push_str(&format!("; answer: {answer}"));
+        }
+        detail
+    }
+}

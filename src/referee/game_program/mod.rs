@@ -1,0 +1,538 @@
+//! A game written as a program, played through the game protocol
+//! (game-protocol.md): its process, started like a bot's and in the same
+//! sandbox ([`BotCommand`], [`BotProcess`]), kept from game to game; its
+//! requests and answers under a time limit; and the [`Table`] over its
+//! answers, through which the referee plays it as it plays a built-in game.
+//!
+//! The program never learns which bot sits where: it is sent parameters,
+//! a seed and the moves of each turn, each move its own entry of the legal
+//! moves it listed. Its time is its own: no bot's clock runs while it
+//! answers. Anything it gets wrong is a [`GameFault`]: the process is
+//! stopped (the next game starts a fresh one) and the game is void.
+
+mod fault;
+
+use std::borrow::Cow;
+use std::hash::{Hash, Hasher};
+use std::time::Duration;
+
+use serde_json::value::RawValue;
+use tokio::time::Instant;
+
+pub use fault::{FaultCause, GameFault, GameRequest};
+
+use super::process::Failure;
+use super::table::{Rules, Table};
+use super::{BotCommand, BotProcess, LogPath, Stopped};
+use crate::games::program::{Declaration, JsonMove, Moves, ProgramGame};
+use crate::games::{GameSetup, Outcome, Played, Seat};
+use crate::protocol::game::{
+    Answer, GameRequestKind, Refusal, Step, apply_request, hello_request, init_request,
+    parse_answer,
+};
+
+/// Longest line a game program may answer with: a step holds both views
+/// and the legal moves, so it may be far longer than a bot's reply.
+pub const GAME_LINE_LIMIT: usize = 64 << 20;
+
+/// Longest request or answer quoted in a fault.
+const QUOTED_CHARS: usize = 300;
+
+/// How a game program is run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramSettings {
+    /// Time for each answer (a new process's start included).
+    pub timeout: Duration,
+    /// Largest stderr log kept per game.
+    pub stderr_cap: u64,
+    /// How long the program may take to exit once its input is closed.
+    pub exit_grace: Duration,
+}
+
+impl Default for ProgramSettings {
+    fn default() -> ProgramSettings {
+        ProgramSettings {
+            timeout: Duration::from_secs(5),
+            stderr_cap: 1024 * 1024,
+            exit_grace: Duration::from_millis(200),
+        }
+    }
+}
+
+/// The command that runs `game`, as a bot's runs: the program's `argv` in
+/// its `dir`, no environment of its own, not yet put in a sandbox.
+pub fn command_of(game: &ProgramGame) -> BotCommand {
+    BotCommand { argv: game.argv.clone(), dir: game.dir.clone(), env: Vec::new(), sandbox: None }
+}
+
+/// One exchange with the program: the request, its answer and the time
+/// it took.
+#[derive(Clone, Debug)]
+pub struct Exchanged {
+    pub request: GameRequest,
+    pub request_line: Vec<u8>,
+    pub answer: Answer,
+    /// The answer's line, as it came.
+    pub line: Vec<u8>,
+    pub took: Duration,
+}
+
+/// A game program: its command, what it declared, and its process
+/// between requests.
+pub struct GameProgram {
+    command: BotCommand,
+    moves: Moves,
+    max_turns: u32,
+    settings: ProgramSettings,
+    process: Option<BotProcess>,
+    next_id: u64,
+    log: Option<LogPath>,
+    memo: Memo,
+}
+
+impl GameProgram {
+    /// The program `command` runs, not yet asked anything (for `hello`).
+    pub fn new(command: BotCommand, settings: ProgramSettings) -> GameProgram {
+        GameProgram {
+            command,
+            moves: Moves::Public,
+            max_turns: crate::games::program::MAX_TURNS,
+            settings,
+            process: None,
+            next_id: 1,
+            log: None,
+            memo: Memo::default(),
+        }
+    }
+
+    /// The program of `game` (whose declaration it made), run by `command`.
+    pub fn of(game: &ProgramGame, command: BotCommand, settings: ProgramSettings) -> GameProgram {
+        let mut program = GameProgram::new(command, settings);
+        program.declared(&game.declaration);
+        program
+    }
+
+    fn declared(&mut self, declaration: &Declaration) {
+        self.moves = declaration.moves;
+        self.max_turns = declaration.max_turns;
+    }
+
+    /// The command as a user would type it.
+    pub fn display(&self) -> String {
+        self.command.display()
+    }
+
+    /// Sends the program's stderr to `log` from now on (`None`: discard).
+    pub fn log_stderr_to(&mut self, log: Option<LogPath>) {
+        if let Some(process) = &self.process {
+            process.log_stderr_to(log.as_ref());
+        }
+        self.log = log;
+    }
+
+    /// The running process's pid.
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().and_then(BotProcess::pid)
+    }
+
+    /// Asks the program to describe itself.
+    pub async fn hello(&mut self) -> Result<Declaration, GameFault> {
+        let exchanged = self.exchange(GameRequestKind::Hello, None, hello_request).await?;
+        match exchanged.answer {
+            Answer::Game(declaration) => {
+                self.declared(&declaration);
+                Ok(declaration)
+            }
+            _ => unreachable!("a `hello` is answered with `game` or refused by the parser"),
+        }
+    }
+
+    /// Sets up a game: its first step, or the program's refusal of the
+    /// parameters (as the exchange's answer).
+    pub async fn init(&mut self, params_json: &str, seed: u64) -> Result<Exchanged, GameFault> {
+        self.exchange(GameRequestKind::Init, None, |id| init_request(id, params_json, seed)).await
+    }
+
+    /// Whether the program sets up a game of `setup` (from seed 0): its
+    /// refusal of the parameters, if it refuses them. What arena checks
+    /// once where parameters are read, so that a run never starts with
+    /// parameters its game will refuse.
+    pub async fn refusal(&mut self, setup: &GameSetup) -> Result<Option<Refusal>, GameFault> {
+        let exchanged = self.init(setup.params_json(), 0).await?;
+        Ok(match exchanged.answer {
+            Answer::Refuse(refusal) => Some(refusal),
+            _ => None,
+        })
+    }
+
+    /// Plays turn `turn` (from 1): `moves` in seat order.
+    pub async fn apply(
+        &mut self,
+        moves: &[Played<JsonMove>],
+        turn: u32,
+    ) -> Result<Exchanged, GameFault> {
+        self.exchange(GameRequestKind::Apply, Some(turn), |id| apply_request(id, moves)).await
+    }
+
+    /// Sends one request (made by `request` from its id) and reads its
+    /// answer, under the time limit. Any failure stops the process.
+    pub async fn exchange(
+        &mut self,
+        kind: GameRequestKind,
+        turn: Option<u32>,
+        request: impl FnOnce(u64) -> Vec<u8>,
+    ) -> Result<Exchanged, GameFault> {
+        let result = self.try_exchange(kind, turn, request).await;
+        if result.is_err() {
+            self.stop().await;
+        }
+        result
+    }
+
+    async fn try_exchange(
+        &mut self,
+        kind: GameRequestKind,
+        turn: Option<u32>,
+        request: impl FnOnce(u64) -> Vec<u8>,
+    ) -> Result<Exchanged, GameFault> {
+        if self.process.is_none() {
+            let process =
+                BotProcess::spawn(&self.command, GAME_LINE_LIMIT, self.settings.stderr_cap)
+                    .map_err(|error| {
+                        let asked = GameRequest { kind, id: self.next_id, turn };
+                        self.fault(asked, &[], FaultCause::NotStarted(error.to_string()), None)
+                    })?;
+            process.log_stderr_to(self.log.as_ref());
+            self.process = Some(process);
+            self.next_id = 1;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let asked = GameRequest { kind, id, turn };
+        let line = request(id);
+        let limit = self.settings.timeout;
+        let process = self.process.as_mut().expect("started above");
+        let started = Instant::now();
+        let deadline = started + limit;
+        let received = match process.send(&line, deadline).await {
+            Ok(()) => process.receive(deadline).await.map(<[u8]>::to_vec),
+            Err(failure) => Err(failure),
+        };
+        let took = started.elapsed();
+        let answer_line = match received {
+            Ok(answer) => answer,
+            Err(failure) => {
+                let partial = process.partial_line().to_vec();
+                let bot_was = process.activity();
+                let cause = match failure {
+                    Failure::NoLine => FaultCause::Timeout {
+                        limit,
+                        stall: super::Stall::NoLine { partial_bytes: partial.len(), bot_was },
+                    },
+                    Failure::InputNotRead => {
+                        FaultCause::Timeout { limit, stall: super::Stall::InputNotRead }
+                    }
+                    Failure::Crash(crash) => FaultCause::Crash(crash),
+                    Failure::LineTooLong { limit } => FaultCause::LineTooLong { limit },
+                };
+                let partial = (!partial.is_empty()).then_some(partial);
+                return Err(self.fault(asked, &line, cause, partial.as_deref()));
+            }
+        };
+        match parse_answer(&answer_line, kind, id, self.moves) {
+            Ok(Answer::Refuse(refusal)) if kind == GameRequestKind::Apply => {
+                Err(self.fault(asked, &line, FaultCause::Refused(refusal), Some(&answer_line)))
+            }
+            Ok(answer) => Ok(Exchanged {
+                request: asked,
+                request_line: line,
+                answer,
+                line: answer_line,
+                took,
+            }),
+            Err(bad) => {
+                Err(self.fault(asked, &line, FaultCause::BadAnswer(bad), Some(&answer_line)))
+            }
+        }
+    }
+
+    /// A fault of this program.
+    fn fault(
+        &self,
+        request: GameRequest,
+        request_line: &[u8],
+        cause: FaultCause,
+        answer: Option<&[u8]>,
+    ) -> GameFault {
+        GameFault {
+            program: self.display(),
+            request,
+            cause,
+            request_line: quote(request_line),
+            answer: answer.map(quote),
+        }
+    }
+
+    /// Ends the process (input closed, a grace period, then killed). The
+    /// next request starts a new one.
+    pub async fn stop(&mut self) -> Option<Stopped> {
+        let process = self.process.take()?;
+        Some(process.stop(self.settings.exit_grace).await)
+    }
+}
+
+/// A request or answer made printable and cut to a readable length.
+fn quote(line: &[u8]) -> String {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let text = String::from_utf8_lossy(line);
+    let text = crate::printable::printable(&text);
+    if text.chars().count() <= QUOTED_CHARS {
+        return text.into_owned();
+    }
+    let kept: String = text.chars().take(QUOTED_CHARS).collect();
+    format!("{kept}… ({} bytes in all)", line.len())
+}
+
+/// The answers of the last game set up, to compare the next game of the
+/// same setup with (in a tournament, the same setup with the seats
+/// swapped): as long as it is sent the same requests, a deterministic
+/// game answers the same.
+#[derive(Default)]
+struct Memo {
+    /// The setup of the game being recorded, and its exchanges so far.
+    recording: (u64, Vec<Exchange>),
+    /// An earlier game of the same setup, while the current one has been
+    /// sent the same requests.
+    earlier: Option<Vec<Exchange>>,
+}
+
+/// One exchange, hashed: the request (without its id), and each field of
+/// the step that answered it.
+#[derive(Clone, PartialEq)]
+struct Exchange {
+    request: u64,
+    fields: [(&'static str, u64); 8],
+}
+
+impl Memo {
+    /// A game of setup `key` begins.
+    fn begin(&mut self, key: u64) {
+        let (last_key, last) = std::mem::take(&mut self.recording);
+        self.earlier = (last_key == key && !last.is_empty()).then_some(last);
+        self.recording = (key, Vec::new());
+    }
+
+    /// Notes an exchange of the current game; the field that differs from
+    /// the earlier game's answer to the same request, if one does.
+    fn note(&mut self, request: &[u8], step: &Step) -> Option<&'static str> {
+        let exchange = Exchange { request: hash(request), fields: step_hashes(step) };
+        let turn = self.recording.1.len();
+        let mut differs = None;
+        if let Some(earlier) = &self.earlier {
+            match earlier.get(turn) {
+                Some(before) if before.request == exchange.request => {
+                    differs = before
+                        .fields
+                        .iter()
+                        .zip(&exchange.fields)
+                        .find(|(before, now)| before != now)
+                        .map(|(before, _)| before.0);
+                }
+                // Other moves from here on: nothing to compare.
+                _ => self.earlier = None,
+            }
+        }
+        self.recording.1.push(exchange);
+        differs
+    }
+}
+
+fn hash(value: impl Hash) -> u64 {
+    let mut hasher = siphasher::sip::SipHasher13::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// A request line without its id: `{"type":"apply","id":7,` is cut to the
+/// rest, so requests of two games compare.
+fn without_id(line: &[u8]) -> &[u8] {
+    let after_id = line.iter().position(|&byte| byte == b',').map_or(0, |comma| comma + 1);
+    let rest = &line[after_id..];
+    let next = rest.iter().position(|&byte| byte == b',').map_or(0, |comma| comma + 1);
+    &rest[next..]
+}
+
+fn step_hashes(step: &Step) -> [(&'static str, u64); 8] {
+    [
+        ("to_move", hash(step.to_move)),
+        (
+            "legal_moves",
+            hash(
+                step.legal_moves
+                    .each_ref()
+                    .map(|list| list.iter().map(|mv| mv.raw().as_str()).collect::<Vec<_>>()),
+            ),
+        ),
+        ("views", hash(&step.views)),
+        ("scores", hash(step.scores)),
+        ("result", hash(step.result.map(|outcome| outcome.winner))),
+        ("learned", hash(&step.learned)),
+        ("state", hash(&step.state)),
+        ("text", hash(&step.text)),
+    ]
+}
+
+impl Rules for GameProgram {
+    type Move = JsonMove;
+    type Table<'r> = ProgramTable<'r>;
+
+    fn log_stderr_to(&mut self, log: Option<&LogPath>) {
+        GameProgram::log_stderr_to(self, log.cloned());
+    }
+
+    async fn stop(&mut self) {
+        GameProgram::stop(self).await;
+    }
+
+    async fn set_up<'r>(
+        &'r mut self,
+        setup: &GameSetup,
+        seed: u64,
+    ) -> Result<ProgramTable<'r>, GameFault> {
+        self.memo.begin(hash((setup.params_json(), seed)));
+        let exchanged = self.init(setup.params_json(), seed).await?;
+        let step = match exchanged.answer {
+            Answer::Step(step) => step,
+            Answer::Refuse(refusal) => {
+                let fault = self.fault(
+                    exchanged.request,
+                    &exchanged.request_line,
+                    FaultCause::Refused(refusal),
+                    Some(&exchanged.line),
+                );
+                self.stop().await;
+                return Err(fault);
+            }
+            Answer::Game(_) => unreachable!("an `init` is not answered with `game`"),
+        };
+        let mut table = ProgramTable { program: self, step, answer: Vec::new(), turn: 0 };
+        table.took(exchanged.request, exchanged.request_line, exchanged.line).await?;
+        Ok(table)
+    }
+}
+
+/// A game program's game in play: its last step.
+pub struct ProgramTable<'r> {
+    program: &'r mut GameProgram,
+    step: Step,
+    /// The answer that made the step, as it came.
+    answer: Vec<u8>,
+    /// Turns played.
+    turn: u32,
+}
+
+impl ProgramTable<'_> {
+    /// Takes the step just answered: checks it against the earlier game of
+    /// the same setup and the declared length, and keeps its answer.
+    async fn took(
+        &mut self,
+        request: GameRequest,
+        request_line: Vec<u8>,
+        answer: Vec<u8>,
+    ) -> Result<(), GameFault> {
+        let program = &mut *self.program;
+        let cause = match program.memo.note(without_id(&request_line), &self.step) {
+            Some(field) => Some(FaultCause::Inconsistent { field }),
+            None if self.turn >= program.max_turns && !self.step.to_move.is_empty() => {
+                Some(FaultCause::TooLong { max_turns: program.max_turns })
+            }
+            None => None,
+        };
+        if let Some(cause) = cause {
+            let fault = program.fault(request, &request_line, cause, Some(&answer));
+            program.stop().await;
+            return Err(fault);
+        }
+        self.answer = answer;
+        Ok(())
+    }
+}
+
+impl Table for ProgramTable<'_> {
+    type Move = JsonMove;
+
+    fn to_move(&self) -> &'static [Seat] {
+        self.step.to_move
+    }
+
+    fn legal_moves(&self, seat: Seat) -> Cow<'_, [JsonMove]> {
+        Cow::Borrowed(&self.step.legal_moves[seat.index()])
+    }
+
+    fn accept(&self, seat: Seat, mv: JsonMove) -> Result<JsonMove, JsonMove> {
+        match self.step.legal_moves[seat.index()].iter().find(|legal| **legal == mv) {
+            Some(entry) => Ok(entry.clone()),
+            None => Err(mv),
+        }
+    }
+
+    fn write_view(&self, seat: Seat, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.step.views[seat.index()].as_str().as_bytes());
+    }
+
+    fn hidden_moves(&self) -> bool {
+        self.program.moves == Moves::Hidden
+    }
+
+    fn write_learned(&self, seat: Seat, out: &mut Vec<u8>) {
+        match &self.step.learned {
+            Some(learned) => out.extend_from_slice(learned[seat.index()].as_str().as_bytes()),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+
+    async fn apply(&mut self, moves: &[Played<JsonMove>]) -> Result<(), GameFault> {
+        let turn = self.turn + 1;
+        let exchanged = self.program.apply(moves, turn).await?;
+        let Answer::Step(step) = exchanged.answer else {
+            unreachable!("an `apply` is answered with a step or refused by the parser")
+        };
+        self.step = step;
+        self.turn = turn;
+        self.took(exchanged.request, exchanged.request_line, exchanged.line).await
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.step.result
+    }
+
+    fn scores(&self) -> [i64; 2] {
+        self.step.scores
+    }
+
+    fn state(&self) -> Box<RawValue> {
+        let state = self.step.state.as_ref().map_or("null", |state| state.as_str());
+        RawValue::from_string(state.to_owned()).expect("a step's state is JSON")
+    }
+
+    fn answer(&self) -> Option<&[u8]> {
+        Some(&self.answer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_compare_without_their_ids() {
+        assert_eq!(
+            without_id(br#"{"type":"apply","id":7,"moves":[{"seat":1,"move":3}]}"#),
+            without_id(br#"{"type":"apply","id":12,"moves":[{"seat":1,"move":3}]}"#)
+        );
+        assert_eq!(
+            without_id(br#"{"type":"init","id":2,"params":{},"seed":4}"#),
+            br#""params":{},"seed":4}"#
+        );
+    }
+}
