@@ -1,24 +1,32 @@
 //! A game told from its transcript, turn by turn, as the rule books tell a
 //! game: what `arena replay` prints and the leaderboard page steps through.
 //!
-//! The game is rebuilt from the header's game, seed and parameters (and
-//! checked against the header's initial state), then every `move` line is
-//! played onto it and told, followed by the forfeits and the result.
-//! Nothing is told unless the whole transcript replays, so a bad one gives
-//! just an error naming the line.
+//! The game is played again through the same [`Table`] interface the
+//! referee played it through: a built-in game is rebuilt from the header's
+//! game, seed and parameters (and checked against the header's initial
+//! state); a game program's is read from the steps the transcript kept of
+//! its answers ([`recorded`]), so no program is run. Every `move` line is
+//! played onto it and told (by the rules' narration, or by the program's
+//! own words, or as a readable view), followed by the forfeits and the
+//! result. Nothing is told unless the whole transcript replays, so a bad
+//! one gives just an error naming the line.
+
+mod recorded;
 
 use std::fmt::Display;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::games::narrate::{Narrate, player, tell_turns};
-use crate::games::{GameId, Seat, parse_params};
+use crate::games::narrate::{Narrate, player};
+use crate::games::{Game, GameId, Seat, parse_params};
 use crate::printable::printable;
 use crate::protocol::{ForfeitReason, PROTOCOL_VERSION, Played, ResultReason};
+use crate::referee::table::{Builtin, Table};
 use crate::referee::{GameOutcome, TimeControl};
 use crate::units::show_duration;
+use recorded::Recorded;
 
 /// What is wrong with a transcript, and on which line (from 1).
 #[derive(Debug)]
@@ -43,6 +51,8 @@ impl Display for LineError {
 struct Line {
     number: usize,
     value: Value,
+    /// The line as written: what keeps the order of an object's keys.
+    text: String,
 }
 
 impl Line {
@@ -68,8 +78,10 @@ struct Header {
     /// The protocol version its messages follow.
     protocol: Option<Value>,
     game: String,
+    /// The game program, for a game that is one.
+    game_program: Option<HeaderProgram>,
     seed: u64,
-    params: Map<String, Value>,
+    params: Box<serde_json::value::RawValue>,
     bots: Vec<HeaderBot>,
     /// Each seat's time control (absent in transcripts of earlier arenas).
     time_controls: Option<[TimeControl; 2]>,
@@ -89,6 +101,12 @@ struct MoveTime {
 }
 
 #[derive(Deserialize)]
+struct HeaderProgram {
+    title: String,
+    moves: crate::games::program::Moves,
+}
+
+#[derive(Deserialize)]
 struct HeaderBot {
     seat: Seat,
     name: String,
@@ -100,6 +118,12 @@ struct ForfeitEntry {
     reason: ForfeitReason,
     detail: String,
     line: Option<String>,
+}
+
+/// The game program's fault that voided the game.
+#[derive(Deserialize)]
+struct VoidEntry {
+    detail: String,
 }
 
 #[derive(Deserialize)]
@@ -123,7 +147,8 @@ pub fn tell(text: &str) -> Result<Vec<String>, LineError> {
             format!("expected the header, found a `{kind}` line"),
         ));
     }
-    let header: Header = first.parse("header")?;
+    let header: Header = serde_json::from_str(&first.text)
+        .map_err(|error| LineError::new(first.number, format!("not a valid header: {error}")))?;
     if header.protocol != Some(Value::from(PROTOCOL_VERSION)) {
         let theirs =
             header.protocol.as_ref().map_or("no protocol".to_owned(), |v| format!("protocol {v}"));
@@ -134,8 +159,116 @@ pub fn tell(text: &str) -> Result<Vec<String>, LineError> {
             ),
         ));
     }
+    if let Some(program) = &header.game_program {
+        let recorded = Recorded::read(program, &header.game, rest)?;
+        let params = crate::json::compact(header.params.get()).into_owned();
+        return Replay::new(first.number, header, recorded, params)?.tell(rest);
+    }
     let game: GameId = header.game.parse().map_err(|error| LineError::new(first.number, error))?;
-    crate::with_game!(game, G => Replay::<G>::new(first.number, header)?.tell(rest))
+    crate::with_game!(game, G => {
+        let (table, params) = built::<G>(first.number, &header)?;
+        Replay::new(first.number, header, table, params)?.tell(rest)
+    })
+}
+
+/// A built-in game as the header sets it up, checked against the header's
+/// initial state, and its parameters in full.
+fn built<G: Game>(line: usize, header: &Header) -> Result<(Builtin<G>, String), LineError> {
+    let given = serde_json::from_str(header.params.get())
+        .map_err(|error| LineError::new(line, format!("parameters: {error}")))?;
+    let params: G::Params = parse_params(given)
+        .map_err(|error| LineError::new(line, format!("parameters: {error}")))?;
+    let game = G::new(&params, header.seed);
+    let state = serde_json::to_value(&game).expect("game states serialize");
+    if state != header.state {
+        let theirs =
+            header.arena.as_ref().map_or("no version".to_owned(), |v| format!("arena {v}"));
+        return Err(LineError::new(
+            line,
+            format!(
+                "the initial state does not match the one this arena (version {}) sets up \
+                 for this game, seed and parameters: the transcript was written under other \
+                 rules or by another version (it names {theirs})",
+                env!("CARGO_PKG_VERSION")
+            ),
+        ));
+    }
+    let params = serde_json::to_string(&params).expect("parameters serialize");
+    Ok((Builtin(game), params))
+}
+
+/// A game a replay can tell: played through the [`Table`] interface, and
+/// told in words.
+trait Told: Table + Clone {
+    /// The name people read.
+    fn title(&self) -> String;
+
+    /// The position in words.
+    fn board(&self) -> Vec<String>;
+
+    /// What one turn did, from `before` to `after`.
+    fn tell_turn(before: &Self, moves: &[Played<Self::Move>], after: &Self) -> Vec<String>;
+}
+
+impl<G: Narrate> Told for Builtin<G> {
+    fn title(&self) -> String {
+        G::ID.title().to_owned()
+    }
+
+    fn board(&self) -> Vec<String> {
+        self.0.board()
+    }
+
+    fn tell_turn(before: &Self, moves: &[Played<G::Move>], after: &Self) -> Vec<String> {
+        G::narrate_turn(&before.0, moves, &after.0)
+    }
+}
+
+/// The result of a future that never waits: a recorded or built-in game
+/// answers at once.
+fn at_once<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut context) {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => unreachable!("a replayed game answers at once"),
+    }
+}
+
+/// Plays `moves` onto `game` turn by turn, calling `told` with each turn's
+/// place in `moves` and its lines. A turn is one move of each seat to move
+/// at its start, in seat order. Returns how many moves were applied; a
+/// trailing incomplete or refused turn is left unapplied.
+fn tell_turns<T: Told>(
+    game: &mut T,
+    moves: &[Played<T::Move>],
+    mut told: impl FnMut(std::ops::Range<usize>, Vec<String>),
+) -> usize {
+    let mut applied = 0;
+    while applied < moves.len() {
+        let size = game.to_move().len();
+        if size == 0 || applied + size > moves.len() {
+            break;
+        }
+        let turn = &moves[applied..applied + size];
+        let seats_in_turn =
+            turn.iter().map(|played| played.seat).eq(game.to_move().iter().copied());
+        let accepted: Option<Vec<Played<T::Move>>> = turn
+            .iter()
+            .map(|played| {
+                let mv = game.accept(played.seat, played.mv.clone()).ok()?;
+                Some(Played { seat: played.seat, mv })
+            })
+            .collect();
+        let (true, Some(accepted)) = (seats_in_turn, accepted) else { break };
+        let before = game.clone();
+        if at_once(game.apply(&accepted)).is_err() {
+            break;
+        }
+        told(applied..applied + size, T::tell_turn(&before, &accepted, game));
+        applied += size;
+    }
+    applied
 }
 
 /// The non-blank lines of `text`, each parsed as JSON.
@@ -145,7 +278,7 @@ fn json_lines(text: &str) -> Result<Vec<Line>, LineError> {
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(number, line)| {
             serde_json::from_str(line)
-                .map(|value| Line { number, value })
+                .map(|value| Line { number, value, text: line.to_owned() })
                 .map_err(|error| LineError::new(number, format!("not JSON: {error}")))
         })
         .collect()
@@ -159,16 +292,19 @@ struct Entries<M> {
     /// The time each of `moves` took, and left.
     move_times: Vec<MoveTime>,
     forfeits: Vec<ForfeitEntry>,
+    /// The game program's fault, when it voided the game.
+    void: Option<VoidEntry>,
     result: Option<(usize, ResultEntry)>,
 }
 
 impl<M: DeserializeOwned> Entries<M> {
-    fn sort(lines: &[Line], game: GameId) -> Result<Entries<M>, LineError> {
+    fn sort(lines: &[Line], game: &str) -> Result<Entries<M>, LineError> {
         let mut entries = Entries {
             moves: Vec::new(),
             move_lines: Vec::new(),
             move_times: Vec::new(),
             forfeits: Vec::new(),
+            void: None,
             result: None,
         };
         for line in lines {
@@ -179,6 +315,7 @@ impl<M: DeserializeOwned> Entries<M> {
                     entries.move_times.push(line.parse("move")?);
                 }
                 "forfeit" => entries.forfeits.push(line.parse("forfeit")?),
+                "void" => entries.void = Some(line.parse("void")?),
                 "result" if entries.result.is_some() => {
                     return Err(LineError::new(line.number, "a second result"));
                 }
@@ -193,8 +330,10 @@ impl<M: DeserializeOwned> Entries<M> {
 }
 
 /// One game being replayed.
-struct Replay<G> {
-    game: G,
+struct Replay<T> {
+    game: T,
+    /// The game's id.
+    id: String,
     seed: u64,
     /// The parameters in full, as JSON.
     params: String,
@@ -203,32 +342,16 @@ struct Replay<G> {
     time: Option<String>,
 }
 
-impl<G: Narrate> Replay<G> {
-    /// The game the header describes, checked against the header's state.
-    fn new(line: usize, header: Header) -> Result<Replay<G>, LineError> {
-        let params: G::Params = parse_params(header.params)
-            .map_err(|error| LineError::new(line, format!("parameters: {error}")))?;
-        let game = G::new(&params, header.seed);
-        let state = serde_json::to_value(&game).expect("game states serialize");
-        if state != header.state {
-            let theirs = header.arena.map_or("no version".to_owned(), |v| format!("arena {v}"));
-            return Err(LineError::new(
-                line,
-                format!(
-                    "the initial state does not match the one this arena (version {}) sets up \
-                     for this game, seed and parameters: the transcript was written under other \
-                     rules or by another version (it names {theirs})",
-                    env!("CARGO_PKG_VERSION")
-                ),
-            ));
-        }
+impl<T: Told> Replay<T> {
+    /// The game the header describes, set up as `game`; `params` are its
+    /// parameters as the opening shows them.
+    fn new(line: usize, header: Header, game: T, params: String) -> Result<Replay<T>, LineError> {
         let names = Seat::BOTH.map(|seat| {
             header.bots.iter().find(|bot| bot.seat == seat).map(|bot| bot.name.clone())
         });
         let [Some(first), Some(second)] = names else {
             return Err(LineError::new(line, "the header does not name a bot for each seat"));
         };
-        let params = serde_json::to_string(&params).expect("parameters serialize");
         let time = header.time_controls.map(|controls| {
             let mut time = match controls {
                 [first, second] if first == second => format!("Time: {first}"),
@@ -243,11 +366,18 @@ impl<G: Narrate> Replay<G> {
             }
             time
         });
-        Ok(Replay { game, seed: header.seed, params, names: [first, second], time })
+        Ok(Replay {
+            game,
+            seed: header.seed,
+            params,
+            names: [first, second],
+            time,
+            id: header.game,
+        })
     }
 
     fn tell(mut self, lines: &[Line]) -> Result<Vec<String>, LineError> {
-        let entries = Entries::<G::Move>::sort(lines, G::ID)?;
+        let entries = Entries::<T::Move>::sort(lines, &self.id)?;
         let mut story = self.opening();
         let applied = tell_turns(&mut self.game, &entries.moves, |moves, turn| {
             story.push(String::new());
@@ -258,7 +388,18 @@ impl<G: Narrate> Replay<G> {
                 story.extend(clock_line(played.seat, time));
             }
         });
-        story.extend(self.unplayed(&entries.moves[applied..], &entries.move_lines[applied..])?);
+        let unplayed = &entries.moves[applied..];
+        if let Some(void) = &entries.void {
+            // The game program failed: the moves it was not given are told
+            // as chosen, and no result stands.
+            story.push(String::new());
+            for played in unplayed {
+                story.push(format!("{} had chosen {}.", player(played.seat), show(&played.mv)));
+            }
+            story.push(format!("The game is void: {}", printable(&void.detail)));
+            return Ok(story);
+        }
+        story.extend(self.unplayed(unplayed, &entries.move_lines[applied..])?);
         for forfeit in &entries.forfeits {
             story.push(String::new());
             story.extend(self.forfeit(forfeit));
@@ -279,7 +420,7 @@ impl<G: Narrate> Replay<G> {
         let mut lines = vec![
             format!(
                 "{} — seed {} — Player 1: {first}, Player 2: {second}",
-                G::ID.title(),
+                self.game.title(),
                 self.seed
             ),
             format!("Parameters: {}", self.params),
@@ -294,13 +435,14 @@ impl<G: Narrate> Replay<G> {
     /// turn that a forfeit stopped, or else a move the rules refuse.
     fn unplayed(
         &self,
-        moves: &[Played<G::Move>],
+        moves: &[Played<T::Move>],
         lines: &[usize],
     ) -> Result<Vec<String>, LineError> {
         if moves.is_empty() {
             return Ok(Vec::new());
         }
-        let legal = |played: &Played<G::Move>| self.game.is_legal(played.seat, &played.mv);
+        let legal =
+            |played: &Played<T::Move>| self.game.accept(played.seat, played.mv.clone()).is_ok();
         if moves.len() < self.game.to_move().len() && moves.iter().all(legal) {
             let told = moves.iter().map(|played| {
                 format!(
@@ -315,26 +457,42 @@ impl<G: Narrate> Replay<G> {
         Err(LineError::new(lines[at], why))
     }
 
-    /// Which of `moves` the rules refuse first, played one after the other
-    /// from the current position, and why.
-    fn first_refused(&self, moves: &[Played<G::Move>]) -> (usize, String) {
+    /// Which of `moves` the rules refuse first, played turn by turn from
+    /// the current position, and why.
+    fn first_refused(&self, moves: &[Played<T::Move>]) -> (usize, String) {
         let mut game = self.game.clone();
-        for (at, Played { seat, mv }) in moves.iter().enumerate() {
-            let who = player(*seat);
-            if game.to_move().is_empty() {
+        let mut at = 0;
+        while at < moves.len() {
+            let seats = game.to_move();
+            if seats.is_empty() {
+                let Played { seat, mv } = &moves[at];
+                let who = player(*seat);
                 return (at, format!("{who}'s move {} comes after the end of the game", show(mv)));
             }
-            if !game.is_legal(*seat, mv) {
-                return (
-                    at,
-                    format!("{who}'s move {} is not a legal move at this point", show(mv)),
-                );
+            let mut turn = Vec::new();
+            for (offset, seat) in seats.iter().enumerate() {
+                let Some(Played { seat: mover, mv }) = moves.get(at + offset) else { break };
+                let who = player(*mover);
+                if mover != seat {
+                    return (at + offset, format!("{who}'s move {} is out of turn", show(mv)));
+                }
+                match game.accept(*seat, mv.clone()) {
+                    Ok(mv) => turn.push(Played { seat: *seat, mv }),
+                    Err(_) => {
+                        return (
+                            at + offset,
+                            format!("{who}'s move {} is not a legal move at this point", show(mv)),
+                        );
+                    }
+                }
             }
-            game.apply(*seat, mv);
+            if turn.len() < seats.len() || at_once(game.apply(&turn)).is_err() {
+                break;
+            }
+            at += seats.len();
         }
-        // Each move is legal after the one before: the seats are out of order.
-        let Played { seat, mv } = &moves[0];
-        (0, format!("{}'s move {} is out of turn", player(*seat), show(mv)))
+        let Played { seat, mv } = &moves[at.min(moves.len() - 1)];
+        (at.min(moves.len() - 1), format!("{}'s move {} is out of turn", player(*seat), show(mv)))
     }
 
     fn name(&self, seat: Seat) -> String {
@@ -618,7 +776,7 @@ mod tests {
 
         let warriors = header(GameId::NumberWarriors, json!({}));
         let twice = error(&[warriors.clone(), moved(1, json!(5)), moved(1, json!(6))]);
-        assert_eq!(twice, "3: Player 1's move 6 is not a legal move at this point");
+        assert_eq!(twice, "3: Player 1's move 6 is out of turn", "seat 2 is due");
         let swapped = error(&[warriors, moved(2, json!(5)), moved(1, json!(6))]);
         assert_eq!(swapped, "2: Player 2's move 5 is out of turn");
     }
