@@ -2,6 +2,7 @@
 //! that runs it. `src/main.rs` only parses and calls [`run`].
 
 mod check;
+mod check_game;
 mod game_arg;
 mod gauntlet;
 mod interrupt;
@@ -25,6 +26,7 @@ use std::process::ExitCode;
 use clap::Subcommand;
 
 pub use check::CheckArgs;
+pub use check_game::CheckGameArgs;
 pub use gauntlet::GauntletArgs;
 pub use matches::MatchArgs;
 pub use merge::MergeArgs;
@@ -101,6 +103,19 @@ pub enum Command {
     /// anything fails.
     #[command(after_help = "Example:\n  arena check --game number-claim \"python3 my_bot.py\"")]
     Check(CheckArgs),
+    /// Check that a game program follows the game protocol: a checklist
+    /// with evidence.
+    ///
+    /// Asks the program to describe itself, to set up games with good and
+    /// bad parameters, plays random games to their end, plays them again
+    /// (in fresh processes, after other games, in another order) and with
+    /// one hidden choice changed, and times every answer. Exit status 1
+    /// when anything fails.
+    #[command(
+        name = "check-game",
+        after_help = "Example:\n  arena check-game examples/games/connect-four/game.py"
+    )]
+    CheckGame(CheckGameArgs),
     /// Play a game yourself at the terminal, against a bot, the built-in
     /// random player, or a second person.
     #[command(
@@ -149,6 +164,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Report(args) => report::run(args),
         Command::Play(args) => play::run(args),
         Command::Check(args) => check::run(args),
+        Command::CheckGame(args) => check_game::run(args),
         Command::Games => {
             crate::say_raw!("{}", options::describe_games());
             Ok(ExitCode::SUCCESS)

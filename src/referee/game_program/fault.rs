@@ -102,23 +102,22 @@ impl fmt::Display for FaultCause {
 
 impl fmt::Display for GameFault {
     /// "the game program `python3 game.py` did not answer within 5000 ms
-    /// (apply request 9, turn 7)".
+    /// (apply request 9 (turn 7))".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.cause {
-            FaultCause::Crash(crash) => {
-                write!(
-                    f,
-                    "the game program `{}` {}",
-                    self.program,
-                    crash.detail(&self.request, true)
-                )
-            }
-            cause => write!(f, "the game program `{}` {cause} ({})", self.program, self.request),
-        }
+        write!(f, "the game program `{}` {}", self.program, self.what())
     }
 }
 
 impl GameFault {
+    /// What the program did, with the request: "did not answer within
+    /// 5000 ms (apply request 9 (turn 7))".
+    pub fn what(&self) -> String {
+        match &self.cause {
+            FaultCause::Crash(crash) => crash.detail(&self.request, true),
+            cause => format!("{cause} ({})", self.request),
+        }
+    }
+
     /// The fault in words with the request and the answer quoted, for
     /// logs and `arena check-game`.
     pub fn detail(&self) -> String {

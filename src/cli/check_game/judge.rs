@@ -1,0 +1,652 @@
+//! The items of `arena check-game`, judged from the evidence gathered.
+//! Each fault belongs to one item, so that one problem fails one item.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::gather::{Ending, Evidence, Record, refusal};
+use crate::games::Seat;
+use crate::games::program::Moves;
+use crate::protocol::game::{Answer, BadAnswerKind, GameRequestKind};
+use crate::referee::game_program::FaultCause;
+use crate::referee::{GameFault, Stopped};
+
+/// One line of the checklist.
+pub struct Item {
+    pub title: &'static str,
+    pub status: Status,
+    pub evidence: String,
+    /// The request and the answer that are the evidence, when they are.
+    pub request: Option<String>,
+    pub answer: Option<String>,
+    pub hint: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Pass,
+    Fail,
+    /// Not judged: nothing to judge, or an earlier failure hid it.
+    Skip,
+}
+
+impl Status {
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::Skip => "SKIP",
+        }
+    }
+}
+
+fn item(title: &'static str, status: Status, evidence: impl Into<String>) -> Item {
+    Item { title, status, evidence: evidence.into(), request: None, answer: None, hint: None }
+}
+
+/// Fails `title` with `fault`: its words, request, answer and a hint.
+fn fault_item(title: &'static str, context: &str, fault: &GameFault) -> Item {
+    Item {
+        title,
+        status: Status::Fail,
+        evidence: format!("{context}: {}", fault.what()),
+        request: Some(fault.request_line.clone()),
+        answer: fault.answer.clone(),
+        hint: Some(match (&fault.cause, fault.request.kind) {
+            (FaultCause::BadAnswer(bad), GameRequestKind::Hello)
+                if bad.kind == BadAnswerKind::Malformed =>
+            {
+                "answer `hello` with {\"type\":\"game\",\"id\":ID,\"name\":...,\"seats\":2,\"moves\":\"public\" or \"hidden\",\"random\":...,\"max_turns\":...,\"params\":[...]} (game-protocol.md)".to_owned()
+            }
+            (cause, _) => hint(cause),
+        }),
+    }
+}
+
+/// What an author can do about a fault, by its cause.
+fn hint(cause: &FaultCause) -> String {
+    match cause {
+        FaultCause::NotStarted(_) => "check the command: the program must start from the folder arena runs in (a script needs a #! line and chmod +x, or its interpreter named first)".to_owned(),
+        FaultCause::Timeout { .. } => "answer each request at once, and flush stdout after every line (game-protocol.md shows how)".to_owned(),
+        FaultCause::Crash(crash) if crash.stderr_tail.is_empty() => "the program stopped and wrote nothing to stderr".to_owned(),
+        FaultCause::Crash(_) => "the program stopped: what it wrote to stderr (quoted above) says why".to_owned(),
+        FaultCause::LineTooLong { .. } => "write one JSON object per line; debug output goes to stderr".to_owned(),
+        FaultCause::BadAnswer(bad) => match bad.kind {
+            BadAnswerKind::NotJson => "write exactly one JSON object per line on stdout, flushed; debug output goes to stderr".to_owned(),
+            BadAnswerKind::WrongId => "copy the request's `id` into the answer".to_owned(),
+            BadAnswerKind::WrongType => "answer `hello` with {\"type\":\"game\",...}, `init` and `apply` with {\"type\":\"step\",...} (`init` may answer {\"type\":\"refuse\",...})".to_owned(),
+            BadAnswerKind::Malformed => "a step has `to_move`, `legal_moves`, `views` (one per seat) and `scores`, and a `result` once over; game-protocol.md lists every field".to_owned(),
+            BadAnswerKind::Contradiction => "a seat in `to_move` has at least one legal move and a seat not in it has none; a finished game has nobody to move and a `result`".to_owned(),
+        },
+        FaultCause::Refused(_) => "never refuse `apply`: arena sends only moves from your own `legal_moves`".to_owned(),
+        FaultCause::TooLong { .. } => "end every game within `max_turns`, or declare more".to_owned(),
+        FaultCause::Inconsistent { .. } => "answer the same requests the same: keep no state between games, and draw randomness only from a generator seeded by `init`'s seed".to_owned(),
+    }
+}
+
+const DESCRIBES: &str = "describes itself";
+const PARAMS: &str = "sets up games and refuses bad parameters by name";
+const TO_END: &str = "plays to the end within its declared turns";
+const SOUND: &str = "answers every request with a sound step";
+const FRESH: &str = "answers the same in a fresh process";
+const AGAIN: &str = "answers the same after other games and in another order";
+const SEEDS: &str = "seeds change the game as it declares";
+const HIDDEN: &str = "views do not show hidden choices";
+const PRIVATE: &str = "keeps a seat's private values out of the other's view";
+const TIME: &str = "answers in time";
+const EXITS: &str = "exits when its input closes";
+
+/// The checklist, in order.
+pub fn checklist(evidence: &Evidence, limit: Duration) -> Vec<Item> {
+    let declaration = match &evidence.hello {
+        Ok(declaration) => declaration,
+        Err(fault) => {
+            let mut items = vec![fault_item(DESCRIBES, "`hello`", fault)];
+            for title in [PARAMS, TO_END, SOUND, FRESH, AGAIN, SEEDS, HIDDEN, PRIVATE, TIME, EXITS]
+            {
+                items.push(item(
+                    title,
+                    Status::Skip,
+                    "not judged: the game did not describe itself",
+                ));
+            }
+            return items;
+        }
+    };
+    let mut items = vec![item(
+        DESCRIBES,
+        Status::Pass,
+        format!(
+            "`{}`, two seats, {} parameter{} with valid defaults",
+            declaration.name,
+            declaration.params.len(),
+            if declaration.params.len() == 1 { "" } else { "s" }
+        ),
+    )];
+    items.push(params(evidence));
+    let first_fault =
+        evidence.games.iter().enumerate().find_map(|(index, record)| match &record.ending {
+            Ending::Fault(fault) => Some((index, fault)),
+            _ => None,
+        });
+    items.push(to_end(evidence, declaration.max_turns, first_fault.map(|(index, _)| index)));
+    items.push(sound(evidence, first_fault));
+    items.push(fresh(evidence));
+    items.push(again(evidence));
+    items.push(seeds(evidence, declaration.random));
+    items.push(hidden(evidence, declaration.moves));
+    items.push(private(evidence));
+    items.push(time(evidence, limit));
+    items.push(match evidence.stopped {
+        Some(Stopped { exited_in_grace: true }) => item(EXITS, Status::Pass, "exited within 1 s"),
+        Some(Stopped { exited_in_grace: false }) => Item {
+            hint: Some(
+                "end the read loop and exit when reading stdin returns end of file".to_owned(),
+            ),
+            ..item(EXITS, Status::Fail, "still running 1 s after its stdin closed; it was killed")
+        },
+        None => item(EXITS, Status::Skip, "not judged: the process had already ended at a fault"),
+    });
+    items
+}
+
+fn params(evidence: &Evidence) -> Item {
+    match &evidence.defaults {
+        Some(Ok(Answer::Step(_))) => {}
+        Some(Ok(Answer::Refuse(refusal))) => {
+            return Item {
+                hint: Some("a game's declared defaults must set up a game".to_owned()),
+                ..item(PARAMS, Status::Fail, format!("it refused its own defaults: {refusal}"))
+            };
+        }
+        Some(Err(fault)) => return fault_item(PARAMS, "`init` with the defaults", fault),
+        Some(Ok(Answer::Game(_))) | None => {
+            return item(PARAMS, Status::Skip, "not judged: no game was set up");
+        }
+    }
+    for bad in &evidence.bad_params {
+        let shown = format!("`{}` = {}", bad.name, bad.value);
+        let problem = match (&bad.answer, refusal(&bad.answer)) {
+            (_, Some(refusal)) if refusal.param.as_deref() == Some(bad.name.as_str()) => continue,
+            (_, Some(refusal)) => {
+                format!("it refused {shown} without naming `{}`: {refusal}", bad.name)
+            }
+            (Ok(_), None) => {
+                format!("it set up a game with {shown}, a value its declaration does not allow")
+            }
+            (Err(fault), None) => {
+                return fault_item(PARAMS, &format!("`init` with {shown}"), fault);
+            }
+        };
+        return Item {
+            hint: Some(format!(
+                "check every parameter in `init` and answer {{\"type\":\"refuse\",\"param\":\"{}\",\"message\":...}} for a value you cannot play with",
+                bad.name
+            )),
+            ..item(PARAMS, Status::Fail, problem)
+        };
+    }
+    let refused: Vec<String> =
+        evidence.bad_params.iter().map(|bad| format!("{} = {}", bad.name, bad.value)).collect();
+    item(
+        PARAMS,
+        Status::Pass,
+        match refused.is_empty() {
+            true => "set up a game with its defaults (it has no parameters)".to_owned(),
+            false => {
+                format!("set up a game with its defaults, refused by name {}", refused.join(", "))
+            }
+        },
+    )
+}
+
+fn to_end(evidence: &Evidence, max_turns: u32, faulted: Option<usize>) -> Item {
+    if let Some((index, record)) = evidence
+        .games
+        .iter()
+        .enumerate()
+        .find(|(_, record)| matches!(record.ending, Ending::TooLong))
+    {
+        return Item {
+            hint: Some("end every game within `max_turns`, or declare more".to_owned()),
+            ..item(
+                TO_END,
+                Status::Fail,
+                format!(
+                    "game {} (seed {}) was still going after {} turns, the most it declares",
+                    index + 1,
+                    record.seed,
+                    record.turns.len()
+                ),
+            )
+        };
+    }
+    if let Some(index) = faulted {
+        return item(
+            TO_END,
+            Status::Skip,
+            format!("not judged: game {} stopped at a fault (see below)", index + 1),
+        );
+    }
+    let turns: Vec<usize> = evidence.games.iter().map(|record| record.turns.len()).collect();
+    item(
+        TO_END,
+        Status::Pass,
+        format!(
+            "{} random games ended, in {} to {} turns (at most {max_turns} declared)",
+            turns.len(),
+            turns.iter().min().unwrap_or(&0),
+            turns.iter().max().unwrap_or(&0)
+        ),
+    )
+}
+
+fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
+    if let Some((index, fault)) = fault
+        && !matches!(fault.cause, FaultCause::Timeout { .. })
+    {
+        return fault_item(SOUND, &format!("game {}", index + 1), fault);
+    }
+    let mut steps = 0;
+    for (index, record) in evidence.games.iter().enumerate() {
+        for (at, step) in record.steps.iter().enumerate() {
+            steps += 1;
+            for seat in Seat::BOTH {
+                let legal = &step.legal_moves[seat.index()];
+                if let Some(twice) = legal
+                    .iter()
+                    .enumerate()
+                    .find_map(|(n, mv)| legal[..n].contains(mv).then_some(mv))
+                {
+                    let exchange = &record.exchanges[at];
+                    return Item {
+                        title: SOUND,
+                        status: Status::Fail,
+                        evidence: format!(
+                            "game {}, {}: seat {seat}'s legal moves list {twice:?} twice",
+                            index + 1,
+                            exchange.request
+                        ),
+                        request: Some(text(&exchange.request_line)),
+                        answer: Some(text(&exchange.line)),
+                        hint: Some("list each legal move once".to_owned()),
+                    };
+                }
+            }
+        }
+    }
+    item(
+        SOUND,
+        Status::Pass,
+        format!("all {steps} steps of the random games were well formed and consistent"),
+    )
+}
+
+fn text(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line.strip_suffix(b"\n").unwrap_or(line)).into_owned();
+    if text.chars().count() > 300 {
+        format!("{}…", text.chars().take(300).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// Fails `title` when two records of one game differ, quoting the
+/// request and both answers.
+fn differ(
+    title: &'static str,
+    what: &str,
+    first: &Record,
+    second: &Record,
+    hint: &str,
+) -> Option<Item> {
+    let (at, why) = first.difference(second)?;
+    let quote = |record: &Record| record.exchanges.get(at).map(|exchange| text(&exchange.line));
+    Some(Item {
+        title,
+        status: Status::Fail,
+        evidence: format!("{what} (seed {}): answer {} differs: {why}", first.seed, at + 1),
+        request: first.exchanges.get(at).map(|exchange| text(&exchange.request_line)),
+        answer: match (quote(first), quote(second)) {
+            (Some(one), Some(other)) => Some(format!("{one}\n        then: {other}")),
+            (one, other) => one.or(other),
+        },
+        hint: Some(hint.to_owned()),
+    })
+}
+
+fn fresh(evidence: &Evidence) -> Item {
+    let [first, second] = &evidence.fresh[..] else {
+        return item(FRESH, Status::Skip, "not judged: no game was played");
+    };
+    differ(
+        FRESH,
+        "game 1, played in two new processes",
+        first,
+        second,
+        "a fresh process must answer as the last one did: nothing may depend on the process (Python's hash() of a str is salted per process, and so are Math.random, the time and the pid)",
+    )
+    .unwrap_or_else(|| item(FRESH, Status::Pass, "game 1 got the same answers in two new processes"))
+}
+
+fn again(evidence: &Evidence) -> Item {
+    for (index, (first, again)) in evidence.games.iter().zip(&evidence.again).enumerate() {
+        if let Some(item) = differ(
+            AGAIN,
+            &format!("game {}, played again after the other games", index + 1),
+            first,
+            again,
+            "reset everything in `init`: keep no state from one game to the next, and draw randomness only from a generator seeded by `init`'s seed",
+        ) {
+            return item;
+        }
+    }
+    match evidence.again.len() {
+        0 => item(AGAIN, Status::Skip, "not judged: no game was played again"),
+        games => item(
+            AGAIN,
+            Status::Pass,
+            format!("the {games} games, played again in reverse order, got the same answers"),
+        ),
+    }
+}
+
+fn seeds(evidence: &Evidence, random: bool) -> Item {
+    let inits: Vec<(u64, &crate::protocol::game::Step)> = evidence
+        .games
+        .iter()
+        .filter_map(|record| Some((record.seed, record.steps.first()?)))
+        .collect();
+    if inits.len() < 2 {
+        return item(SEEDS, Status::Skip, "not judged: fewer than two games were set up");
+    }
+    let mut distinct: Vec<(u64, &crate::protocol::game::Step)> = Vec::new();
+    for (seed, step) in &inits {
+        if distinct.iter().all(|(_, other)| other.difference(step).is_some()) {
+            distinct.push((*seed, step));
+        }
+    }
+    match (random, distinct.len()) {
+        (true, 1) => Item {
+            hint: Some("seed your generator from `init`'s `seed`".to_owned()),
+            ..item(
+                SEEDS,
+                Status::Fail,
+                format!(
+                    "it declares `random: true`, but seeds {} and {} set up the same game",
+                    inits[0].0, inits[1].0
+                ),
+            )
+        },
+        (false, count) if count > 1 => Item {
+            hint: Some(
+                "declare `random: true`, or set up the game from the parameters alone".to_owned(),
+            ),
+            ..item(
+                SEEDS,
+                Status::Fail,
+                format!(
+                    "it declares `random: false`, but seeds {} and {} set up different games",
+                    distinct[0].0, distinct[1].0
+                ),
+            )
+        },
+        (true, count) => item(
+            SEEDS,
+            Status::Pass,
+            format!("{} seeds set up {count} different games (random)", inits.len()),
+        ),
+        (false, _) => item(
+            SEEDS,
+            Status::Pass,
+            format!("{} seeds set up the same game (not random)", inits.len()),
+        ),
+    }
+}
+
+fn hidden(evidence: &Evidence, moves: Moves) -> Item {
+    if moves == Moves::Public {
+        return item(HIDDEN, Status::Skip, "not judged: its moves are public");
+    }
+    let mut compared = 0;
+    for probe in &evidence.probes {
+        let Some(changed) = &probe.step else { continue };
+        let record = &evidence.games[probe.game];
+        let Some(original) = record.steps.get(probe.turn + 1) else { continue };
+        let seat = probe.seat.other();
+        let learned = |step: &crate::protocol::game::Step| {
+            step.learned.as_ref().map(|learned| learned[seat.index()].clone())
+        };
+        if learned(original) != learned(changed) {
+            continue;
+        }
+        compared += 1;
+        let played = record.turns[probe.turn]
+            .iter()
+            .find(|played| played.seat == probe.seat)
+            .map(|played| format!("{:?}", played.mv));
+        let same = original.views[seat.index()] == changed.views[seat.index()]
+            && original.legal_moves[seat.index()] == changed.legal_moves[seat.index()];
+        if !same {
+            return Item {
+                title: HIDDEN,
+                status: Status::Fail,
+                evidence: format!(
+                    "game {} (seed {}), turn {}: seat {} played {} or {:?} and seat {seat} learned the same of it ({}), but seat {seat}'s view differs",
+                    probe.game + 1,
+                    record.seed,
+                    probe.turn + 1,
+                    probe.seat,
+                    played.unwrap_or_default(),
+                    probe.mv,
+                    learned(original).map_or("nothing".to_owned(), |learned| learned.to_string()),
+                ),
+                request: None,
+                answer: Some(format!("{}\n        then: {}", original.views[seat.index()], changed.views[seat.index()])),
+                hint: Some("a seat's view may show of the other seat's hidden move only what `learned` tells it".to_owned()),
+            };
+        }
+    }
+    match compared {
+        0 => item(HIDDEN, Status::Skip, "not judged: no probe left a seat learning the same"),
+        _ => item(
+            HIDDEN,
+            Status::Pass,
+            format!(
+                "{compared} probes changed one seat's move: the other's view changed only with what it learned"
+            ),
+        ),
+    }
+}
+
+/// Composite parts of `value` (arrays and objects of two or more
+/// elements, strings of four or more characters) by path.
+fn parts(value: &Value, path: String, out: &mut Vec<(String, Value)>) {
+    match value {
+        Value::Array(items) => {
+            if items.len() >= 2 {
+                out.push((path.clone(), value.clone()));
+            }
+            for (index, item) in items.iter().enumerate() {
+                parts(item, format!("{path}[{index}]"), out);
+            }
+        }
+        Value::Object(fields) => {
+            if fields.len() >= 2 {
+                out.push((path.clone(), value.clone()));
+            }
+            for (key, field) in fields {
+                parts(field, format!("{path}.{key}"), out);
+            }
+        }
+        Value::String(text) if text.chars().count() >= 4 => out.push((path, value.clone())),
+        _ => {}
+    }
+}
+
+fn private(evidence: &Evidence) -> Item {
+    let views: Vec<(u64, [Value; 2])> = evidence
+        .games
+        .iter()
+        .filter_map(|record| {
+            let step = record.steps.first()?;
+            let parse = |seat: Seat| serde_json::from_str(step.views[seat.index()].as_str()).ok();
+            Some((record.seed, [parse(Seat::One)?, parse(Seat::Two)?]))
+        })
+        .collect();
+    if views.len() < 2 {
+        return item(PRIVATE, Status::Skip, "not judged: fewer than two games were set up");
+    }
+    let mut candidates = 0;
+    for seat in Seat::BOTH {
+        let other = seat.other();
+        let by_game: Vec<Vec<(String, Value)>> = views
+            .iter()
+            .map(|(_, views)| {
+                let mut found = Vec::new();
+                parts(&views[seat.index()], String::new(), &mut found);
+                found
+            })
+            .collect();
+        let paths: BTreeSet<&String> = by_game.iter().flatten().map(|(path, _)| path).collect();
+        for path in paths {
+            let values: Vec<(usize, &Value)> = by_game
+                .iter()
+                .enumerate()
+                .filter_map(|(game, found)| {
+                    found.iter().find(|(p, _)| p == path).map(|(_, value)| (game, value))
+                })
+                .collect();
+            let varies = values.iter().any(|(_, value)| *value != values[0].1);
+            // Private: it changes with the seed, and the other seat's view
+            // has something else at that place.
+            let own = values
+                .iter()
+                .all(|(game, value)| pointer(&views[*game].1[other.index()], path) != Some(value));
+            if values.len() < 2 || !varies || !own {
+                continue;
+            }
+            candidates += 1;
+            let shown: Vec<usize> = values
+                .iter()
+                .filter(|(game, value)| contains(&views[*game].1[other.index()], value))
+                .map(|(game, _)| *game)
+                .collect();
+            if shown.len() >= 2 && shown.len() == values.len() {
+                let (game, value) = values[0];
+                return Item {
+                    title: PRIVATE,
+                    status: Status::Fail,
+                    evidence: format!(
+                        "seat {seat}'s `{}` changes with the seed and seat {other} has something else there, yet its value appears in seat {other}'s view (in all {} setups; seed {}: {value})",
+                        path.trim_start_matches('.'),
+                        shown.len(),
+                        views[game].0
+                    ),
+                    request: None,
+                    answer: Some(format!("seat {other}'s view: {}", views[game].1[other.index()])),
+                    hint: Some(format!(
+                        "build each seat's view from what that seat may know: seat {other} must not be shown seat {seat}'s private values"
+                    )),
+                };
+            }
+        }
+    }
+    match candidates {
+        0 => {
+            item(PRIVATE, Status::Skip, "not judged: no view holds a value that only its seat sees")
+        }
+        _ => item(
+            PRIVATE,
+            Status::Pass,
+            format!(
+                "{candidates} values only one seat sees (in {} setups) never appeared in the other's view",
+                views.len()
+            ),
+        ),
+    }
+}
+
+/// The part of `value` at `path` (as [`parts`] writes paths).
+fn pointer<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut current = value;
+    let mut rest = path;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('[') {
+            let end = after.find(']')?;
+            current = current.get(after[..end].parse::<usize>().ok()?)?;
+            rest = &after[end + 1..];
+        } else {
+            let after = rest.strip_prefix('.')?;
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            current = current.get(&after[..end])?;
+            rest = &after[end..];
+        }
+    }
+    Some(current)
+}
+
+/// Whether `needle` is `value` or a part of it.
+fn contains(value: &Value, needle: &Value) -> bool {
+    value == needle
+        || match value {
+            Value::Array(items) => items.iter().any(|item| contains(item, needle)),
+            Value::Object(fields) => fields.values().any(|field| contains(field, needle)),
+            _ => false,
+        }
+}
+
+fn time(evidence: &Evidence, limit: Duration) -> Item {
+    let timed_out = [
+        ("game", &evidence.games),
+        ("game played again", &evidence.again),
+        ("game in a fresh process", &evidence.fresh),
+    ]
+    .into_iter()
+    .flat_map(|(what, records)| {
+        records.iter().enumerate().map(move |(index, record)| (what, index, record))
+    })
+    .find_map(|(what, index, record)| match &record.ending {
+        Ending::Fault(fault) if matches!(fault.cause, FaultCause::Timeout { .. }) => {
+            Some((what, index, fault))
+        }
+        _ => None,
+    });
+    if let Some((what, index, fault)) = timed_out {
+        return fault_item(TIME, &format!("{what} {}", index + 1), fault);
+    }
+    let ms = |duration: Duration| duration.as_secs_f64() * 1e3;
+    let mut summary = Vec::new();
+    for kind in [GameRequestKind::Hello, GameRequestKind::Init, GameRequestKind::Apply] {
+        let took: Vec<Duration> =
+            evidence.timings.iter().filter(|(k, _)| *k == kind).map(|(_, took)| *took).collect();
+        let Some(slowest) = took.iter().max() else { continue };
+        if *slowest > limit {
+            return Item {
+                hint: Some("answer faster: a tournament voids the game of an answer that takes longer (its game_timeout)".to_owned()),
+                ..item(
+                    TIME,
+                    Status::Fail,
+                    format!("an answer to `{}` took {:.0} ms, more than the {} ms allowed", kind.as_str(), ms(*slowest), limit.as_millis()),
+                )
+            };
+        }
+        let mean = took.iter().sum::<Duration>() / took.len() as u32;
+        summary.push(format!(
+            "{} mean {:.2} ms (slowest {:.2} ms)",
+            kind.as_str(),
+            ms(mean),
+            ms(*slowest)
+        ));
+    }
+    if summary.is_empty() {
+        return item(TIME, Status::Skip, "not judged: nothing was answered");
+    }
+    item(
+        TIME,
+        Status::Pass,
+        format!("{} of the {} ms allowed", summary.join("; "), limit.as_millis()),
+    )
+}
