@@ -128,6 +128,7 @@ impl BoxPlan {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Failed {
+    Namespaces = 21,
     Isolate = 1,
     Open,
     Identity,
@@ -152,7 +153,8 @@ pub enum Failed {
 
 impl Failed {
     fn from_code(code: u32) -> Failed {
-        const ALL: [Failed; 20] = [
+        const ALL: [Failed; 21] = [
+            Failed::Namespaces,
             Failed::Isolate,
             Failed::Open,
             Failed::Identity,
@@ -180,6 +182,7 @@ impl Failed {
     /// What the step does, for a message: "mounting /proc".
     pub fn doing(self) -> &'static str {
         match self {
+            Failed::Namespaces => "making the box's namespaces",
             Failed::Isolate => "isolating the box (session, mount propagation)",
             Failed::Open => "opening a path the box shows",
             Failed::Identity => "taking the box's user id",
@@ -334,7 +337,7 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
     let clone_error = io::Error::last_os_error();
     restore_signals(&job.mask);
     if pid < 0 {
-        return Err(StartFailure { step: Failed::Isolate, error: clone_error });
+        return Err(StartFailure { step: Failed::Namespaces, error: clone_error });
     }
     // SAFETY: CLONE_PIDFD stored a new descriptor that is ours alone.
     let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };

@@ -76,9 +76,22 @@ fn user_namespaces_work() -> bool {
     }
 }
 
+/// Whether arena runs as root with user ids to hand out: root of the
+/// host, or of a user namespace whose map holds the ids boxes get
+/// ([`boxed::ROOT_BOX_UID_BASE`] and up). Root of a namespace that maps
+/// itself alone (`unshare -r`) is an unprivileged user here.
 fn as_root() -> bool {
     // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    if unsafe { libc::geteuid() } != 0 {
+        return false;
+    }
+    let map = std::fs::read_to_string("/proc/self/uid_map").unwrap_or_default();
+    let wanted =
+        u64::from(boxed::ROOT_BOX_UID_BASE)..u64::from(boxed::ROOT_BOX_UID_BASE) + (1 << 23);
+    map.lines().any(|line| {
+        let numbers: Vec<u64> = line.split_ascii_whitespace().filter_map(|n| n.parse().ok()).collect();
+        matches!(numbers[..], [inside, _, count] if inside <= wanted.start && wanted.end <= inside + count)
+    })
 }
 
 /// Resource limits a bot gets, checked against arena's own hard limits: an
@@ -415,12 +428,9 @@ impl Handle {
 pub enum ProcessEnd {
     /// A box: the report pipe of its first process, its cgroup and its
     /// memory watch (released once the box is gone).
-    Box {
-        report: OwnedFd,
-        cgroup: Option<cgroup::Lease>,
-        watch: Option<watchdog::Watch>,
-    },
-    Plain,
+    Box { report: OwnedFd, cgroup: Option<cgroup::Lease>, watch: Option<watchdog::Watch> },
+    /// The fallback: the process itself, and its memory watch.
+    Plain { watch: watchdog::Watch },
 }
 
 impl ProcessEnd {
@@ -437,7 +447,9 @@ impl ProcessEnd {
                 };
                 (status, reached)
             }
-            ProcessEnd::Plain => (waited, None),
+            ProcessEnd::Plain { watch } => {
+                (waited, watch.killed_for_memory().then_some(LimitReached::Memory))
+            }
         }
     }
 }
@@ -626,9 +638,14 @@ impl BotSandbox {
             setup,
         };
         let spawned = fallback::spawn(&mut prepared).map_err(StartError::Exec)?;
+        let pidfd = spawned
+            .pidfd
+            .try_clone()
+            .map_err(|error| StartError::Box { doing: "watching the bot's memory", error })?;
+        let watch = watchdog::Watch::start(spawned.pid, pidfd, sandbox.settings.limits.memory);
         Ok(Started {
             handle: Handle::Group { pid: spawned.pid, scratch },
-            ending: ProcessEnd::Plain,
+            ending: ProcessEnd::Plain { watch },
             spawned,
         })
     }
