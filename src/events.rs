@@ -45,6 +45,21 @@ pub enum Event<'a> {
         /// Rows of games.csv set aside.
         set_aside: u64,
     },
+    /// A game the game program's fault voided: it is not in games.csv,
+    /// no bot is charged with anything, and a later run plays it again.
+    GameVoid {
+        /// Its number in the schedule.
+        game: u64,
+        /// The bots in seat 1 and seat 2.
+        seats: [&'a str; 2],
+        /// Its setup seed.
+        seed: u64,
+        /// The game program's fault, in words (the program, the request,
+        /// what went wrong).
+        detail: &'a str,
+        /// Its transcript, relative to the results folder, if one was kept.
+        transcript: Option<&'a str>,
+    },
     /// Something the user should know that does not stop the run.
     Warning {
         /// What, in words.

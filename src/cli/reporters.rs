@@ -116,10 +116,13 @@ impl Reporter for Human {
             Event::BotChanged { bot, from, to, set_aside } => {
                 crate::say!("{}", bot_changed_line(bot, from, to, *set_aside));
             }
-            Event::Warning { message } => match &*display {
-                Display::Bar(bar) => bar.suspend(|| warn(message)),
-                _ => warn(message),
-            },
+            Event::GameVoid { .. } | Event::Warning { .. } => {
+                let message = warning(event).expect("a warning");
+                match &*display {
+                    Display::Bar(bar) => bar.suspend(|| warn(&message)),
+                    _ => warn(&message),
+                }
+            }
             Event::Finished(stats) => {
                 if let Display::Bar(bar) = &*display {
                     bar.finish_and_clear();
@@ -165,9 +168,26 @@ impl Reporter for GameLines {
             Event::BotChanged { bot, from, to, set_aside } => {
                 crate::say!("{}", bot_changed_line(bot, from, to, *set_aside));
             }
-            Event::Warning { message } => warn(message),
+            Event::GameVoid { .. } | Event::Warning { .. } => {
+                warn(&warning(event).expect("a warning"));
+            }
             Event::Started { .. } | Event::Finished(_) => {}
         }
+    }
+}
+
+/// The words of an event shown as a warning: a warning's, or a void
+/// game's.
+fn warning(event: &Event<'_>) -> Option<String> {
+    match event {
+        Event::Warning { message } => Some((*message).to_owned()),
+        Event::GameVoid { game, seats, seed, detail, transcript } => Some(format!(
+            "game {game} ({} vs {}, seed {seed}) is void: {detail}{}; no bot is charged, and a later run plays it again",
+            seats[0],
+            seats[1],
+            transcript.map(|path| format!(" (its transcript: {path})")).unwrap_or_default()
+        )),
+        _ => None,
     }
 }
 
@@ -207,8 +227,8 @@ pub struct Quiet;
 
 impl Reporter for Quiet {
     fn report(&self, event: &Event<'_>) {
-        if let Event::Warning { message } = event {
-            warn(message);
+        if let Some(message) = warning(event) {
+            warn(&message);
         }
     }
 }

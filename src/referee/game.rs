@@ -428,7 +428,7 @@ where
         match game.apply(turn).await {
             Ok(()) => {
                 if let Some(answer) = game.answer() {
-                    self.transcript.step(self.history.len() as u32 + turn.len() as u32, answer);
+                    self.transcript.step(self.turn, answer);
                 }
                 true
             }

@@ -159,7 +159,13 @@ pub(crate) struct Recorder {
     names: Vec<String>,
     game: String,
     stopper: Option<Stopper>,
+    /// Games the game program's faults voided in this run.
+    void: u64,
 }
+
+/// Faults of a game program after which a run stops: a game that fails
+/// this often will not get better by playing on.
+pub const MAX_GAME_FAULTS: u64 = 3;
 
 impl Recorder {
     /// Appends the game's row to games.csv (flushed) and counts it.
@@ -173,6 +179,9 @@ impl Recorder {
         // plays the game again.
         if let Some(error) = &report.unsaved_transcript {
             anyhow::bail!("game {}: {error}", game.index);
+        }
+        if let Some(fault) = &report.void {
+            return self.record_void(game, fault, transcript);
         }
         let transcript = match (&mut self.archive, transcript) {
             (Some(archive), Some(transcript)) => archive::reference(
@@ -204,6 +213,45 @@ impl Recorder {
         {
             stopper.stopped = true;
             let _ = stopper.cancel.send(true);
+        }
+        Ok(())
+    }
+
+    /// Notes a game the game program's fault voided: its transcript goes
+    /// to `void/` in the results folder (unless it is a file of its own
+    /// already), the user is told, and the run stops at the
+    /// [`MAX_GAME_FAULTS`]th.
+    fn record_void(
+        &mut self,
+        game: &ScheduledGame,
+        fault: &crate::referee::GameFault,
+        transcript: Option<Vec<u8>>,
+    ) -> anyhow::Result<()> {
+        self.void += 1;
+        let detail = fault.detail();
+        // A transcript written as a file already stays where it is.
+        let mut kept = Some(self.layout.transcript(game.index)).filter(|path| !path.is_empty());
+        if let Some(transcript) = transcript {
+            let relative = format!("void/game-{:06}.jsonl", game.index);
+            let path = self.folder.path.join(&relative);
+            std::fs::create_dir_all(self.folder.path.join("void"))
+                .and_then(|()| std::fs::write(&path, transcript))
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            kept = Some(relative);
+        }
+        let names = &self.names;
+        self.reporter.report(&Event::GameVoid {
+            game: game.index,
+            seats: [&names[game.seats[0]], &names[game.seats[1]]],
+            seed: game.seed,
+            detail: &detail,
+            transcript: kept.as_deref(),
+        });
+        if self.void >= MAX_GAME_FAULTS {
+            anyhow::bail!(
+                "the game program failed {} times: {fault}; the run stops (fix the game, check it with `arena check-game`, and run again: the games played are kept, the void ones are played again)",
+                self.void
+            );
         }
         Ok(())
     }
@@ -301,6 +349,7 @@ pub async fn run(
     let already = total - to_play;
 
     let mut played = 0;
+    let mut void = 0;
     let mut interrupted = false;
     let mut stopped = stopped_already;
     let mut failure = None;
@@ -343,6 +392,7 @@ pub async fn run(
                 cancel: Arc::clone(&cancel),
                 stopped: false,
             }),
+            void: 0,
         }));
         let (mut failures, workers) = start_workers(
             tournament,
@@ -398,6 +448,7 @@ pub async fn run(
         options.reporter.report(&Event::Finished(&stats));
         played = stats.games;
         stopped = recorder.stopper.is_some_and(|stopper| stopper.stopped);
+        void = recorder.void;
         folder = recorder.folder;
     }
     if let Some(error) = failure {
@@ -407,6 +458,16 @@ pub async fn run(
     // files are written as usual.
     if interrupted && !stopped && already + played < total {
         return Ok(RunEnd::Interrupted { done: already + played, total });
+    }
+    // Void games are missing from games.csv: no standings are final
+    // without them.
+    if void > 0 && !stopped {
+        anyhow::bail!(
+            "{void} game{} void: the game program failed (the warnings above say how, and void/ in {} holds the transcripts); the other {} games are kept: fix the game (`arena check-game` helps) and run again to play the void ones",
+            if void == 1 { " is" } else { "s are" },
+            folder.path.display(),
+            already + played
+        );
     }
     let standings = folder.finish(&schedule, &options.exports, options.reporter.as_ref())?;
     Ok(RunEnd::Complete { standings, played, already })

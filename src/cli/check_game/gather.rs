@@ -14,7 +14,7 @@ use crate::games::GameSetup;
 use crate::games::program::{Declaration, JsonMove, ParamSpec, ParamType};
 use crate::games::{Played, Seat};
 use crate::protocol::game::{Answer, GameRequestKind, Refusal, Step};
-use crate::referee::game_program::Exchanged;
+use crate::referee::game_program::{Exchanged, FaultCause};
 use crate::referee::{BotCommand, GameFault, GameProgram, ProgramSettings, Stopped};
 use crate::seeds::derive_seed;
 
@@ -90,17 +90,19 @@ impl Record {
             }
         }
         let common = self.steps.len().min(other.steps.len());
-        let failed = |record: &Record| match &record.ending {
-            Ending::Fault(fault) => Some(fault.cause.to_string()),
-            _ => None,
-        };
+        fn failed(record: &Record) -> Option<&FaultCause> {
+            match &record.ending {
+                Ending::Fault(fault) => Some(&fault.cause),
+                _ => None,
+            }
+        }
         match (failed(self), failed(other)) {
             (Some(mine), Some(theirs))
-                if mine == theirs && self.steps.len() == other.steps.len() =>
+                if same_fault(mine, theirs) && self.steps.len() == other.steps.len() =>
             {
                 None
             }
-            (Some(mine), Some(theirs)) if mine != theirs => Some((
+            (Some(mine), Some(theirs)) if !same_fault(mine, theirs) => Some((
                 common,
                 format!("the game program failed differently: {mine}; then: {theirs}"),
             )),
@@ -112,6 +114,18 @@ impl Record {
             }
             (None, None) => None,
         }
+    }
+}
+
+/// Whether two faults are the same failure: the same kind, and for a
+/// crash the same exit (what it wrote to stderr may differ).
+fn same_fault(one: &FaultCause, other: &FaultCause) -> bool {
+    match (one, other) {
+        (FaultCause::Crash(one), FaultCause::Crash(other)) => one.status == other.status,
+        (FaultCause::Timeout { stall: one, .. }, FaultCause::Timeout { stall: other, .. }) => {
+            std::mem::discriminant(one) == std::mem::discriminant(other)
+        }
+        (one, other) => one == other,
     }
 }
 

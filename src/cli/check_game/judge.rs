@@ -525,7 +525,8 @@ fn private(evidence: &Evidence) -> Item {
             let own = values
                 .iter()
                 .all(|(game, value)| pointer(&views[*game].1[other.index()], path) != Some(value));
-            if values.len() < 2 || !varies || !own {
+            // The view as a whole is its seat's by definition.
+            if path.is_empty() || values.len() < 2 || !varies || !own {
                 continue;
             }
             candidates += 1;

@@ -1,0 +1,100 @@
+//! `arena check-game`: it passes the example games and fails each
+//! deliberately broken fixture (tests/fixtures/games/tinygame.py with one
+//! flaw) on exactly the item the flaw breaks.
+
+#[allow(dead_code)]
+mod common;
+
+use common::Scratch;
+
+/// The items `arena check-game` lists with their status, from its output.
+fn items(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let line = line.strip_prefix("  ")?;
+            let (status, rest) = line.split_once("  ")?;
+            let (title, _) = rest.split_once(": ")?;
+            ["PASS", "FAIL", "SKIP"]
+                .contains(&status)
+                .then(|| (status.to_owned(), title.to_owned()))
+        })
+        .collect()
+}
+
+fn check_game(command: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let scratch = Scratch::new();
+    let mut args = vec!["check-game", command];
+    args.extend(extra);
+    let run = scratch.arena(&args);
+    (run.status.code(), run.stdout)
+}
+
+#[test]
+fn the_examples_pass() {
+    for game in [
+        "examples/games/connect-four/game.py",
+        "examples/games/goofspiel/game.js",
+        "examples/games/liars-dice/game.py",
+        "examples/games/number-warriors/game.py",
+        "tests/fixtures/games/tinygame.py",
+    ] {
+        let (status, stdout) = check_game(game, &[]);
+        assert_eq!(status, Some(0), "{game}:\n{stdout}");
+        let items = items(&stdout);
+        assert_eq!(items.len(), 11, "{game}:\n{stdout}");
+        assert!(items.iter().all(|(status, _)| status != "FAIL"), "{game}:\n{stdout}");
+        let passed = items.iter().filter(|(status, _)| status == "PASS").count();
+        assert!(passed >= 8, "{game}: judged on evidence:\n{stdout}");
+    }
+    // The fixture has hidden moves and private hands: every item is judged.
+    let (_, stdout) = check_game("tests/fixtures/games/tinygame.py", &[]);
+    assert!(items(&stdout).iter().all(|(status, _)| status == "PASS"), "{stdout}");
+}
+
+#[test]
+fn each_broken_fixture_fails_exactly_its_item() {
+    for (flaw, item, extra) in [
+        ("bad-hello", "describes itself", &[][..]),
+        ("accepts-any", "sets up games and refuses bad parameters by name", &[]),
+        ("endless", "plays to the end within its declared turns", &[]),
+        ("no-legal-moves", "answers every request with a sound step", &[]),
+        ("malformed", "answers every request with a sound step", &[]),
+        ("crash", "answers every request with a sound step", &[]),
+        ("salted", "answers the same in a fresh process", &[]),
+        ("keeps-state", "answers the same after other games and in another order", &[]),
+        ("ignores-seed", "seeds change the game as it declares", &[]),
+        ("leaks-choice", "views do not show hidden choices", &[]),
+        ("leaks-hand", "keeps a seat's private values out of the other's view", &[]),
+        ("slow", "answers in time", &["--timeout", "1s"]),
+        ("hang", "answers in time", &["--timeout", "500ms"]),
+        ("never-exits", "exits when its input closes", &[]),
+    ] {
+        let command = format!("tests/fixtures/games/tinygame.py --flaw {flaw}");
+        let (status, stdout) = check_game(&command, extra);
+        assert_eq!(status, Some(1), "{flaw}:\n{stdout}");
+        let failed: Vec<String> = items(&stdout)
+            .into_iter()
+            .filter(|(status, _)| status == "FAIL")
+            .map(|(_, title)| title)
+            .collect();
+        assert_eq!(failed, [item], "{flaw}:\n{stdout}");
+        // Each failure shows its evidence and a hint.
+        assert!(stdout.contains("        hint: "), "{flaw}:\n{stdout}");
+    }
+}
+
+#[test]
+fn a_failure_quotes_the_request_and_the_answer() {
+    let (_, stdout) = check_game("tests/fixtures/games/tinygame.py --flaw no-legal-moves", &[]);
+    assert!(stdout.contains(r#"        request: {"type":"apply","id":"#), "{stdout}");
+    assert!(
+        stdout.contains(
+            r#"        answer: {"type": "step", "to_move": [1], "legal_moves": [[], []]"#
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("seat 1 is to move but has no legal moves"), "{stdout}");
+    let (_, stdout) = check_game("tests/fixtures/games/tinygame.py --flaw salted", &[]);
+    assert!(stdout.contains("        then: "), "both answers are shown: {stdout}");
+}

@@ -1,0 +1,250 @@
+//! Games written as programs, refereed by the real binary: a game program
+//! that misbehaves on purpose (tests/fixtures/games/tinygame.py with a
+//! flaw) is caught as the game's fault, voids the game, names the program
+//! and the request, is never charged to a bot, is restarted, and stops the
+//! run after a few faults; the built-in Number Warriors and its program
+//! send bots the same messages.
+
+#[allow(dead_code)]
+mod common;
+
+use std::path::Path;
+
+use common::{
+    PYTHON_RANDOM_BOT, Run, Scratch, read_games_csv, read_transcript, rust_random_bot,
+    rust_strong_bot,
+};
+
+fn tiny(flaw: &str) -> String {
+    format!("tests/fixtures/games/tinygame.py --flaw {flaw}")
+}
+
+fn rust_bot() -> String {
+    rust_random_bot().to_str().expect("a UTF-8 path").to_owned()
+}
+
+/// `arena match GAME` between the Python and the Rust random bots.
+fn match_of(scratch: &Scratch, game: &str, games: u32, extra: &[&str]) -> Run {
+    let out = scratch.out();
+    let mut args = vec![
+        "match".to_owned(),
+        game.to_owned(),
+        PYTHON_RANDOM_BOT.to_owned(),
+        rust_bot(),
+        "--games".to_owned(),
+        games.to_string(),
+        "--seed".to_owned(),
+        "3".to_owned(),
+        "--out".to_owned(),
+        out.to_str().unwrap().to_owned(),
+    ];
+    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+    scratch.arena(&args)
+}
+
+/// The lines of the game program's stderr log of game `game`.
+fn game_log(out: &Path, game: u32) -> String {
+    std::fs::read_to_string(out.join(format!("logs/game-{game:06}-game.log"))).unwrap_or_default()
+}
+
+#[test]
+fn a_game_program_plays_like_a_built_in_game() {
+    let scratch = Scratch::new();
+    let run = match_of(&scratch, "tests/fixtures/games/tinygame.py", 4, &[]);
+    run.assert_success();
+    let rows = read_games_csv(&scratch.out());
+    assert_eq!(rows.len(), 4);
+    for row in &rows {
+        assert_eq!(&row["game"], "hidden-cards");
+        assert_eq!(&row["reason"], "normal", "{row:?}");
+        assert_eq!(row.number("plies"), 6);
+    }
+    // Hidden moves: a seat's history shows its own cards and, of the
+    // other's, only what it learned (nothing for seat 1's face-down card).
+    let transcript = read_transcript(&scratch.out().join("transcripts/game-000001.jsonl"));
+    let last_request = |seat: u64| {
+        transcript
+            .iter()
+            .filter(|line| {
+                line["type"] == "send" && line["seat"] == seat && line["msg"]["type"] == "move"
+            })
+            .next_back()
+            .unwrap()["msg"]
+            .clone()
+    };
+    let two = last_request(2);
+    let history = two["history"].as_array().unwrap();
+    assert!(history.iter().any(|entry| entry["seat"] == 1 && entry["move"].is_null()), "{two}");
+    assert!(history.iter().any(|entry| entry["seat"] == 2 && entry["move"].is_u64()), "{two}");
+    let one = last_request(1);
+    assert!(
+        one["history"].as_array().unwrap().iter().all(|entry| entry["move"].is_u64()),
+        "seat 1 learns seat 2's cards: {one}"
+    );
+    assert!(
+        transcript.iter().any(|line| line["type"] == "step" && line["turn"] == 6),
+        "every step is kept"
+    );
+    let replay = scratch
+        .arena(["replay", scratch.out().join("transcripts/game-000002.jsonl").to_str().unwrap()]);
+    replay.assert_success();
+    assert!(replay.stdout.starts_with("Hidden Cards — seed "), "{}", replay.stdout);
+}
+
+/// Runs `flaw`'s game and checks the fault was the game's: the game is
+/// void, named with the program and the request, nobody forfeited, and the
+/// run says so and fails. Returns the run.
+fn void_by(flaw: &str, games: u32, request: &str, cause: &str) -> (Scratch, Run) {
+    let scratch = Scratch::new();
+    let run = match_of(&scratch, &tiny(flaw), games, &["--game-timeout", "1s"]);
+    assert_eq!(run.status.code(), Some(1), "{flaw}: {}", run.stderr);
+    let named = format!("is void: the game program `{}`", tiny(flaw));
+    assert!(run.stderr.contains(&named), "{flaw}: {}", run.stderr);
+    assert!(run.stderr.contains(request), "{flaw} names the request {request}: {}", run.stderr);
+    assert!(run.stderr.contains(cause), "{flaw}: {cause}: {}", run.stderr);
+    assert!(run.stderr.contains("no bot is charged"), "{}", run.stderr);
+    for row in read_games_csv(&scratch.out()) {
+        assert_eq!(
+            &row["reason"], "normal",
+            "{flaw}: a fault of the game is never a bot's: {row:?}"
+        );
+    }
+    (scratch, run)
+}
+
+#[test]
+fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
+    let (scratch, _) = void_by(
+        "crash",
+        2,
+        "apply request",
+        "exited with status 3 instead of answering apply request",
+    );
+    assert!(read_games_csv(&scratch.out()).is_empty());
+    void_by("hang", 2, "(turn 3)", "did not answer within 1000 ms");
+    void_by("malformed", 2, "(turn 2)", "answered wrongly: not a JSON answer object");
+    void_by("no-legal-moves", 2, "(turn 2)", "seat 1 is to move but has no legal moves");
+}
+
+#[test]
+fn a_game_that_answers_the_same_moves_differently_is_caught() {
+    // The second game of a setup is set up from the same seed (seats
+    // swapped): a game that keeps its generator between games deals anew.
+    let (scratch, run) = void_by(
+        "keeps-state",
+        2,
+        "init request",
+        "answered the same moves from the same setup differently",
+    );
+    let rows = read_games_csv(&scratch.out());
+    assert_eq!(rows.len(), 1, "the first game stands: {}", run.stderr);
+}
+
+#[test]
+fn the_game_program_is_restarted_after_a_fault_and_the_run_stops_at_the_third() {
+    // crash-some crashes in the second game each process sets up.
+    let scratch = Scratch::new();
+    let run = match_of(&scratch, &tiny("crash-some"), 4, &[]);
+    assert_eq!(run.status.code(), Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("2 games are void"), "{}", run.stderr);
+    let out = scratch.out();
+    let rows = read_games_csv(&out);
+    let played: Vec<u64> = rows.iter().map(|row| row.number("game_index")).collect();
+    assert_eq!(played, [1, 3], "games 2 and 4 are void");
+    // Game 3 was the first game of a new process.
+    assert!(game_log(&out, 2).contains("game 2"), "{}", game_log(&out, 2));
+    assert!(game_log(&out, 3).contains("game 1"), "{}", game_log(&out, 3));
+    // A rerun plays the void games again (and the game fails them again).
+    let rerun = match_of(&scratch, &tiny("crash-some"), 4, &[]);
+    assert!(
+        rerun.stdout.contains("resuming: 2 games already in games.csv, 2 to play"),
+        "{}",
+        rerun.stdout
+    );
+
+    let scratch = Scratch::new();
+    let run = match_of(&scratch, &tiny("crash"), 6, &[]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(run.stderr.contains("the game program failed 3 times"), "{}", run.stderr);
+    assert_eq!(run.stderr.matches("is void").count(), 3, "{}", run.stderr);
+}
+
+#[test]
+fn parameters_are_checked_against_the_games_declaration_and_by_the_game() {
+    let scratch = Scratch::new();
+    let run = match_of(&scratch, "tests/fixtures/games/tinygame.py", 2, &["--param", "cards=9"]);
+    assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("parameter `cards` of hidden-cards: must be between 2 and 5, got 9"),
+        "{}",
+        run.stderr
+    );
+    let run = match_of(&scratch, "tests/fixtures/games/tinygame.py", 2, &["--param", "size=3"]);
+    assert!(
+        run.stderr.contains("no such parameter (the parameters are cards, top)"),
+        "{}",
+        run.stderr
+    );
+    // In range, but the game cannot deal: it refuses, naming the parameter.
+    let run = match_of(
+        &scratch,
+        "tests/fixtures/games/tinygame.py",
+        2,
+        &["--param", "cards=5", "--param", "top=9"],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("refuses its parameters: parameter `top`: too few cards to deal"),
+        "{}",
+        run.stderr
+    );
+    let run = match_of(&scratch, "tests/fixtures/games/tinygame.py --flaw bad-hello", 2, &[]);
+    assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("`seats` is 3: arena plays two-seat games only"), "{}", run.stderr);
+    let run = match_of(&scratch, "tests/fixtures/games/no_such_game.py", 2, &[]);
+    assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("is neither a game (number-snatch"), "{}", run.stderr);
+}
+
+/// The messages sent to each seat, in order, with their timing left out.
+fn sent(transcript: &[serde_json::Value]) -> Vec<(u64, serde_json::Value)> {
+    transcript
+        .iter()
+        .filter(|line| line["type"] == "send")
+        .map(|line| (line["seat"].as_u64().unwrap(), line["msg"].clone()))
+        .collect()
+}
+
+#[test]
+fn bots_see_exactly_the_messages_of_the_built_in_number_warriors() {
+    let strong = rust_strong_bot().to_str().unwrap().to_owned();
+    for params in [&[][..], &["--param", "life=20", "--param", "max=12"][..]] {
+        let mut transcripts = Vec::new();
+        for game in ["number-warriors", "examples/games/number-warriors/game.py"] {
+            let scratch = Scratch::new();
+            let out = scratch.out();
+            let mut args =
+                vec!["match", game, PYTHON_RANDOM_BOT, &strong, "--games", "60", "--seed", "11"];
+            args.extend(["--out", out.to_str().unwrap()]);
+            args.extend(params);
+            scratch.arena(&args).assert_success();
+            let rows = read_games_csv(&out);
+            assert_eq!(rows.len(), 60);
+            transcripts.push(
+                (1..=60)
+                    .map(|game| {
+                        sent(&read_transcript(
+                            &out.join(format!("transcripts/game-{game:06}.jsonl")),
+                        ))
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let seeds: std::collections::BTreeSet<_> =
+            transcripts[0].iter().map(|messages| messages[0].1["seed"].as_u64()).collect();
+        assert!(seeds.len() >= 30, "many seeds: {}", seeds.len());
+        for (game, (built_in, program)) in transcripts[0].iter().zip(&transcripts[1]).enumerate() {
+            assert_eq!(built_in, program, "game {}: the bots were sent other messages", game + 1);
+        }
+    }
+}
