@@ -98,3 +98,34 @@ fn a_failure_quotes_the_request_and_the_answer() {
     let (_, stdout) = check_game("tests/fixtures/games/tinygame.py --flaw salted", &[]);
     assert!(stdout.contains("        then: "), "both answers are shown: {stdout}");
 }
+
+#[test]
+fn the_minimal_game_of_the_protocol_document_passes_and_plays() {
+    let document = std::fs::read_to_string(common::repo_dir().join("game-protocol.md")).unwrap();
+    let section = &document[document.find("## 10. A minimal game").expect("section 10")..];
+    let start = section.find("```python\n").expect("a Python block") + "```python\n".len();
+    let code = &section[start..start + section[start..].find("```").unwrap()];
+    let folder = tempfile::tempdir().unwrap();
+    let game = folder.path().join("take_away.py");
+    std::fs::write(&game, code).unwrap();
+    let command = format!("python3 {}", game.display());
+    let (status, stdout) = check_game(&command, &[]);
+    assert_eq!(status, Some(0), "{stdout}");
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let run = scratch.arena([
+        "match",
+        &command,
+        common::PYTHON_RANDOM_BOT,
+        "node bots/javascript/random_bot.js",
+        "--games",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    run.assert_success();
+    let replay = scratch.arena(["replay", out.join("transcripts/game-000001.jsonl").to_str().unwrap()]);
+    replay.assert_success();
+    assert!(replay.stdout.contains("15 stones."), "{}", replay.stdout);
+    assert!(replay.stdout.contains(" left."), "{}", replay.stdout);
+}
