@@ -124,7 +124,8 @@ fn the_minimal_game_of_the_protocol_document_passes_and_plays() {
         out.to_str().unwrap(),
     ]);
     run.assert_success();
-    let replay = scratch.arena(["replay", out.join("transcripts/game-000001.jsonl").to_str().unwrap()]);
+    let replay =
+        scratch.arena(["replay", out.join("transcripts/game-000001.jsonl").to_str().unwrap()]);
     replay.assert_success();
     assert!(replay.stdout.contains("15 stones."), "{}", replay.stdout);
     assert!(replay.stdout.contains(" left."), "{}", replay.stdout);

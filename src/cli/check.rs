@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use super::game_arg::{GameArg, game_setup};
+use super::game_arg::{GameArg, GameArgParser, game_setup};
 use super::interrupt::Interrupt;
 use super::options::{UsageError, default_bot_name, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
@@ -41,7 +41,7 @@ pub struct CheckArgs {
     command: String,
     /// Check one game only (every built-in game by default): a game's id
     /// or a game program's command line (game-protocol.md).
-    #[arg(long, value_parser = GameArg::parse)]
+    #[arg(long, value_parser = GameArgParser)]
     game: Option<GameArg>,
     /// Games per game id (half in each seat; the second half also carries
     /// unknown fields and messages).

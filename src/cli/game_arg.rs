@@ -40,6 +40,39 @@ impl GameArg {
     }
 }
 
+/// The clap parser of a GAME argument: its help lists the built-in games
+/// (from the list of games), and any other text is taken as a game
+/// program's command.
+#[derive(Clone)]
+pub struct GameArgParser;
+
+impl clap::builder::TypedValueParser for GameArgParser {
+    type Value = GameArg;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        argument: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<GameArg, clap::Error> {
+        let text = clap::builder::StringValueParser::new().parse_ref(command, argument, value)?;
+        GameArg::parse(&text).map_err(|message| {
+            clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{message}\n"))
+                .with_cmd(command)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            GameId::ALL
+                .iter()
+                .map(|id| clap::builder::PossibleValue::new(id.as_str()).help(id.title())),
+        ))
+    }
+}
+
 /// The game of `game` with `params`: a built-in game's parameters checked
 /// against its rule book; or a game program asked to describe itself (in
 /// a sandbox of `sandbox`'s settings that may not read `protected`), its

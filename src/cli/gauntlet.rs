@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::game_arg::GameArg;
+use super::game_arg::{GameArg, GameArgParser};
 use super::options::UsageError;
 use super::reporters::Verbosity;
 use super::tournament_args::{
@@ -27,7 +27,7 @@ pub struct GauntletArgs {
     commands: Vec<String>,
     /// The game: a game's id (`arena games` lists them and their
     /// parameters) or a game program's command line (game-protocol.md).
-    #[arg(long, value_parser = GameArg::parse, required_unless_present = "league")]
+    #[arg(long, value_parser = GameArgParser, required_unless_present = "league")]
     game: Option<GameArg>,
     /// A tournament file whose bots are the field: its game, parameters,
     /// seed and settings are the gauntlet's (flags given here override its

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::game_arg::GameArg;
+use super::game_arg::{GameArg, GameArgParser};
 use super::output;
 use super::reporters::GameLines;
 use super::tournament_args::{self, Played, TournamentArgs, command_line_bots};
@@ -19,7 +19,7 @@ pub struct MatchArgs {
     /// The game: a game's id (`arena games` lists them and their
     /// parameters) or a game program's command line, split like a bot's
     /// (game-protocol.md), e.g. examples/games/connect-four/game.py.
-    #[arg(value_parser = GameArg::parse)]
+    #[arg(value_parser = GameArgParser)]
     game: GameArg,
     /// The first bot's command line, split like a shell would split it (no
     /// shell runs), e.g. "python3 bots/python/random_bot.py".

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use serde_json::Value;
 
-use super::game_arg::{GameArg, game_setup};
+use super::game_arg::{GameArg, GameArgParser, game_setup};
 use super::options::{UsageError, default_bot_name, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use super::terminal::Terminal;
@@ -32,7 +32,7 @@ pub struct PlayArgs {
     /// The game: a game's id (`arena games` lists them) or a game
     /// program's command line (game-protocol.md), whose views are shown
     /// as they are.
-    #[arg(value_parser = GameArg::parse)]
+    #[arg(value_parser = GameArgParser)]
     game: GameArg,
     /// The opponent: `random` (the built-in random player), `human` (a
     /// second person at this keyboard), or a bot's command line.

@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::game_arg::GameArg;
+use super::game_arg::{GameArg, GameArgParser};
 use super::options::UsageError;
 use super::reporters::Verbosity;
 use super::tournament_args::{
@@ -33,7 +33,7 @@ pub struct SprtArgs {
     old: String,
     /// The game: a game's id (`arena games` lists them and their
     /// parameters) or a game program's command line (game-protocol.md).
-    #[arg(long, value_parser = GameArg::parse)]
+    #[arg(long, value_parser = GameArgParser)]
     game: GameArg,
     /// H0: NEW is this much stronger than OLD, in normalized Elo.
     #[arg(long, default_value_t = SprtSettings::default().elo0, allow_negative_numbers = true)]
