@@ -248,3 +248,151 @@ fn bots_see_exactly_the_messages_of_the_built_in_number_warriors() {
         }
     }
 }
+
+const LIARS_DICE: &str = "examples/games/liars-dice/game.py";
+const COUNTER: &str = "python3 examples/games/liars-dice/bots/counter.py";
+
+#[test]
+fn sprt_and_gauntlet_play_a_game_program() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let sprt = scratch.arena([
+        "sprt",
+        COUNTER,
+        PYTHON_RANDOM_BOT,
+        "--game",
+        LIARS_DICE,
+        "--elo0",
+        "0",
+        "--elo1",
+        "100",
+        "--max-games",
+        "200",
+        "--seed",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        sprt.status.code(),
+        Some(0),
+        "H1 accepted: the counter is far stronger:\n{}\n{}",
+        sprt.stdout,
+        sprt.stderr
+    );
+    assert!(
+        sprt.stdout.contains("SPRT of counter against random_bot at Liar's Dice"),
+        "{}",
+        sprt.stdout
+    );
+    let rows = read_games_csv(&out);
+    assert!(
+        rows.len() < 200 && rows.iter().all(|row| &row["game"] == "liars-dice"),
+        "{}",
+        rows.len()
+    );
+
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let gauntlet = scratch.arena([
+        "gauntlet",
+        "--game",
+        LIARS_DICE,
+        COUNTER,
+        PYTHON_RANDOM_BOT,
+        "node bots/javascript/random_bot.js",
+        "--games",
+        "6",
+        "--seed",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    gauntlet.assert_success();
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 12, "the challenger against each of the field, 6 games each");
+    assert!(
+        rows.iter().all(|row| row["seat1"].contains("counter") || row["seat2"].contains("counter"))
+    );
+    let won = rows.iter().filter(|row| &row["winner"] == "counter").count();
+    assert!(won >= 10, "the counter wins nearly every game: {won} of 12");
+}
+
+#[test]
+fn a_match_of_a_game_program_killed_midway_resumes_to_the_same_results() {
+    let paced = "python3 tests/fixtures/tournament/paced_bot.py --delay-ms 5";
+    let args = |out: &Path| {
+        vec![
+            "match".to_owned(),
+            LIARS_DICE.to_owned(),
+            COUNTER.to_owned(),
+            paced.to_owned(),
+            "--games".to_owned(),
+            "24".to_owned(),
+            "--seed".to_owned(),
+            "9".to_owned(),
+            "--out".to_owned(),
+            out.to_str().unwrap().to_owned(),
+        ]
+    };
+    let whole = Scratch::new();
+    whole.arena(args(&whole.out())).assert_success();
+
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let mut arena = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(args(&out))
+        .current_dir(common::repo_dir())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let rows = || {
+        std::fs::read_to_string(out.join("games.csv"))
+            .map_or(0, |text| text.lines().count().saturating_sub(1))
+    };
+    let started = std::time::Instant::now();
+    while rows() < 4 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "no games recorded");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    arena.kill().unwrap();
+    arena.wait().unwrap();
+    let killed_at = rows();
+    assert!(killed_at < 24, "killed midway: {killed_at} games recorded");
+    let resumed = scratch.arena(args(&out));
+    resumed.assert_success();
+    assert!(
+        resumed.stdout.contains(&format!("resuming: {killed_at} games already in games.csv")),
+        "{}",
+        resumed.stdout
+    );
+    let without_timing = |out: &Path| {
+        let mut rows: Vec<Vec<String>> = read_games_csv(out)
+            .iter()
+            .map(|row| {
+                [
+                    "game_index",
+                    "seat1",
+                    "seat2",
+                    "seed",
+                    "winner",
+                    "reason",
+                    "score1",
+                    "score2",
+                    "plies",
+                ]
+                .iter()
+                .map(|column| row[column].to_owned())
+                .collect()
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    assert_eq!(without_timing(&whole.out()), without_timing(&out));
+    assert_eq!(
+        std::fs::read_to_string(whole.out().join("standings.csv")).unwrap(),
+        std::fs::read_to_string(out.join("standings.csv")).unwrap()
+    );
+}

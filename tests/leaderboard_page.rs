@@ -185,3 +185,68 @@ fn the_leaderboard_page_works_in_a_browser() {
         assert!(Path::new(&path).exists());
     }
 }
+
+#[test]
+fn the_page_replays_a_game_programs_game_in_a_browser() {
+    let browser = match chromium() {
+        Ok(browser) => browser,
+        Err(why) => {
+            eprintln!("skipped: the leaderboard page's browser test cannot run here: {why}");
+            return;
+        }
+    };
+    let folder = tempfile::tempdir().unwrap();
+    let out = folder.path().join("results");
+    let random = common::rust_random_bot().to_str().unwrap().to_owned();
+    let arena = |args: &[&str]| {
+        let run = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(args)
+            .current_dir(common::repo_dir())
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        String::from_utf8_lossy(&run.stdout).into_owned()
+    };
+    let game = "examples/games/connect-four/game.py";
+    let bot = common::PYTHON_RANDOM_BOT;
+    arena(&[
+        "match",
+        game,
+        bot,
+        &random,
+        "--games",
+        "4",
+        "--seed",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let page = folder.path().join("leaderboard.html");
+    arena(&["report", out.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+
+    let (dom, console) = open(&browser, &page, "#game=2&step=4", None);
+    assert!(dom.contains("data-ready=\"true\""), "the page's script did not finish:\n{console}");
+    for line in console.lines() {
+        assert!(
+            !line.contains(":CONSOLE") && !line.contains("Uncaught"),
+            "the page wrote to the console: {line}"
+        );
+    }
+    let position = text_of(&dom, "replay-position");
+    assert!(position.starts_with("step 4 of "), "{position}");
+    // The game program's own words: the opening, then each turn's disc.
+    let told = text_of(&dom, "replay-text");
+    assert!(told.starts_with("Connect Four — seed "), "{told}");
+    assert!(told.contains("6 rows, 7 columns, 4 in a line to win."), "{told}");
+    assert_eq!(
+        told.matches("drops a disc in column").count(),
+        2,
+        "two turns by step 4 (the title and the opening grid first): {told}"
+    );
+    let replay = arena(&["replay", out.join("transcripts/game-000002.jsonl").to_str().unwrap()]);
+    let replay = replay.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        replay.starts_with(&told),
+        "the page tells the game otherwise than arena replay:\n{told}\n---\n{replay}"
+    );
+}
