@@ -145,10 +145,11 @@ impl Transcript {
     /// made compact.
     pub fn step(&mut self, turn: u32, answer: &[u8]) {
         let Some(buffer) = &mut self.buffer else { return };
-        let text = String::from_utf8_lossy(answer);
         buffer.extend_from_slice(br#"{"type":"step","turn":"#);
         buffer.extend_from_slice(itoa::Buffer::new().format(turn).as_bytes());
         buffer.extend_from_slice(br#","answer":"#);
+        // The parser accepted the answer: it is JSON, so UTF-8.
+        let text = String::from_utf8_lossy(answer);
         buffer.extend_from_slice(crate::json::compact(&text).as_bytes());
         buffer.extend_from_slice(b"}\n");
     }

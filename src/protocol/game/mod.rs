@@ -8,6 +8,8 @@
 //! seat to move without legal moves, a view missing, a result while a
 //! seat is still to move), so the referee only ever sees sound ones.
 
+mod scan;
+
 use std::fmt;
 
 use serde::Deserialize;
@@ -196,22 +198,61 @@ struct Envelope<'a> {
     id: Option<&'a RawValue>,
 }
 
+/// A step's fields, each JSON value as the slice of the line it was
+/// written in; `type` and `id` too, as the scanner reads them.
 #[derive(Deserialize)]
 struct StepFields<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    id: Option<u64>,
     to_move: Vec<u8>,
-    #[serde(borrow, default)]
-    legal_moves: Option<[Vec<&'a RawValue>; 2]>,
+    #[serde(default)]
+    legal_moves: Option<[MoveList; 2]>,
     #[serde(borrow)]
-    views: [&'a RawValue; 2],
+    views: [Raw<'a>; 2],
     scores: [i64; 2],
     #[serde(default)]
     result: Option<ResultField>,
     #[serde(borrow, default)]
-    learned: Option<[&'a RawValue; 2]>,
+    learned: Option<[Raw<'a>; 2]>,
     #[serde(borrow, default)]
-    state: Option<&'a RawValue>,
+    state: Option<Raw<'a>>,
     #[serde(default)]
     text: Option<String>,
+}
+
+/// One JSON value, as the text it was written in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Raw<'a>(&'a str);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Raw<'a>, D::Error> {
+        <&'de RawValue>::deserialize(deserializer).map(|raw| Raw(raw.get()))
+    }
+}
+
+/// A list of moves, each kept as the game wrote it (read in one pass).
+struct MoveList(Vec<JsonMove>);
+
+impl<'de> Deserialize<'de> for MoveList {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<MoveList, D::Error> {
+        struct Moves;
+        impl<'de> serde::de::Visitor<'de> for Moves {
+            type Value = MoveList;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of moves")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<MoveList, A::Error> {
+                let mut moves = Vec::with_capacity(seq.size_hint().unwrap_or(8));
+                while let Some(raw) = seq.next_element::<&'de RawValue>()? {
+                    moves.push(JsonMove::from_text(raw.get()));
+                }
+                Ok(MoveList(moves))
+            }
+        }
+        deserializer.deserialize_seq(Moves)
+    }
 }
 
 #[derive(Deserialize)]
@@ -235,6 +276,16 @@ pub fn parse_answer(
     id: u64,
     moves: Moves,
 ) -> Result<Answer, BadAnswer> {
+    // The common case first: a good step, read in one pass. Anything else
+    // takes the careful path below, which says what is wrong.
+    if kind != GameRequestKind::Hello
+        && let Some(fields) = scan::scan_step(line)
+        && fields.kind.as_deref() == Some("step")
+        && fields.id == Some(id)
+    {
+        return step(fields, kind == GameRequestKind::Apply && moves == Moves::Hidden)
+            .map(Answer::Step);
+    }
     let envelope: Envelope<'_> = serde_json::from_slice(line).map_err(|error| {
         BadAnswer::new(BadAnswerKind::NotJson, format!("not a JSON answer object: {error}"))
     })?;
@@ -327,15 +378,7 @@ fn step(fields: StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswe
             ));
         }
     };
-    let mut legal_moves = [Vec::new(), Vec::new()];
-    if let Some(lists) = fields.legal_moves {
-        for (seat, list) in Seat::BOTH.into_iter().zip(lists) {
-            legal_moves[seat.index()] = list
-                .into_iter()
-                .map(|raw| JsonMove::from_text(raw.get()).expect("a raw value is JSON"))
-                .collect();
-        }
-    }
+    let legal_moves = fields.legal_moves.map_or_else(Default::default, |lists| lists.map(|list| list.0));
     for seat in Seat::BOTH {
         let moving = to_move.contains(&seat);
         let count = legal_moves[seat.index()].len();
@@ -386,7 +429,7 @@ fn step(fields: StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswe
             "a game with hidden moves answers `apply` with `learned`: what each seat learns of the other's move (null for nothing)",
         ));
     }
-    let raw = |value: &RawValue| RawJson::compact(value.get());
+    let raw = |value: Raw<'_>| RawJson::compact(value.0);
     Ok(Step {
         to_move,
         legal_moves,
@@ -394,7 +437,7 @@ fn step(fields: StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswe
         scores: fields.scores,
         result,
         learned: fields.learned.map(|learned| learned.map(raw)),
-        state: fields.state.filter(|state| state.get() != "null").map(raw),
+        state: fields.state.filter(|state| state.0 != "null").map(raw),
         text: fields.text,
     })
 }
@@ -426,8 +469,8 @@ mod tests {
             b"{\"type\":\"init\",\"id\":2,\"params\":{\"rows\":6},\"seed\":7}\n"
         );
         let moves = [
-            Played { seat: Seat::One, mv: JsonMove::from_text("3").unwrap() },
-            Played { seat: Seat::Two, mv: JsonMove::from_text(r#"{"bid": [2, 5]}"#).unwrap() },
+            Played { seat: Seat::One, mv: JsonMove::from_text("3") },
+            Played { seat: Seat::Two, mv: JsonMove::from_text(r#"{"bid": [2, 5]}"#) },
         ];
         assert_eq!(
             String::from_utf8(apply_request(3, &moves)).unwrap(),
