@@ -4,6 +4,7 @@
 //! promises is told in `crate::sandbox`.
 
 mod boxed;
+mod bpf;
 mod cgroup;
 mod fallback;
 mod fallback_child;
@@ -26,7 +27,6 @@ use ::landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,
     RulesetCreated, RulesetCreatedAttr, Scope,
 };
-use seccompiler::BpfProgram;
 
 pub use spawn::{Spawned, wait_exited};
 
@@ -38,6 +38,7 @@ use crate::sandbox::{
 use boxed::{BoxPlan, BoxStart};
 use fallback_child::{ChildSetup, Identity};
 use landlock::InBoxRuleset;
+use seccomp::Filter;
 
 /// The kernel's Landlock ABI version, if Landlock is enabled.
 fn landlock_abi() -> Option<u32> {
@@ -133,7 +134,7 @@ pub struct Sandbox {
     protections: Protections,
     /// Why no box could be made, when none can.
     no_boxes: Option<String>,
-    filter: Option<Arc<BpfProgram>>,
+    filter: Option<Arc<Filter>>,
     /// Paths no bot may read: the results folder, the tournament file.
     protected: Vec<PathBuf>,
     cgroups: Option<Arc<cgroup::Cgroups>>,
@@ -174,8 +175,7 @@ impl Sandbox {
             network: settings.network,
             memory_counted: cgroups.is_some(),
         };
-        let filter = seccomp::filter(policy)
-            .map_err(|error| SandboxError::Setup(format!("seccomp filter: {error}")))?;
+        let filter = seccomp::filter(policy);
         let as_root = as_root();
         let protections = Protections {
             landlock_abi,
@@ -565,7 +565,7 @@ impl BotSandbox {
             command_line: sandbox.command_line.clone(),
             as_root: sandbox.protections.as_root,
             own_network: !sandbox.settings.network,
-            cgroup_procs: cgroup.as_ref().map(|cgroup| cgroup.procs_files()).unwrap_or_default(),
+            cgroup_joins: cgroup.as_ref().map(|cgroup| cgroup.join_files()).unwrap_or_default(),
         };
         let started = boxed::spawn(&start).map_err(|failure| match failure.step {
             boxed::Failed::Exec => StartError::Exec(failure.error),
