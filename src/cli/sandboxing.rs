@@ -39,6 +39,10 @@ pub struct SandboxArgs {
     /// Largest file a bot may write [default: 64MiB].
     #[arg(long, value_parser = parse_size, value_name = "SIZE")]
     file_size_limit: Option<u64>,
+    /// Size of each bot's scratch folder: its /tmp (HOME and TMPDIR) and
+    /// its /dev/shm, each a private tmpfs of this size [default: 64MiB].
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    scratch_limit: Option<u64>,
     /// Let bots use the network (TCP, UDP and unix sockets of the host).
     #[arg(long)]
     allow_network: bool,
@@ -68,6 +72,7 @@ impl SandboxArgs {
             (self.process_limit, &mut limits.processes),
             (self.open_files_limit, &mut limits.open_files),
             (self.file_size_limit, &mut limits.file_size),
+            (self.scratch_limit, &mut limits.scratch),
         ] {
             if let Some(value) = flag {
                 *limit = value;

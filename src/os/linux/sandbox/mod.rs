@@ -95,16 +95,18 @@ fn as_root() -> bool {
     })
 }
 
-/// Resource limits a bot gets, checked against arena's own hard limits: an
-/// unprivileged process (and a box's root, whose privileges end at its
-/// namespace) cannot raise a hard limit, so a bot limit above arena's own
-/// would fail every start.
+/// Resource limits a bot gets, checked against arena's own hard limits: a
+/// box's processes cannot raise a hard limit (their privileges end at
+/// their namespace), so a bot limit above arena's own would fail every
+/// start. Root raises its own hard limit to the bot's; anyone else is told
+/// which limit to lower or raise.
 fn check_own_limits(limits: &Limits) -> Result<(), SandboxError> {
     let checks = [
         (libc::RLIMIT_NOFILE, limits.open_files, "open files", "open_files_limit", 'n'),
         (libc::RLIMIT_FSIZE, limits.file_size, "file size", "file_size_limit", 'f'),
         (libc::RLIMIT_DATA, limits.memory, "memory", "memory_limit", 'd'),
         (libc::RLIMIT_CPU, limits.cpu_time.as_secs().max(1) + 1, "CPU time", "cpu_limit", 't'),
+        (libc::RLIMIT_NPROC, limits.processes, "process", "process_limit", 'u'),
     ];
     for (resource, value, limit, key, flag) in checks {
         let mut own = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
@@ -114,15 +116,21 @@ fn check_own_limits(limits: &Limits) -> Result<(), SandboxError> {
         {
             continue;
         }
-        if value > own.rlim_max && !as_root() {
-            return Err(SandboxError::AboveOwnLimit {
-                limit,
-                key,
-                flag,
-                value: value.to_string(),
-                hard: own.rlim_max.to_string(),
-            });
+        if value <= own.rlim_max {
+            continue;
         }
+        let raised = libc::rlimit { rlim_cur: own.rlim_cur, rlim_max: value };
+        // SAFETY: setrlimit on this process with a value on the stack.
+        if as_root() && unsafe { libc::setrlimit(resource, &raised) } == 0 {
+            continue;
+        }
+        return Err(SandboxError::AboveOwnLimit {
+            limit,
+            key,
+            flag,
+            value: value.to_string(),
+            hard: own.rlim_max.to_string(),
+        });
     }
     Ok(())
 }
