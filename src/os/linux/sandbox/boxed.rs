@@ -277,10 +277,24 @@ pub struct BoxStart {
     pub command_line: std::ops::Range<usize>,
     /// Arena is root: the box gets ids of its own on the host.
     pub as_root: bool,
-    /// The box has its own network namespace (a loopback to bring up).
-    pub own_network: bool,
+    /// The network the box gets.
+    pub network: Network,
     /// Files the first process joins its cgroup by (it writes "0" to each).
     pub cgroup_joins: Vec<RawFd>,
+}
+
+/// The network a box gets.
+#[derive(Clone, Copy, Debug)]
+pub enum Network {
+    /// The machine's (the network is allowed).
+    Host,
+    /// A namespace of its own, whose loopback it brings up.
+    Own,
+    /// An existing namespace (one an earlier box of the same bot made and
+    /// left empty), entered through its descriptor: making a network
+    /// namespace and having the kernel tear it down cost more than the
+    /// rest of a box. Only root may enter one it did not make.
+    Join(RawFd),
 }
 
 /// What the box's first process reads: on the arena's stack, copied into
@@ -355,9 +369,26 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
         | libc::CLONE_NEWUTS
         | libc::CLONE_PIDFD
         | libc::SIGCHLD;
-    if start.own_network {
-        flags |= libc::CLONE_NEWNET;
-    }
+    let joined = match start.network {
+        Network::Host => None,
+        Network::Own => {
+            flags |= libc::CLONE_NEWNET;
+            None
+        }
+        // The child is made in the namespace this thread is in: this
+        // thread enters it for the clone, and goes back after.
+        Network::Join(namespace) => {
+            let here = std::fs::File::open("/proc/thread-self/ns/net")
+                .map_err(|error| StartFailure { step: Failed::Namespaces, error })?;
+            // SAFETY: setns on this thread with descriptors we hold.
+            if unsafe { libc::setns(namespace, libc::CLONE_NEWNET) } != 0 {
+                restore_signals(&job.mask);
+                let error = io::Error::last_os_error();
+                return Err(StartFailure { step: Failed::Namespaces, error });
+            }
+            Some(here)
+        }
+    };
     let mut pidfd: c_int = -1;
     // SAFETY: without CLONE_VM the child runs `init_main` on its own copy
     // of the stack and of everything `job` points to; signals are blocked
@@ -366,6 +397,11 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
         libc::clone(init_main, top(&mut init_stack), flags, (&raw mut job).cast(), &raw mut pidfd)
     };
     let clone_error = io::Error::last_os_error();
+    if let Some(here) = joined {
+        // SAFETY: back to this thread's own namespace, which it left above.
+        let back = unsafe { libc::setns(here.as_raw_fd(), libc::CLONE_NEWNET) };
+        assert_eq!(back, 0, "a thread goes back to its own network namespace");
+    }
     restore_signals(&job.mask);
     if pid < 0 {
         return Err(StartFailure { step: Failed::Namespaces, error: clone_error });
@@ -543,7 +579,7 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
         }
         build_root(start, job.views)?;
         libc::sethostname(c"arena".as_ptr(), 5);
-        if start.own_network {
+        if matches!(start.network, Network::Own) {
             bring_up_loopback();
         }
         at(Failed::WorkingFolder, libc::chdir(start.workdir.as_ptr()))?;
@@ -931,7 +967,7 @@ pub fn probe(network: bool, as_root: bool) -> Result<(), String> {
         scratch_options: c"size=1m,mode=1777".to_owned(),
         command_line: command_line(),
         as_root,
-        own_network: !network,
+        network: if network { Network::Host } else { Network::Own },
         cgroup_joins: Vec::new(),
     };
     let started =

@@ -259,7 +259,10 @@ impl Sandbox {
     ) -> Result<Arc<BotSandbox>, SandboxError> {
         let grants = files::grants(own, others, &self.protected, &self.settings.read_paths);
         let kind = if self.protections.boxes {
-            BotKind::Boxed { plan: Arc::new(BoxPlan::new(&Layout::new(&grants, &own.reached))) }
+            BotKind::Boxed {
+                plan: Arc::new(BoxPlan::new(&Layout::new(&grants, &own.reached))),
+                network: Mutex::new(None),
+            }
         } else {
             let read = AccessFs::from_read(ABI::V6);
             let reads = grants
@@ -352,8 +355,11 @@ pub struct BotSandbox {
 }
 
 enum BotKind {
-    /// The steps that build this bot's boxes.
-    Boxed { plan: Arc<BoxPlan> },
+    /// The steps that build this bot's boxes, and (under root) the network
+    /// namespace its first box made, which its later boxes enter: each box
+    /// of the bot is alone in it while it runs, or with a box of the same
+    /// bot, and a box leaves nothing in it when it ends.
+    Boxed { plan: Arc<BoxPlan>, network: Mutex<Option<OwnedFd>> },
     /// The fallback: what the bot may read, with the access each path
     /// grants (opened only to build a ruleset, once per scratch folder, so
     /// a league of many bots holds no descriptors for them), and the
@@ -495,8 +501,9 @@ impl BotSandbox {
         let argv_c: Vec<CString> =
             argv.iter().map(|word| c_string(word.as_bytes())).collect::<Result<_, _>>()?;
         match &self.kind {
-            BotKind::Boxed { plan } => {
-                self.start_boxed(plan, c_string(program.as_os_str().as_bytes())?, argv_c, dir, env)
+            BotKind::Boxed { plan, network } => {
+                let program = c_string(program.as_os_str().as_bytes())?;
+                self.start_boxed(plan, network, program, argv_c, dir, env)
             }
             BotKind::Fallback { reads, free_scratch } => self.start_fallback(
                 reads,
@@ -539,6 +546,7 @@ impl BotSandbox {
     fn start_boxed(
         &self,
         plan: &Arc<BoxPlan>,
+        network: &Mutex<Option<OwnedFd>>,
         program: CString,
         argv: Vec<CString>,
         dir: Option<&Path>,
@@ -572,7 +580,7 @@ impl BotSandbox {
                 .expect("no NUL in a number"),
             command_line: sandbox.command_line.clone(),
             as_root: sandbox.protections.as_root,
-            own_network: !sandbox.settings.network,
+            network: self.network(network),
             cgroup_joins: cgroup.as_ref().map(|cgroup| cgroup.join_files()).unwrap_or_default(),
         };
         let started = boxed::spawn(&start).map_err(|failure| match failure.step {
@@ -580,6 +588,13 @@ impl BotSandbox {
             step => StartError::Box { doing: step.doing(), error: failure.error },
         })?;
         let spawned = started.spawned;
+        if sandbox.protections.as_root && matches!(start.network, boxed::Network::Own) {
+            // Kept for the bot's next boxes (see `BotKind::Boxed`).
+            if let Ok(namespace) = std::fs::File::open(format!("/proc/{}/ns/net", spawned.pid)) {
+                *network.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) =
+                    Some(OwnedFd::from(namespace));
+            }
+        }
         let watch = if cgroup.is_none() {
             let pidfd = spawned
                 .pidfd
@@ -598,6 +613,21 @@ impl BotSandbox {
             ending: ProcessEnd::Box { report: started.report, cgroup, watch },
             spawned,
         })
+    }
+
+    /// The network a new box of this bot gets.
+    fn network(&self, known: &Mutex<Option<OwnedFd>>) -> boxed::Network {
+        use std::os::fd::AsRawFd;
+        if self.sandbox.settings.network {
+            return boxed::Network::Host;
+        }
+        let known = known.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match known.as_ref() {
+            Some(namespace) if self.sandbox.protections.as_root => {
+                boxed::Network::Join(namespace.as_raw_fd())
+            }
+            _ => boxed::Network::Own,
+        }
     }
 
     fn start_fallback(
