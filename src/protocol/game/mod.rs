@@ -243,7 +243,10 @@ impl<'de> Deserialize<'de> for MoveList {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a list of moves")
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<MoveList, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<MoveList, A::Error> {
                 let mut moves = Vec::with_capacity(seq.size_hint().unwrap_or(8));
                 while let Some(raw) = seq.next_element::<&'de RawValue>()? {
                     moves.push(JsonMove::from_text(raw.get()));
@@ -378,7 +381,8 @@ fn step(fields: StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswe
             ));
         }
     };
-    let legal_moves = fields.legal_moves.map_or_else(Default::default, |lists| lists.map(|list| list.0));
+    let legal_moves =
+        fields.legal_moves.map_or_else(Default::default, |lists| lists.map(|list| list.0));
     for seat in Seat::BOTH {
         let moving = to_move.contains(&seat);
         let count = legal_moves[seat.index()].len();

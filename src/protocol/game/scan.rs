@@ -9,8 +9,18 @@ use super::{Raw, ResultField, StepFields};
 use crate::games::program::JsonMove;
 
 /// The keys of a step.
-const KEYS: [&str; 10] =
-    ["type", "id", "to_move", "legal_moves", "views", "scores", "result", "learned", "state", "text"];
+const KEYS: [&str; 10] = [
+    "type",
+    "id",
+    "to_move",
+    "legal_moves",
+    "views",
+    "scores",
+    "result",
+    "learned",
+    "state",
+    "text",
+];
 
 /// Deepest nesting scanned; deeper values go to the parser.
 const MAX_DEPTH: usize = 64;
@@ -299,8 +309,9 @@ impl<'a> Cursor<'a> {
                 }
                 (Next::Value | Next::ValueOrClose, b't' | b'f' | b'n') => {
                     let rest = &self.text[self.at..];
-                    let word =
-                        ["true", "false", "null"].into_iter().find(|word| rest.starts_with(word))?;
+                    let word = ["true", "false", "null"]
+                        .into_iter()
+                        .find(|word| rest.starts_with(word))?;
                     self.at += word.len();
                     Next::After
                 }
@@ -397,7 +408,8 @@ mod tests {
             "{ \"type\" : \"step\" , \"id\":3, \"to_move\":[ 1 , 2 ],\n \"legal_moves\": [ [ 1 ], [ 2 ] ], \"views\": [ 1, 2 ], \"scores\": [ 0, 0 ], \"learned\": null }",
             r#"{"type":"step","id":3,"to_move":[],"views":["é",{}],"scores":[1,1],"result":{"winner":null},"learned":[[],"\u00e9"]}"#,
         ] {
-            let scanned = scan_step(line.as_bytes()).map(|fields| step(fields, false).map(Answer::Step).map_err(|bad| bad.detail));
+            let scanned = scan_step(line.as_bytes())
+                .map(|fields| step(fields, false).map(Answer::Step).map_err(|bad| bad.detail));
             assert_eq!(scanned, Some(careful(line)), "{line}");
         }
     }

@@ -130,11 +130,6 @@ impl GameProgram {
         self.log = log;
     }
 
-    /// The running process's pid.
-    pub fn pid(&self) -> Option<u32> {
-        self.process.as_ref().and_then(BotProcess::pid)
-    }
-
     /// Asks the program to describe itself.
     pub async fn hello(&mut self) -> Result<Declaration, GameFault> {
         let exchanged = self.exchange(GameRequestKind::Hello, None, hello_request).await?;
