@@ -65,10 +65,9 @@ fn a_game_program_plays_like_a_built_in_game() {
     let last_request = |seat: u64| {
         transcript
             .iter()
-            .filter(|line| {
+            .rfind(|line| {
                 line["type"] == "send" && line["seat"] == seat && line["msg"]["type"] == "move"
             })
-            .next_back()
             .unwrap()["msg"]
             .clone()
     };

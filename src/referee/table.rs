@@ -138,8 +138,8 @@ impl<G: Game> Rules for BuiltinRules<G> {
     type Move = G::Move;
     type Table<'r> = Builtin<G>;
 
-    fn set_up<'r>(
-        &'r mut self,
+    fn set_up(
+        &mut self,
         setup: &GameSetup,
         seed: u64,
     ) -> impl Future<Output = Result<Builtin<G>, GameFault>> {
