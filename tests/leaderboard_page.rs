@@ -75,6 +75,25 @@ fn open(
     )
 }
 
+/// Chromium, or `None` with the reason said where it cannot run.
+fn browser() -> Option<PathBuf> {
+    chromium()
+        .map_err(|why| {
+            eprintln!("skipped: the leaderboard page's browser test cannot run here: {why}");
+        })
+        .ok()
+}
+
+/// Fails if the page's script wrote to the console or threw.
+fn assert_quiet_console(console: &str) {
+    for line in console.lines() {
+        assert!(
+            !line.contains(":CONSOLE") && !line.contains("Uncaught"),
+            "the page wrote to the console: {line}"
+        );
+    }
+}
+
 /// The text of the element with `id`, its tags removed.
 fn text_of(dom: &str, id: &str) -> String {
     let start = dom.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no #{id} in the page"));
@@ -112,13 +131,7 @@ fn text_of(dom: &str, id: &str) -> String {
 
 #[test]
 fn the_leaderboard_page_works_in_a_browser() {
-    let browser = match chromium() {
-        Ok(browser) => browser,
-        Err(why) => {
-            eprintln!("skipped: the leaderboard page's browser test cannot run here: {why}");
-            return;
-        }
-    };
+    let Some(browser) = browser() else { return };
     let folder = tempfile::tempdir().unwrap();
     let strong = common::rust_strong_bot().to_str().unwrap().to_owned();
     let random = common::rust_random_bot().to_str().unwrap().to_owned();
@@ -142,12 +155,7 @@ fn the_leaderboard_page_works_in_a_browser() {
 
     let (dom, console) = open(&browser, &page, "#game=3&step=2", None);
     assert!(dom.contains("data-ready=\"true\""), "the page's script did not finish:\n{console}");
-    for line in console.lines() {
-        assert!(
-            !line.contains(":CONSOLE") && !line.contains("Uncaught"),
-            "the page wrote to the console: {line}"
-        );
-    }
+    assert_quiet_console(&console);
     let standings = text_of(&dom, "standings");
     let first_row = standings.split("95% interval").nth(1).unwrap_or_default().trim().to_owned();
     assert!(first_row.starts_with("1 strong"), "strong-bot is not on top: {standings}");
@@ -188,13 +196,7 @@ fn the_leaderboard_page_works_in_a_browser() {
 
 #[test]
 fn the_page_replays_a_game_programs_game_in_a_browser() {
-    let browser = match chromium() {
-        Ok(browser) => browser,
-        Err(why) => {
-            eprintln!("skipped: the leaderboard page's browser test cannot run here: {why}");
-            return;
-        }
-    };
+    let Some(browser) = browser() else { return };
     let folder = tempfile::tempdir().unwrap();
     let out = folder.path().join("results");
     let random = common::rust_random_bot().to_str().unwrap().to_owned();
@@ -226,12 +228,7 @@ fn the_page_replays_a_game_programs_game_in_a_browser() {
 
     let (dom, console) = open(&browser, &page, "#game=2&step=4", None);
     assert!(dom.contains("data-ready=\"true\""), "the page's script did not finish:\n{console}");
-    for line in console.lines() {
-        assert!(
-            !line.contains(":CONSOLE") && !line.contains("Uncaught"),
-            "the page wrote to the console: {line}"
-        );
-    }
+    assert_quiet_console(&console);
     let position = text_of(&dom, "replay-position");
     assert!(position.starts_with("step 4 of "), "{position}");
     // The game program's own words: the opening, then each turn's disc.

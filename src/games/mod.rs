@@ -170,6 +170,19 @@ pub trait GameParams:
     fn validate(&self) -> Result<(), ParamError>;
 }
 
+/// What a move is to everything that carries one: read from a bot's reply,
+/// compared with the legal moves, written straight into requests and
+/// serialized into transcripts.
+pub trait MoveValue:
+    Clone + fmt::Debug + PartialEq + Serialize + WriteJson + DeserializeOwned + Send + Sync
+{
+}
+
+impl<T> MoveValue for T where
+    T: Clone + fmt::Debug + PartialEq + Serialize + WriteJson + DeserializeOwned + Send + Sync
+{
+}
+
 /// The rules of one game, as a pure state machine.
 pub trait Game: Clone + fmt::Debug + Serialize + Send + Sync + 'static {
     /// The id the game goes by in the protocol, on the command line and in files.
@@ -177,14 +190,7 @@ pub trait Game: Clone + fmt::Debug + Serialize + Send + Sync + 'static {
     /// The game's parameters, with the rule book's values as defaults.
     type Params: GameParams;
     /// A move, serialized exactly as a bot sends it.
-    type Move: Clone
-        + fmt::Debug
-        + PartialEq
-        + Serialize
-        + WriteJson
-        + DeserializeOwned
-        + Send
-        + Sync;
+    type Move: MoveValue;
     /// What one seat is shown of the state.
     type View: Serialize + WriteJson + fmt::Debug;
 

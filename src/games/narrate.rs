@@ -106,37 +106,6 @@ pub fn ask_number(
     }
 }
 
-/// Plays `moves` onto `game` turn by turn, calling `told` with each turn's
-/// place in `moves` and its lines. A turn is one move of each seat to move at its start, in seat
-/// order. Returns how many moves were applied; a trailing incomplete turn is left
-/// unapplied.
-pub fn tell_turns<G: Narrate>(
-    game: &mut G,
-    moves: &[Played<G::Move>],
-    mut told: impl FnMut(std::ops::Range<usize>, Vec<String>),
-) -> usize {
-    let mut applied = 0;
-    while applied < moves.len() {
-        let size = game.to_move().len();
-        if size == 0 || applied + size > moves.len() {
-            break;
-        }
-        let turn = &moves[applied..applied + size];
-        let seats_in_turn =
-            turn.iter().map(|played| played.seat).eq(game.to_move().iter().copied());
-        if !seats_in_turn || turn.iter().any(|played| !game.is_legal(played.seat, &played.mv)) {
-            break;
-        }
-        let before = game.clone();
-        for played in turn {
-            game.apply(played.seat, &played.mv);
-        }
-        told(applied..applied + size, G::narrate_turn(&before, turn, game));
-        applied += size;
-    }
-    applied
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -12,9 +12,11 @@ use serde_json::{Value, json};
 
 use super::Session;
 use crate::games::Seat;
-use crate::games::narrate::{Console, Narrate, tell_turns};
+use crate::games::narrate::{Console, Narrate};
 use crate::protocol::Played;
 use crate::referee::LocalPlayer;
+use crate::referee::table::Builtin;
+use crate::story::tell_turns;
 
 /// The console people play on, shared by both seats when two people play.
 pub type SharedConsole = Arc<Mutex<dyn Console + Send>>;
@@ -30,7 +32,7 @@ pub fn human<G: Narrate>(console: SharedConsole, narrator: bool) -> LocalPlayer 
 
 /// One game in progress, as the person's side sees it.
 struct Table<G> {
-    game: G,
+    game: Builtin<G>,
     seat: Seat,
     /// Moves of the history already applied to `game`.
     applied: usize,
@@ -46,7 +48,7 @@ async fn play<G: Narrate>(mut session: Session, console: SharedConsole, narrator
                     let mut console = lock(&console);
                     console.say(&format!("Welcome to {}!", G::ID.title()));
                     console.say("");
-                    for line in new_table.game.board() {
+                    for line in new_table.game.0.board() {
                         console.say(&line);
                     }
                 }
@@ -60,7 +62,7 @@ async fn play<G: Narrate>(mut session: Session, console: SharedConsole, narrator
                 let Some(table) = table.as_mut() else { return };
                 catch_up(table, &message, &console, narrator);
                 let Some(legal) = field::<Vec<G::Move>>(&message, "legal_moves") else { return };
-                let (game, seat) = (table.game.clone(), table.seat);
+                let (game, seat) = (table.game.0.clone(), table.seat);
                 let asking = Arc::clone(&console);
                 let answer = tokio::task::spawn_blocking(move || {
                     let mut console = lock(&asking);
@@ -91,7 +93,7 @@ fn start<G: Narrate>(message: &Value) -> Option<Table<G>> {
     let params: G::Params = field(message, "params")?;
     let seed = message["seed"].as_u64()?;
     let seat = Seat::from_number(u8::try_from(message["seat"].as_u64()?).ok()?)?;
-    Some(Table { game: G::new(&params, seed), seat, applied: 0 })
+    Some(Table { game: Builtin(G::new(&params, seed)), seat, applied: 0 })
 }
 
 /// Applies (and, for the narrator, tells) the history's moves not seen yet.

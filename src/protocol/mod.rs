@@ -8,6 +8,7 @@
 //! extra line is never mistaken for the answer to a later request. Fields a
 //! side does not know are ignored by it.
 
+mod cursor;
 pub mod encode;
 pub mod game;
 
@@ -16,6 +17,8 @@ use std::borrow::Cow;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+
+use cursor::{Cursor, Integer};
 
 use crate::games::Seat;
 
@@ -472,7 +475,7 @@ struct ScannedReply<'a> {
 /// whitespace, integers for `id` and `move`, and a `name` without escapes.
 /// `None` for any other line, which may still be a good reply.
 fn scan_reply(line: &[u8]) -> Option<ScannedReply<'_>> {
-    let mut cursor = Cursor { bytes: line, at: 0 };
+    let mut cursor = Cursor::new(line);
     cursor.expect(b'{')?;
     let (mut kind, mut id, mut mv, mut name) = (None, None, None, None);
     loop {
@@ -504,100 +507,10 @@ fn scan_reply(line: &[u8]) -> Option<ScannedReply<'_>> {
         }
     }
     cursor.skip_space();
-    if cursor.at != line.len() {
+    if !cursor.at_end() {
         return None;
     }
     Some(ScannedReply { kind: kind?, id: id?, mv, name })
-}
-
-/// A position in a line being scanned.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn next(&mut self) -> Option<u8> {
-        let byte = *self.bytes.get(self.at)?;
-        self.at += 1;
-        Some(byte)
-    }
-
-    fn skip_space(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
-            self.at += 1;
-        }
-    }
-
-    /// Skips whitespace, then `byte`.
-    fn expect(&mut self, byte: u8) -> Option<()> {
-        self.skip_space();
-        (self.next()? == byte).then_some(())
-    }
-
-    /// Skips whitespace, then a JSON string without escapes: its bytes
-    /// (still to be checked as UTF-8).
-    fn plain_string(&mut self) -> Option<&'a [u8]> {
-        self.expect(b'"')?;
-        let start = self.at;
-        loop {
-            match self.next()? {
-                b'"' => return Some(&self.bytes[start..self.at - 1]),
-                b'\\' | 0..0x20 => return None,
-                _ => {}
-            }
-        }
-    }
-
-    /// Skips whitespace, then a JSON integer (`-?(0|[1-9][0-9]*)`). `None`
-    /// for anything else, and for integers a JSON parser would not hand over
-    /// as integers: out of range, or `-0`.
-    fn integer(&mut self) -> Option<Integer> {
-        self.skip_space();
-        let negative = self.bytes.get(self.at) == Some(&b'-');
-        if negative {
-            self.at += 1;
-        }
-        let start = self.at;
-        let mut magnitude: u64 = 0;
-        while let Some(&digit @ b'0'..=b'9') = self.bytes.get(self.at) {
-            magnitude = magnitude.checked_mul(10)?.checked_add(u64::from(digit - b'0'))?;
-            self.at += 1;
-        }
-        let digits = self.at - start;
-        if digits == 0 || (digits > 1 && self.bytes[start] == b'0') {
-            return None;
-        }
-        // `1.5`, `1e3`: a number, but not an integer; not this scanner's case.
-        if let Some(b'.' | b'e' | b'E') = self.bytes.get(self.at) {
-            return None;
-        }
-        match (negative, magnitude) {
-            (false, _) => Some(Integer::Unsigned(magnitude)),
-            (true, 0) => None,
-            (true, _) => Some(Integer::Negative(0i64.checked_sub_unsigned(magnitude)?)),
-        }
-    }
-}
-
-/// A JSON integer, as a JSON parser hands it to a type: unsigned unless it
-/// is negative.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Integer {
-    Unsigned(u64),
-    Negative(i64),
-}
-
-impl Integer {
-    /// The integer as a `T`, with the same result as parsing its JSON text.
-    fn read<T: DeserializeOwned>(self) -> Option<T> {
-        use serde::de::value::{Error, I64Deserializer, U64Deserializer};
-        match self {
-            Integer::Unsigned(number) => T::deserialize(U64Deserializer::<Error>::new(number)),
-            Integer::Negative(number) => T::deserialize(I64Deserializer::<Error>::new(number)),
-        }
-        .ok()
-    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use super::game_program::GameFault;
 use super::table::{Rules, Table, ViewOf};
 use super::transcript::{Transcript, TranscriptBot, TranscriptTime};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameOutcome, GameReport, Settings};
-use crate::games::{GameSetup, Seat};
+use crate::games::{GameSetup, MoveValue, Seat};
 use crate::printable::printable;
 use crate::protocol::encode::{
     OverMessage, StartMessage, append_played, message_line, move_request,
@@ -221,11 +221,7 @@ struct ResultLine<'a, S: ?Sized> {
     state: &'a S,
 }
 
-impl<M> Referee<'_, M>
-where
-    M: Clone + std::fmt::Debug + PartialEq + Serialize + crate::json::WriteJson,
-    M: serde::de::DeserializeOwned + Send + Sync,
-{
+impl<M: MoveValue> Referee<'_, M> {
     /// A message as one line, with the probe field when probing.
     fn line<T: Serialize>(&self, message: &T) -> Vec<u8> {
         self.probed(message_line(message))

@@ -9,29 +9,19 @@
 //! transcripts and the replays know only this interface.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::game_program::GameFault;
-use crate::games::{Game, GameSetup, Outcome, Played, Seat};
+use crate::games::{Game, GameSetup, MoveValue, Outcome, Played, Seat};
 use crate::json::WriteJson;
 
 /// A game in play.
 pub trait Table {
     /// A move, written exactly as bots send it.
-    type Move: Clone
-        + fmt::Debug
-        + PartialEq
-        + Serialize
-        + WriteJson
-        + DeserializeOwned
-        + Send
-        + Sync;
+    type Move: MoveValue;
 
     /// The seats whose move is awaited: one, both (a simultaneous turn),
     /// or none once the game is over.
@@ -88,14 +78,7 @@ pub trait Table {
 /// game program (whose process it keeps from game to game).
 pub trait Rules {
     /// A move of the game.
-    type Move: Clone
-        + fmt::Debug
-        + PartialEq
-        + Serialize
-        + WriteJson
-        + DeserializeOwned
-        + Send
-        + Sync;
+    type Move: MoveValue;
 
     /// A game of these rules in play.
     type Table<'r>: Table<Move = Self::Move>

@@ -199,7 +199,7 @@ fn built<G: Game>(line: usize, header: &Header) -> Result<(Builtin<G>, String), 
 
 /// A game a replay can tell: played through the [`Table`] interface, and
 /// told in words.
-trait Told: Table + Clone {
+pub(crate) trait Told: Table + Clone {
     /// The name people read.
     fn title(&self) -> String;
 
@@ -239,7 +239,7 @@ fn at_once<F: std::future::Future>(future: F) -> F::Output {
 /// place in `moves` and its lines. A turn is one move of each seat to move
 /// at its start, in seat order. Returns how many moves were applied; a
 /// trailing incomplete or refused turn is left unapplied.
-fn tell_turns<T: Told>(
+pub(crate) fn tell_turns<T: Told>(
     game: &mut T,
     moves: &[Played<T::Move>],
     mut told: impl FnMut(std::ops::Range<usize>, Vec<String>),

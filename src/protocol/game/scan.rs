@@ -7,6 +7,7 @@
 
 use super::{Raw, ResultField, StepFields};
 use crate::games::program::JsonMove;
+use crate::protocol::cursor::Cursor;
 
 /// The keys of a step.
 const KEYS: [&str; 10] = [
@@ -22,14 +23,9 @@ const KEYS: [&str; 10] = [
     "text",
 ];
 
-/// Deepest nesting scanned; deeper values go to the parser.
-const MAX_DEPTH: usize = 64;
-
 /// The fields of `line`, if it is a step object of the usual shape.
 pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
-    // Strings are sliced at ASCII bytes, so the slices are UTF-8 too.
-    let text = std::str::from_utf8(line).ok()?;
-    let mut cursor = Cursor { text, at: 0 };
+    let mut cursor = Cursor::new(line);
     let mut fields = StepFields {
         kind: None,
         id: None,
@@ -47,7 +43,7 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
     // The known keys seen, as bits: a second one is the parser's to refuse.
     let mut seen = 0u16;
     loop {
-        let key = cursor.plain_string()?;
+        let key = std::str::from_utf8(cursor.plain_string()?).ok()?;
         if let Some(bit) = KEYS.iter().position(|known| *known == key) {
             if seen & 1 << bit != 0 {
                 return None;
@@ -56,7 +52,7 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
         }
         cursor.expect(b':')?;
         match key {
-            "type" => fields.kind = Some(cursor.plain_string()?.into()),
+            "type" => fields.kind = Some(std::str::from_utf8(cursor.plain_string()?).ok()?.into()),
             "id" => fields.id = Some(cursor.unsigned()?),
             "to_move" => {
                 fields.to_move = cursor.list(|cursor| u8::try_from(cursor.unsigned()?).ok())?;
@@ -83,7 +79,7 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
             "result" => {
                 fields.result = match cursor.null() {
                     true => None,
-                    false => Some(cursor.result()?),
+                    false => Some(result(&mut cursor)?),
                 }
             }
             "learned" => {
@@ -113,276 +109,22 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
             _ => return None,
         }
     }
-    cursor.skip_space();
-    (cursor.at == text.len() && to_move && views && scores).then_some(fields)
+    (cursor.at_end() && to_move && views && scores).then_some(fields)
 }
 
-/// A position in a line being scanned.
-struct Cursor<'a> {
-    text: &'a str,
-    at: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn bytes(&self) -> &'a [u8] {
-        self.text.as_bytes()
+/// `{"winner": 1}`, `{"winner": 2}` or `{"winner": null}`.
+fn result(cursor: &mut Cursor<'_>) -> Option<ResultField> {
+    cursor.expect(b'{')?;
+    if cursor.plain_string()? != b"winner" {
+        return None;
     }
-
-    fn peek(&self) -> Option<u8> {
-        self.bytes().get(self.at).copied()
-    }
-
-    fn next(&mut self) -> Option<u8> {
-        let byte = self.peek()?;
-        self.at += 1;
-        Some(byte)
-    }
-
-    fn skip_space(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.at += 1;
-        }
-    }
-
-    fn expect(&mut self, byte: u8) -> Option<()> {
-        self.skip_space();
-        (self.next()? == byte).then_some(())
-    }
-
-    /// Whether a `null` comes next (then taken).
-    fn null(&mut self) -> bool {
-        self.skip_space();
-        let null = self.text[self.at..].starts_with("null");
-        if null {
-            self.at += 4;
-        }
-        null
-    }
-
-    /// A string without escapes, as its text.
-    fn plain_string(&mut self) -> Option<&'a str> {
-        self.expect(b'"')?;
-        let start = self.at;
-        loop {
-            match self.next()? {
-                b'"' => return Some(&self.text[start..self.at - 1]),
-                b'\\' | 0..0x20 => return None,
-                _ => {}
-            }
-        }
-    }
-
-    /// A JSON integer that fits `u64`.
-    fn unsigned(&mut self) -> Option<u64> {
-        self.skip_space();
-        let start = self.at;
-        self.number()?;
-        self.text[start..self.at].parse().ok()
-    }
-
-    /// A JSON integer that fits `i64`.
-    fn signed(&mut self) -> Option<i64> {
-        self.skip_space();
-        let start = self.at;
-        self.number()?;
-        let text = &self.text[start..self.at];
-        // `-0` and numbers with a fraction or exponent are left to the parser.
-        (!text.contains(['.', 'e', 'E']) && text != "-0").then(|| text.parse().ok()).flatten()
-    }
-
-    /// `[first, second]`.
-    fn pair<T>(&mut self, mut item: impl FnMut(&mut Cursor<'a>) -> Option<T>) -> Option<[T; 2]> {
-        self.expect(b'[')?;
-        let first = item(self)?;
-        self.expect(b',')?;
-        let second = item(self)?;
-        self.expect(b']')?;
-        Some([first, second])
-    }
-
-    /// `[item, ...]`.
-    fn list<T>(&mut self, mut item: impl FnMut(&mut Cursor<'a>) -> Option<T>) -> Option<Vec<T>> {
-        self.expect(b'[')?;
-        let mut items = Vec::new();
-        self.skip_space();
-        if self.peek() == Some(b']') {
-            self.at += 1;
-            return Some(items);
-        }
-        loop {
-            items.push(item(self)?);
-            self.skip_space();
-            match self.next()? {
-                b',' => {}
-                b']' => return Some(items),
-                _ => return None,
-            }
-        }
-    }
-
-    /// `{"winner": 1}`, `{"winner": 2}` or `{"winner": null}`.
-    fn result(&mut self) -> Option<ResultField> {
-        self.expect(b'{')?;
-        if self.plain_string()? != "winner" {
-            return None;
-        }
-        self.expect(b':')?;
-        let winner = match self.null() {
-            true => None,
-            false => Some(u8::try_from(self.unsigned()?).ok()?),
-        };
-        self.expect(b'}')?;
-        Some(ResultField { winner })
-    }
-
-    /// One JSON value, checked as the parser would, as its slice of the
-    /// line. One loop over the bytes, the open arrays and objects kept as
-    /// bits (a view is mostly small numbers: a call per value would cost
-    /// more than the value).
-    fn value(&mut self) -> Option<&'a str> {
-        /// What may come next.
-        #[derive(Clone, Copy, PartialEq)]
-        enum Next {
-            /// A value.
-            Value,
-            /// A value or the `]` of an empty array.
-            ValueOrClose,
-            /// A key or the `}` of an empty object.
-            KeyOrClose,
-            /// A key (after a `,` in an object).
-            Key,
-            /// What follows a value: `,`, a closing bracket, or the end.
-            After,
-        }
-        self.skip_space();
-        let start = self.at;
-        // Bit i set: the i-th open container is an object.
-        let (mut objects, mut depth) = (0u64, 0usize);
-        let mut next = Next::Value;
-        loop {
-            self.skip_space();
-            let byte = self.peek()?;
-            next = match (next, byte) {
-                (Next::After, _) if depth == 0 => break,
-                (Next::After, b',') => {
-                    self.at += 1;
-                    if objects >> (depth - 1) & 1 == 1 { Next::Key } else { Next::Value }
-                }
-                (Next::After, b']') if objects >> (depth - 1) & 1 == 0 => {
-                    self.at += 1;
-                    depth -= 1;
-                    Next::After
-                }
-                (Next::After, b'}') if objects >> (depth - 1) & 1 == 1 => {
-                    self.at += 1;
-                    depth -= 1;
-                    objects &= !(1 << depth);
-                    Next::After
-                }
-                (Next::ValueOrClose, b']') | (Next::KeyOrClose, b'}') => {
-                    self.at += 1;
-                    depth -= 1;
-                    objects &= !(1 << depth);
-                    Next::After
-                }
-                (Next::Key | Next::KeyOrClose, b'"') => {
-                    self.string()?;
-                    self.expect(b':')?;
-                    Next::Value
-                }
-                (Next::Value | Next::ValueOrClose, b'{' | b'[') => {
-                    if depth == MAX_DEPTH {
-                        return None;
-                    }
-                    self.at += 1;
-                    depth += 1;
-                    if byte == b'{' {
-                        objects |= 1 << (depth - 1);
-                        Next::KeyOrClose
-                    } else {
-                        Next::ValueOrClose
-                    }
-                }
-                (Next::Value | Next::ValueOrClose, b'"') => {
-                    self.string()?;
-                    Next::After
-                }
-                (Next::Value | Next::ValueOrClose, b't' | b'f' | b'n') => {
-                    let rest = &self.text[self.at..];
-                    let word = ["true", "false", "null"]
-                        .into_iter()
-                        .find(|word| rest.starts_with(word))?;
-                    self.at += word.len();
-                    Next::After
-                }
-                (Next::Value | Next::ValueOrClose, b'-' | b'0'..=b'9') => {
-                    self.number()?;
-                    Next::After
-                }
-                _ => return None,
-            };
-        }
-        Some(&self.text[start..self.at])
-    }
-
-    /// A JSON string (escapes checked), the cursor at its quote.
-    fn string(&mut self) -> Option<()> {
-        self.expect(b'"')?;
-        loop {
-            match self.next()? {
-                b'"' => return Some(()),
-                b'\\' => match self.next()? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
-                    b'u' => {
-                        for _ in 0..4 {
-                            if !self.next()?.is_ascii_hexdigit() {
-                                return None;
-                            }
-                        }
-                    }
-                    _ => return None,
-                },
-                0..0x20 => return None,
-                _ => {}
-            }
-        }
-    }
-
-    /// A JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    fn number(&mut self) -> Option<()> {
-        if self.peek() == Some(b'-') {
-            self.at += 1;
-        }
-        match self.next()? {
-            b'0' => {}
-            b'1'..=b'9' => self.digits(),
-            _ => return None,
-        }
-        if self.peek() == Some(b'.') {
-            self.at += 1;
-            self.some_digits()?;
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.at += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.at += 1;
-            }
-            self.some_digits()?;
-        }
-        Some(())
-    }
-
-    fn digits(&mut self) {
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.at += 1;
-        }
-    }
-
-    fn some_digits(&mut self) -> Option<()> {
-        let start = self.at;
-        self.digits();
-        (self.at > start).then_some(())
-    }
+    cursor.expect(b':')?;
+    let winner = match cursor.null() {
+        true => None,
+        false => Some(u8::try_from(cursor.unsigned()?).ok()?),
+    };
+    cursor.expect(b'}')?;
+    Some(ResultField { winner })
 }
 
 #[cfg(test)]

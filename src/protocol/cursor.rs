@@ -1,0 +1,326 @@
+//! A position in a line being scanned without a general JSON parser: what
+//! the scanners of the lines read on every move (a bot's reply, a game
+//! program's step) are built from. Each method skips the whitespace before
+//! its token and gives up (`None`) on anything it does not take, which
+//! sends the line to the careful parser.
+
+use serde::de::DeserializeOwned;
+
+/// Deepest nesting [`Cursor::value`] scans; deeper values go to the parser.
+const MAX_DEPTH: usize = 64;
+
+/// A position in a line.
+pub(super) struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+/// A JSON integer, as a JSON parser hands it to a type: unsigned unless it
+/// is negative.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Integer {
+    Unsigned(u64),
+    Negative(i64),
+}
+
+impl Integer {
+    /// The integer as a `T`, with the same result as parsing its JSON text.
+    pub(super) fn read<T: DeserializeOwned>(self) -> Option<T> {
+        use serde::de::value::{Error, I64Deserializer, U64Deserializer};
+        match self {
+            Integer::Unsigned(number) => T::deserialize(U64Deserializer::<Error>::new(number)),
+            Integer::Negative(number) => T::deserialize(I64Deserializer::<Error>::new(number)),
+        }
+        .ok()
+    }
+}
+
+impl<'a> Cursor<'a> {
+    pub(super) fn new(bytes: &'a [u8]) -> Cursor<'a> {
+        Cursor { bytes, at: 0 }
+    }
+
+    /// Whether only whitespace is left.
+    pub(super) fn at_end(&mut self) -> bool {
+        self.skip_space();
+        self.at == self.bytes.len()
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    pub(super) fn next(&mut self) -> Option<u8> {
+        let byte = self.peek()?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    pub(super) fn skip_space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// Skips whitespace, then `byte`.
+    pub(super) fn expect(&mut self, byte: u8) -> Option<()> {
+        self.skip_space();
+        (self.next()? == byte).then_some(())
+    }
+
+    /// Whether a `null` comes next (then taken).
+    pub(super) fn null(&mut self) -> bool {
+        self.skip_space();
+        let null = self.bytes[self.at..].starts_with(b"null");
+        if null {
+            self.at += 4;
+        }
+        null
+    }
+
+    /// Skips whitespace, then a JSON string without escapes: its bytes
+    /// (still to be checked as UTF-8).
+    pub(super) fn plain_string(&mut self) -> Option<&'a [u8]> {
+        self.expect(b'"')?;
+        let start = self.at;
+        loop {
+            match self.next()? {
+                b'"' => return Some(&self.bytes[start..self.at - 1]),
+                b'\\' | 0..0x20 => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// Skips whitespace, then a JSON integer (`-?(0|[1-9][0-9]*)`). `None`
+    /// for anything else, and for integers a JSON parser would not hand over
+    /// as integers: out of range, or `-0`.
+    pub(super) fn integer(&mut self) -> Option<Integer> {
+        self.skip_space();
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.at += 1;
+        }
+        let start = self.at;
+        let mut magnitude: u64 = 0;
+        while let Some(digit @ b'0'..=b'9') = self.peek() {
+            magnitude = magnitude.checked_mul(10)?.checked_add(u64::from(digit - b'0'))?;
+            self.at += 1;
+        }
+        let digits = self.at - start;
+        if digits == 0 || (digits > 1 && self.bytes[start] == b'0') {
+            return None;
+        }
+        // `1.5`, `1e3`: a number, but not an integer; not this scanner's case.
+        if let Some(b'.' | b'e' | b'E') = self.peek() {
+            return None;
+        }
+        match (negative, magnitude) {
+            (false, _) => Some(Integer::Unsigned(magnitude)),
+            (true, 0) => None,
+            (true, _) => Some(Integer::Negative(0i64.checked_sub_unsigned(magnitude)?)),
+        }
+    }
+
+    /// A JSON integer that fits `u64`.
+    pub(super) fn unsigned(&mut self) -> Option<u64> {
+        match self.integer()? {
+            Integer::Unsigned(number) => Some(number),
+            Integer::Negative(_) => None,
+        }
+    }
+
+    /// A JSON integer that fits `i64`.
+    pub(super) fn signed(&mut self) -> Option<i64> {
+        match self.integer()? {
+            Integer::Unsigned(number) => i64::try_from(number).ok(),
+            Integer::Negative(number) => Some(number),
+        }
+    }
+
+    /// `[first, second]`.
+    pub(super) fn pair<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Cursor<'a>) -> Option<T>,
+    ) -> Option<[T; 2]> {
+        self.expect(b'[')?;
+        let first = item(self)?;
+        self.expect(b',')?;
+        let second = item(self)?;
+        self.expect(b']')?;
+        Some([first, second])
+    }
+
+    /// `[item, ...]`.
+    pub(super) fn list<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Cursor<'a>) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        self.expect(b'[')?;
+        let mut items = Vec::new();
+        self.skip_space();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Some(items);
+        }
+        loop {
+            items.push(item(self)?);
+            self.skip_space();
+            match self.next()? {
+                b',' => {}
+                b']' => return Some(items),
+                _ => return None,
+            }
+        }
+    }
+
+    /// One JSON value, checked as the parser would, as the text it was
+    /// written in. One loop over the bytes, the open arrays and objects
+    /// kept as bits (a view is mostly small numbers: a call per value
+    /// would cost more than the value).
+    pub(super) fn value(&mut self) -> Option<&'a str> {
+        /// What may come next.
+        #[derive(Clone, Copy, PartialEq)]
+        enum Next {
+            /// A value.
+            Value,
+            /// A value or the `]` of an empty array.
+            ValueOrClose,
+            /// A key or the `}` of an empty object.
+            KeyOrClose,
+            /// A key (after a `,` in an object).
+            Key,
+            /// What follows a value: `,`, a closing bracket, or the end.
+            After,
+        }
+        self.skip_space();
+        let start = self.at;
+        // Bit i set: the i-th open container is an object.
+        let (mut objects, mut depth) = (0u64, 0usize);
+        let mut next = Next::Value;
+        loop {
+            self.skip_space();
+            let byte = self.peek()?;
+            let object = depth > 0 && objects >> (depth - 1) & 1 == 1;
+            next = match (next, byte) {
+                (Next::After, _) if depth == 0 => break,
+                (Next::After, b',') => {
+                    self.at += 1;
+                    if object { Next::Key } else { Next::Value }
+                }
+                (Next::After, b']') if !object => {
+                    self.at += 1;
+                    depth -= 1;
+                    Next::After
+                }
+                (Next::After, b'}') if object => {
+                    self.at += 1;
+                    depth -= 1;
+                    objects &= !(1 << depth);
+                    Next::After
+                }
+                (Next::ValueOrClose, b']') | (Next::KeyOrClose, b'}') => {
+                    self.at += 1;
+                    depth -= 1;
+                    objects &= !(1 << depth);
+                    Next::After
+                }
+                (Next::Key | Next::KeyOrClose, b'"') => {
+                    self.string()?;
+                    self.expect(b':')?;
+                    Next::Value
+                }
+                (Next::Value | Next::ValueOrClose, b'{' | b'[') => {
+                    if depth == MAX_DEPTH {
+                        return None;
+                    }
+                    self.at += 1;
+                    depth += 1;
+                    if byte == b'{' {
+                        objects |= 1 << (depth - 1);
+                        Next::KeyOrClose
+                    } else {
+                        Next::ValueOrClose
+                    }
+                }
+                (Next::Value | Next::ValueOrClose, b'"') => {
+                    self.string()?;
+                    Next::After
+                }
+                (Next::Value | Next::ValueOrClose, b't' | b'f' | b'n') => {
+                    let rest = &self.bytes[self.at..];
+                    let word = [&b"true"[..], b"false", b"null"]
+                        .into_iter()
+                        .find(|word| rest.starts_with(word))?;
+                    self.at += word.len();
+                    Next::After
+                }
+                (Next::Value | Next::ValueOrClose, b'-' | b'0'..=b'9') => {
+                    self.number()?;
+                    Next::After
+                }
+                _ => return None,
+            };
+        }
+        std::str::from_utf8(&self.bytes[start..self.at]).ok()
+    }
+
+    /// A JSON string (escapes checked), the cursor at its quote.
+    fn string(&mut self) -> Option<()> {
+        self.expect(b'"')?;
+        loop {
+            match self.next()? {
+                b'"' => return Some(()),
+                b'\\' => match self.next()? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                    b'u' => {
+                        for _ in 0..4 {
+                            if !self.next()?.is_ascii_hexdigit() {
+                                return None;
+                            }
+                        }
+                    }
+                    _ => return None,
+                },
+                0..0x20 => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// A JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    fn number(&mut self) -> Option<()> {
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        match self.next()? {
+            b'0' => {}
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            self.some_digits()?;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.at += 1;
+            }
+            self.some_digits()?;
+        }
+        Some(())
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    fn some_digits(&mut self) -> Option<()> {
+        let start = self.at;
+        self.digits();
+        (self.at > start).then_some(())
+    }
+}
