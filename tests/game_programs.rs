@@ -395,3 +395,46 @@ fn a_match_of_a_game_program_killed_midway_resumes_to_the_same_results() {
         std::fs::read_to_string(out.join("standings.csv")).unwrap()
     );
 }
+
+#[test]
+fn a_person_plays_a_game_program_at_the_terminal() {
+    let scratch = Scratch::new();
+    // Column 1 (the first listed) until it is full, then whatever comes
+    // first; "9" and "x" are asked again.
+    let input = "9\nx\n".to_owned() + &"1\n".repeat(30);
+    let run = scratch.arena_with_input(
+        ["play", "examples/games/connect-four/game.py", "--seed", "4", "--vs", PYTHON_RANDOM_BOT],
+        &input,
+    );
+    run.assert_success();
+    let out = &run.stdout;
+    assert!(out.contains("Welcome to connect-four! You are Player 1."), "{out}");
+    assert!(out.contains("Your view:") && out.contains("  you: \"X\""), "{out}");
+    assert!(out.contains("Your legal moves:\n  1) 0\n  2) 1"), "{out}");
+    assert!(out.contains("Please type a number from 1 to 7."), "{out}");
+    assert!(out.contains("Player 2 played "), "the opponent's moves are told: {out}");
+    assert!(out.contains("Final Scores:") && out.contains("Player 2 (random_bot)"), "{out}");
+    let refused = scratch.arena(["play", "examples/games/connect-four/game.py", "--vs", "human"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains("--vs human needs a built-in game"), "{}", refused.stderr);
+}
+
+#[test]
+fn a_bot_is_checked_on_a_game_program() {
+    let scratch = Scratch::new();
+    let run = scratch.arena([
+        "check",
+        "--game",
+        "examples/games/goofspiel/game.js",
+        "node examples/games/goofspiel/bots/matcher.js",
+    ]);
+    run.assert_success();
+    assert!(run.stdout.contains("\nGoofspiel:"), "{}", run.stdout);
+    assert!(run.stdout.contains("PASS  answers only legal moves: all "), "{}", run.stdout);
+    assert!(run.stdout.contains("All checks passed."), "{}", run.stdout);
+    // A game that fails is no verdict on the bot: the check stops and says so.
+    let run = scratch.arena(["check", "--game", &tiny("crash"), PYTHON_RANDOM_BOT]);
+    assert_eq!(run.status.code(), Some(1), "{}", run.stdout);
+    assert!(run.stderr.contains("is void: the game program"), "{}", run.stderr);
+    assert!(run.stderr.contains("arena check-game"), "{}", run.stderr);
+}
