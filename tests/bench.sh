@@ -4,16 +4,22 @@
 # for each setting. Not a test: figures depend on the machine and its load.
 #
 #   tests/bench.sh            # the settings quoted in the README
+#   GAME_PROGRAM_ONLY=1 GAMES=200 tests/bench.sh
+#                             # only the game program beside the built-in
+#                             # game, at a size of your choice
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -q
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bot="$PWD/target/release/random-bot"
+# A minimal game program in C (Take Ten: ten moves a game, views and legal
+# moves the size of Number Snatch's), built here.
+cc -O2 -o "$work/take-ten" tests/fixtures/games/bench_game.c
 
-run() { # label games_per_pair concurrency restart transcripts [sandbox]
+run() { # label games_per_pair concurrency restart transcripts [sandbox] [game line]
   cat > "$work/t.toml" <<TOML
-game = "number-snatch"
+${7:-game = \"number-snatch\"}
 seed = 1
 games_per_pair = $2
 move_timeout = "5s"
@@ -34,6 +40,26 @@ TOML
 
 # Games per second of the last run.
 rate() { sed -E 's/.*: ([0-9.]+) games\/s.*/\1/' "$work/last"; }
+# arena's own CPU per move in the last run, in microseconds.
+cpu() { sed -E 's/.*own CPU ([0-9.]+) us per move.*/\1/' "$work/last"; }
+
+# A game written as a program beside a built-in game of the same size: the
+# same bots, kept alive, one game at a time, no transcripts.
+game_program() {
+  local games=${GAMES:-20000}
+  run "built-in game (Number Snatch), $games games" "$games" 1 after-doubt false
+  local builtin; builtin=$(cpu)
+  run "game program (C, Take Ten), $games games" "$games" 1 after-doubt false true \
+    "game_command = [\"$work/take-ten\"]"
+  local program; program=$(cpu)
+  awk -v builtin="$builtin" -v program="$program" 'BEGIN {
+    printf "a game program costs arena %.1f us of CPU per move more than a built-in game (%.1f against %.1f)\n", program - builtin, program, builtin
+  }'
+}
+if [ -n "${GAME_PROGRAM_ONLY:-}" ]; then
+  game_program
+  exit
+fi
 
 run "kept alive, 1 at a time, 2000 games" 2000 1 after-doubt false
 run "kept alive, 2 at a time, 2000 games" 2000 2 after-doubt false
@@ -65,3 +91,4 @@ run "process per game, 2 at a time, 500 games, no sandbox" 500 2 every-game fals
 awk -v with="$sandboxed" -v without="$bare" 'BEGIN {
   printf "sandbox cost per bot start (1 at a time): %.3f ms\n", (1000 / with - 1000 / without) / 2
 }'
+game_program
