@@ -11,6 +11,7 @@
 //! them, in seat order, so no view ever depends on a pending choice.
 
 pub mod narrate;
+mod setup_rng;
 
 use std::any::Any;
 use std::fmt;
@@ -19,9 +20,9 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::json::WriteJson;
-use rand::SeedableRng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+pub use setup_rng::{SetupRng, setup_rng};
 
 /// One of the two players. Serialized as the number `1` or `2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -110,15 +111,6 @@ impl Outcome {
     pub fn draw() -> Outcome {
         Outcome { winner: None }
     }
-}
-
-/// The generator every random setup comes from. ChaCha8's output is fixed by
-/// its specification, so a game seed reproduces the same setup across versions.
-pub type SetupRng = rand::rngs::ChaCha8Rng;
-
-/// The setup generator for one game seed.
-pub fn setup_rng(seed: u64) -> SetupRng {
-    SetupRng::seed_from_u64(seed)
 }
 
 /// A parameter value that the rules do not allow.
