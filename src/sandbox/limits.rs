@@ -4,11 +4,12 @@
 use std::fmt;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The resource limits of every bot process. Each applies per process tree
 /// where the machine allows it (see [`super::Protections`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Limits {
     /// Bytes of private writable memory (RLIMIT_DATA): heap and anonymous
     /// mappings. Address space merely reserved is not counted, so V8 and the
@@ -17,7 +18,7 @@ pub struct Limits {
     /// Processes and threads the bot may run at once (RLIMIT_NPROC).
     pub processes: u64,
     /// CPU time of each process, over its whole life (RLIMIT_CPU).
-    #[serde(serialize_with = "seconds")]
+    #[serde(serialize_with = "seconds", deserialize_with = "from_seconds")]
     pub cpu_time: Duration,
     /// Open files at once (RLIMIT_NOFILE).
     pub open_files: u64,
@@ -39,6 +40,10 @@ impl Default for Limits {
 
 fn seconds<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_u64(duration.as_secs())
+}
+
+fn from_seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+    u64::deserialize(deserializer).map(Duration::from_secs)
 }
 
 impl fmt::Display for Limits {

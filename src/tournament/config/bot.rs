@@ -9,6 +9,8 @@ use serde::Serialize;
 use crate::printable::check_bot_name;
 use crate::referee::clock::{TimeKey, TimeKeys};
 use crate::referee::{BotCommand, TimeControl};
+use crate::sandbox::files::find_in_path;
+use crate::sandbox::in_system_folder;
 use crate::tournament::identity::{BotMaterial, Fingerprint, FingerprintError, Tree};
 
 /// One `[[bot]]`.
@@ -59,41 +61,76 @@ impl BotEntry {
         }
     }
 
-    /// What this bot is, for its results (see [`super::identity`]): with a
-    /// `version` key, the version stands for the files; else every file
-    /// under the `dir` the file sets, or without one, the files and
-    /// folders the command names relative to its folder (`bots/x.py`, not
-    /// the interpreter). Nothing under `excluded` (the results folder).
-    pub fn fingerprint(&self, excluded: &[PathBuf]) -> Result<Fingerprint, FingerprintError> {
-        let mut trees = Vec::new();
+    /// What this bot is, for its results (see [`crate::tournament::identity`]):
+    /// with a `version` key, the version stands for the files; else every
+    /// file under the `dir` the file sets; or without one, the files and
+    /// folders its command names, wherever they are: relative to its
+    /// folder (`bots/x.py`), by absolute path (`/home/me/bot.py`, but not
+    /// in the system folders: `/usr/bin/python3` is not the bot), and the
+    /// program found in PATH when the command names no file of its own
+    /// for it to run (`mybot --level 3` is the bot `mybot`; in `python3
+    /// bot.py`, python3 is its interpreter, left out as upgrades of it
+    /// are). Nothing under `excluded` (the results folder).
+    ///
+    /// Returns the fingerprint, and the one arena made before it covered
+    /// absolute paths and programs in PATH, when that differs (a folder
+    /// recorded then resumes without replaying a bot that did not change).
+    pub fn fingerprints(
+        &self,
+        excluded: &[PathBuf],
+    ) -> Result<(Fingerprint, Option<Fingerprint>), FingerprintError> {
+        let mut relative = Vec::new();
+        let mut elsewhere = Vec::new();
         if self.version.is_none() {
             if self.written_dir.is_some() {
-                trees.push(Tree { path: self.dir.clone(), relative_to: self.dir.clone() });
+                relative.push(Tree { path: self.dir.clone(), relative_to: self.dir.clone() });
             } else {
-                for word in &self.written_command {
+                let mut names_own_file = false;
+                for (at, word) in self.written_command.iter().enumerate() {
                     let named = Path::new(word);
-                    if word.starts_with('-') || !named.is_relative() {
+                    if word.starts_with('-') {
                         continue;
                     }
                     // Named from its own folder: how the command reaches
                     // the file is in the command words already.
                     let Ok(path) = self.dir.join(named).canonicalize() else { continue };
+                    names_own_file |= at > 0;
                     let relative_to = match path.parent() {
                         Some(parent) if path.is_file() => parent.to_path_buf(),
                         _ => path.clone(),
                     };
-                    trees.push(Tree { path, relative_to });
+                    if named.is_relative() {
+                        relative.push(Tree { path, relative_to });
+                    } else if !in_system_folder(&path) {
+                        elsewhere.push(Tree { path, relative_to });
+                    }
+                }
+                let program = self.written_command.first().map(String::as_str).unwrap_or("");
+                if !names_own_file
+                    && !program.contains('/')
+                    && let Some(found) =
+                        find_in_path(program, &std::env::var_os("PATH").unwrap_or_default())
+                    && let Ok(path) = found.canonicalize()
+                    && !in_system_folder(&path)
+                    && let Some(parent) = path.parent()
+                {
+                    elsewhere.push(Tree { relative_to: parent.to_path_buf(), path });
                 }
             }
         }
-        BotMaterial {
+        let material = |trees: Vec<Tree>| BotMaterial {
             command: &self.written_command,
             env: &self.env,
             version: self.version.as_deref(),
             trees,
             excluded: excluded.to_vec(),
+        };
+        if elsewhere.is_empty() {
+            return Ok((material(relative).fingerprint()?, None));
         }
-        .fingerprint()
+        let earlier = material(relative.clone()).fingerprint()?;
+        relative.extend(elsewhere);
+        Ok((material(relative).fingerprint()?, Some(earlier)))
     }
 }
 

@@ -34,6 +34,10 @@ pub const MAX_GAMES_PER_PAIR: u32 = 10_000_000;
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 /// Most games at once.
 pub const MAX_CONCURRENCY: u32 = 256;
+/// Most games one schedule may hold: a run keeps a few bits per game of
+/// its schedule (which are played, which are recorded), 125 MB each at
+/// this size, and plays them at some thousands a second at best.
+pub const MAX_SCHEDULED_GAMES: u64 = 1_000_000_000;
 
 /// A tournament, checked and ready to run.
 #[derive(Clone, Debug)]
@@ -67,18 +71,54 @@ pub struct Tournament {
     /// The sequential test of `[sprt]`: the first bot against the second,
     /// until the test decides or `games_per_pair` games are played.
     pub sprt: Option<SprtSettings>,
+    /// The file the run's seat-seed key is read from (`--seed-key-file`),
+    /// which no bot may read; the key itself is in `settings`.
+    pub seed_key_file: Option<PathBuf>,
 }
 
 impl Tournament {
-    /// What no bot may read: the results folder, and what the run's setups
-    /// are made from (the tournament file and its openings file).
+    /// What no bot may read: the results folder, what the run's setups are
+    /// made from (the tournament file and its openings file), and the
+    /// seat-seed key's file.
     pub fn protected_paths(&self) -> Vec<&Path> {
         let mut paths = vec![self.out.as_path()];
         if !self.file.as_os_str().is_empty() {
             paths.push(&self.file);
         }
         paths.extend(self.openings.as_ref().map(|openings| openings.path.as_path()));
+        paths.extend(self.seed_key_file.as_deref());
         paths
+    }
+
+    /// Checks that the schedule is not too large to hold: pairings times
+    /// games per pairing at most [`MAX_SCHEDULED_GAMES`]. The error gives
+    /// the figures.
+    pub fn check_schedule_size(&self) -> Result<(), String> {
+        let total = self.schedule().len();
+        let games = u64::from(self.games_per_pair).max(1);
+        let pairings = total / games;
+        if total <= MAX_SCHEDULED_GAMES {
+            return Ok(());
+        }
+        let figure = |number: u64| {
+            let digits = number.to_string();
+            let mut grouped = String::new();
+            for (at, digit) in digits.chars().enumerate() {
+                if at > 0 && (digits.len() - at).is_multiple_of(3) {
+                    grouped.push(',');
+                }
+                grouped.push(digit);
+            }
+            grouped
+        };
+        Err(format!(
+            "{} bots make {} pairings; at {} games each that is {} games, more than one tournament may schedule ({}); lower games_per_pair, or split the bots into leagues",
+            self.bots.len(),
+            figure(pairings),
+            figure(games),
+            figure(total),
+            figure(MAX_SCHEDULED_GAMES)
+        ))
     }
 
     /// The games to play: a round robin, or a gauntlet of the challengers,

@@ -95,7 +95,7 @@ impl Tournament {
                 Path::new("results").join(stem)
             }
         };
-        Ok(Tournament {
+        let tournament = Tournament {
             file: file.to_owned(),
             setup,
             openings,
@@ -114,7 +114,12 @@ impl Tournament {
             challengers,
             sprt,
             bots,
-        })
+            seed_key_file: None,
+        };
+        // At the key that sets the size, or the whole file.
+        let size_span = raw.games_per_pair.as_ref().map(Spanned::span);
+        tournament.check_schedule_size().map_err(|message| fail(size_span, message))?;
+        Ok(tournament)
     }
 }
 

@@ -3,15 +3,19 @@
 
 use std::collections::HashMap;
 use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use anyhow::Context;
 
 use super::folder::ResultsFolder;
-use super::games_csv::{move_rows, read_games_csv, rewrite_in_order};
+use super::games_csv::{Rows, for_each_row, replace_with, temporary_of};
 use super::settings::RecordedSettings;
+use super::sort::{Place, Sorter};
 use super::{GAMES_CSV, SET_ASIDE_CSV, SETTINGS_JSON, write_atomically};
-use crate::events::{Event, Reporter, Silent};
+use crate::bits::BitSet;
+use crate::events::{Event, Reporter};
 use crate::results::GameRow;
 use crate::tournament::export::{self, Export, Summary};
 use crate::tournament::history::{self, HistoryEntry};
@@ -21,10 +25,6 @@ use crate::tournament::standings::{Results, Standing, gauntlet_standings, standi
 impl ResultsFolder {
     /// Puts games.csv in schedule order (numbered by `schedule`) and writes
     /// standings.csv, crosstable.csv and `exports`.
-    ///
-    /// Rows are streamed, never all held: one pass counts them and notes
-    /// where each lies; games.csv is rewritten only if it is out of order or
-    /// needs new numbers, copying row by row.
     pub fn finish(
         &mut self,
         schedule: &Schedule,
@@ -32,68 +32,172 @@ impl ResultsFolder {
         reporter: &dyn Reporter,
     ) -> anyhow::Result<Vec<Standing>> {
         self.write_settings()?;
-        let path = self.path.join(GAMES_CSV);
-        let names = self.settings.bot_names();
-        let numbering = Numbering::new(schedule, &names);
-        let mut results = Results::new(&names);
-        let mut places: Vec<(u64, u64, u64)> = Vec::new();
-        let mut renumbered = false;
-        let mut reader = csv::Reader::from_reader(std::io::BufReader::new(
-            File::open(&path).with_context(|| format!("cannot open {}", path.display()))?,
-        ));
-        let headers = reader.headers()?.clone();
-        let header_end = reader.position().byte();
-        let mut record = csv::StringRecord::new();
-        // One bit per game of the schedule: a second row for a game is set
-        // aside like a row that is no game of it.
-        let mut seen = vec![0u64; schedule.len().div_ceil(64) as usize];
-        let mut set_aside: Vec<(u64, u64)> = Vec::new();
-        loop {
-            let start = reader.position().byte();
-            if !reader.read_record(&mut record)? {
-                break;
-            }
-            let mut row: GameRow = record.deserialize(Some(&headers)).with_context(|| {
-                format!("{}: row {} cannot be read", path.display(), places.len() + 2)
-            })?;
-            let end = reader.position().byte();
-            let Some(changed) = numbering.apply(&mut row) else {
-                set_aside.push((start, end));
-                continue;
-            };
-            let bit = row.game_index - 1;
-            let word = &mut seen[(bit / 64) as usize];
-            if *word & (1 << (bit % 64)) != 0 {
-                set_aside.push((start, end));
-                continue;
-            }
-            *word |= 1 << (bit % 64);
-            renumbered |= changed;
-            results.add(&row);
-            places.push((row.game_index, start, end));
-        }
-        if !set_aside.is_empty() {
-            let aside = self.path.join(SET_ASIDE_CSV);
-            move_rows(&path, header_end, &set_aside, &aside)?;
-            let message = format!(
-                "{} rows of {} are no game of this tournament or repeat one; they are moved to {} and not counted",
-                set_aside.len(),
-                path.display(),
-                aside.display()
-            );
-            reporter.report(&Event::Warning { message: &message });
-        }
-        if renumbered || !set_aside.is_empty() || !places.is_sorted_by_key(|place| place.0) {
-            places.sort_by_key(|place| place.0);
-            rewrite_in_order(
-                &path,
-                header_end,
-                &places,
-                renumbered.then_some((&numbering, &headers)),
-            )?;
-        }
+        let results = order_games_csv(&self.path, &self.settings.bot_names(), schedule, reporter)?;
         write_summaries(&self.path, &self.settings, &results, exports, true)
     }
+}
+
+/// Puts the games.csv of `folder` in schedule order, numbered by
+/// `schedule`, and returns the results of its rows. A row that is no game
+/// of the schedule, or repeats one, goes to set-aside.csv.
+///
+/// Rows are streamed, never all held: one pass counts them and checks
+/// their order; only if a row is out of order, needs a new number or is
+/// set aside, a second pass puts them in order (see [`Sorter`]) and
+/// games.csv is rewritten row by row.
+fn order_games_csv(
+    folder: &Path,
+    names: &[String],
+    schedule: &Schedule,
+    reporter: &dyn Reporter,
+) -> anyhow::Result<Results> {
+    let path = folder.join(GAMES_CSV);
+    let numbering = Numbering::new(schedule, names);
+    let mut results = Results::new(names);
+    let Some(mut rows) = Rows::open(&path)? else { return Ok(results) };
+    let source = File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut aside = Aside::new(folder, &source, rows.header_end())?;
+    // One bit per game of the schedule: a second row for a game is set
+    // aside like a row that is no game of it.
+    let mut seen = BitSet::with_len(schedule.len());
+    let (mut renumbered, mut in_order, mut last) = (false, true, 0);
+    while let Some((mut row, range)) = rows.next_row()? {
+        match numbering.apply(&mut row) {
+            Some(changed) if seen.insert(row.game_index) => {
+                renumbered |= changed;
+                in_order &= row.game_index > last;
+                last = row.game_index;
+                results.add(&row);
+            }
+            _ => aside.add(&source, range)?,
+        }
+    }
+    if aside.count > 0 {
+        let message = format!(
+            "{} rows of {} are no game of this tournament or repeat one; they are moved to {} and not counted",
+            aside.count,
+            path.display(),
+            folder.join(SET_ASIDE_CSV).display()
+        );
+        reporter.report(&Event::Warning { message: &message });
+    }
+    if renumbered || aside.count > 0 || !in_order {
+        rewrite_in_order(&path, &source, &numbering, schedule, renumbered)?;
+    }
+    aside.finish()?;
+    Ok(results)
+}
+
+/// Rows on their way to set-aside.csv.
+struct Aside {
+    out: Option<BufWriter<File>>,
+    path: std::path::PathBuf,
+    header: Vec<u8>,
+    count: u64,
+}
+
+impl Aside {
+    fn new(folder: &Path, source: &File, header_end: u64) -> anyhow::Result<Aside> {
+        let mut header = vec![0; header_end as usize];
+        source.read_exact_at(&mut header, 0)?;
+        Ok(Aside { out: None, path: folder.join(SET_ASIDE_CSV), header, count: 0 })
+    }
+
+    /// Appends the row at `range` of `source`.
+    fn add(&mut self, source: &File, range: std::ops::Range<u64>) -> anyhow::Result<()> {
+        if self.out.is_none() {
+            let new = !self.path.exists();
+            let file = File::options()
+                .create(true)
+                .append(true)
+                .open(&self.path)
+                .with_context(|| format!("cannot open {}", self.path.display()))?;
+            let mut out = BufWriter::new(file);
+            if new {
+                out.write_all(&self.header)?;
+            }
+            self.out = Some(out);
+        }
+        let mut bytes = vec![0; (range.end - range.start) as usize];
+        source.read_exact_at(&mut bytes, range.start)?;
+        let out = self.out.as_mut().expect("opened above");
+        out.write_all(&bytes).with_context(|| format!("cannot write {}", self.path.display()))?;
+        self.count += 1;
+        Ok(())
+    }
+
+    fn finish(self) -> anyhow::Result<()> {
+        if let Some(out) = self.out {
+            let file = out.into_inner().map_err(|error| error.into_error())?;
+            file.sync_all().with_context(|| format!("cannot write {}", self.path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// Rewrites games.csv (open as `source`) with the rows the first pass of
+/// [`order_games_csv`] counted, in game order; with `renumber`, each row is
+/// read and numbered again on the way.
+fn rewrite_in_order(
+    path: &Path,
+    source: &File,
+    numbering: &Numbering<'_>,
+    schedule: &Schedule,
+    renumber: bool,
+) -> anyhow::Result<()> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let mut rows = Rows::open(path)?.expect("read above");
+    let mut sorter = Sorter::new(folder);
+    let mut seen = BitSet::with_len(schedule.len());
+    while let Some((mut row, range)) = rows.next_row()? {
+        if numbering.apply(&mut row).is_some() && seen.insert(row.game_index) {
+            sorter.push(Place {
+                game: row.game_index,
+                source: 0,
+                start: range.start,
+                end: range.end,
+            })?;
+        }
+    }
+    let temporary = temporary_of(path);
+    let mut out = BufWriter::new(
+        File::create(&temporary)
+            .with_context(|| format!("cannot write {}", temporary.display()))?,
+    );
+    let mut bytes = vec![0; rows.header_end() as usize];
+    source.read_exact_at(&mut bytes, 0)?;
+    out.write_all(&bytes)?;
+    let headers = csv::StringRecord::from_byte_record(
+        csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(&bytes[..])
+            .byte_headers()?
+            .clone(),
+    )
+    .map_err(|error| anyhow::anyhow!("{}: its header is not UTF-8 ({error})", path.display()))?;
+    for place in sorter.sorted()? {
+        let place = place?;
+        bytes.resize((place.end - place.start) as usize, 0);
+        source.read_exact_at(&mut bytes, place.start)?;
+        if renumber {
+            let mut row = parse_row(&bytes, &headers)
+                .context("a row of games.csv changed while it was being rewritten")?;
+            numbering.apply(&mut row);
+            out.write_all(&row.csv_line(false)?)
+        } else {
+            out.write_all(&bytes)
+        }
+        .with_context(|| format!("cannot write {}", temporary.display()))?;
+    }
+    replace_with(out, &temporary, path)
+}
+
+/// One row of games.csv from its bytes.
+pub(super) fn parse_row(bytes: &[u8], headers: &csv::StringRecord) -> anyhow::Result<GameRow> {
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(bytes);
+    let mut record = csv::StringRecord::new();
+    reader.read_record(&mut record)?;
+    Ok(record.deserialize(Some(headers))?)
 }
 
 /// Where each game sits in the current schedule, by its identity.
@@ -128,49 +232,25 @@ impl<'a> Numbering<'a> {
     }
 }
 
-/// Puts rows in schedule order and gives them the schedule's numbering.
-/// Rows that are no game of the schedule are dropped.
-pub fn renumber(rows: &mut Vec<GameRow>, schedule: &Schedule, bots: &[String]) {
-    let numbering = Numbering::new(schedule, bots);
-    rows.retain_mut(|row| numbering.apply(row).is_some());
-    rows.sort_by_key(|row| row.game_index);
-}
-
-/// Writes games.csv (the rows, in order), standings.csv, crosstable.csv
-/// and `exports`, each replaced atomically.
-pub fn write_final_files(
-    folder: &Path,
-    settings: &RecordedSettings,
-    rows: &[GameRow],
-    exports: &[Export],
-) -> anyhow::Result<Vec<Standing>> {
-    let mut games = csv::Writer::from_writer(Vec::new());
-    for row in rows {
-        games.serialize(row)?;
-    }
-    write_atomically(&folder.join(GAMES_CSV), &games.into_inner()?)?;
-    let results = Results::from_rows(&settings.bot_names(), rows);
-    write_summaries(folder, settings, &results, exports, true)
-}
-
 /// Writes the exports asked for from a results folder as it stands (for
 /// `arena report`), changing nothing in it; returns its standings.
 pub fn report_folder(folder: &Path, exports: &[Export]) -> anyhow::Result<Vec<Standing>> {
     let path = folder.join(SETTINGS_JSON);
-    let bytes = std::fs::read(&path).with_context(|| {
-        format!("{} is not a results folder: cannot read {}", folder.display(), path.display())
+    let settings = RecordedSettings::read(folder)?.with_context(|| {
+        format!("{} is not a results folder: it has no {}", folder.display(), path.display())
     })?;
-    let settings: RecordedSettings = serde_json::from_slice(&bytes)
-        .with_context(|| format!("{} is not a tournament.json arena can read", path.display()))?;
-    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &Silent)?;
-    let results = Results::from_rows(&settings.bot_names(), &rows);
+    let mut results = Results::new(&settings.bot_names());
+    for_each_row(&folder.join(GAMES_CSV), |row| {
+        results.add(&row);
+        Ok(())
+    })?;
     write_summaries(folder, &settings, &results, exports, false)
 }
 
 /// Writes `exports` and, when `record`ing a run's end, standings.csv,
 /// crosstable.csv and a history.jsonl line; each file is replaced
 /// atomically.
-fn write_summaries(
+pub(super) fn write_summaries(
     folder: &Path,
     settings: &RecordedSettings,
     results: &Results,
@@ -201,7 +281,9 @@ fn write_summaries(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::Silent;
     use crate::tournament::standings::tests::row;
+    use crate::tournament::store::games_csv::read_games_csv;
     use crate::tournament::store::settings::tests::settings;
 
     /// Rows written out of order and with stale numbers come out in schedule
@@ -213,7 +295,8 @@ mod tests {
         let names = settings.bot_names();
         let schedule = Schedule::new(3, 2, settings.seed);
         let games: Vec<_> = schedule.iter().collect();
-        let mut store = ResultsFolder::open(folder.path(), settings, false, &Silent).unwrap();
+        let mut store =
+            ResultsFolder::open(folder.path(), settings, &schedule, false, None, &Silent).unwrap();
         for game in games.iter().rev() {
             let mut game_row = row(&names[game.seats[0]], &names[game.seats[1]], "seat1");
             game_row.seed = game.seed;
@@ -222,7 +305,7 @@ mod tests {
             store.append(&game_row).unwrap();
         }
         let table = store.finish(&schedule, &[], &Silent).unwrap();
-        let rows = read_games_csv(&folder.path().join(GAMES_CSV), false, &Silent).unwrap();
+        let rows = read_games_csv(&folder.path().join(GAMES_CSV)).unwrap();
         let indexes: Vec<u64> = rows.iter().map(|row| row.game_index).collect();
         assert_eq!(indexes, (1..=6).collect::<Vec<_>>());
         assert!(rows.iter().all(|row| row.pairing.contains(" vs ")));

@@ -7,26 +7,34 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-use super::games_csv::read_games_csv;
-use super::repair::{check_transcripts, set_aside_rows};
-use super::settings::{BotChanges, RecordedSettings};
+use super::compare::{self, BotChanges};
+use super::games_csv::repair_torn_tail;
+use super::repair::{Repairs, repair};
+use super::seed_key::NewKey;
+use super::settings::{RecordedSettings, read_json};
 use super::{
-    GAMES_CSV, GameKey, OWN_FILES, ResumeRefused, SETTINGS_JSON, key_of_row, remove_if_present,
-    write_atomically,
+    GAMES_CSV, OWN_FILES, ResumeRefused, SETTINGS_JSON, remove_if_present, write_atomically,
 };
+use crate::bits::BitSet;
 use crate::events::{Event, Reporter};
 use crate::results::{GameRow, GamesCsv};
+use crate::tournament::schedule::Schedule;
 
 /// An open results folder.
 pub struct ResultsFolder {
     pub path: PathBuf,
     pub settings: RecordedSettings,
-    /// The games already on disk, from earlier runs. Rows themselves stay
-    /// on disk, so memory does not grow with the number of games.
-    pub done: std::collections::HashSet<GameKey>,
-    pub(super) games_csv: GamesCsv,
+    /// The games of the schedule already on disk, from earlier runs, by
+    /// number (less one). Rows themselves stay on disk, so memory does not
+    /// grow with the number of games.
+    pub done: BitSet,
+    /// Where rows are appended; taken by the archive's writer in a run that
+    /// keeps transcripts there, so that rows follow their transcripts.
+    pub games_csv: Option<GamesCsv>,
     /// Whether this run has written tournament.json yet.
     settings_written: bool,
+    /// A seat-seed key of the folder's own, written beside tournament.json.
+    new_key: Option<NewKey>,
     /// The number the next transcript of the archive gets.
     pub next_transcript: u64,
     /// The folder's lock, released when the folder is dropped.
@@ -84,6 +92,19 @@ fn remove_own_files(folder: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Removes the temporary files a run that was killed left in `folder`
+/// (arena writes a file beside its place, as NAME.tmp-arena, and moves it
+/// there when it is whole). Only the holder of the folder's lock calls it.
+fn remove_temporaries(folder: &Path) -> anyhow::Result<()> {
+    let Ok(entries) = std::fs::read_dir(folder) else { return Ok(()) };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().ends_with(".tmp-arena") {
+            remove_if_present(&entry.path())?;
+        }
+    }
+    Ok(())
+}
+
 impl ResultsFolder {
     /// Opens (or creates) `path` for `settings`, as its only writer: a lock
     /// is held until the folder is dropped. With `fresh`, whatever arena
@@ -95,19 +116,28 @@ impl ResultsFolder {
     pub fn open(
         path: &Path,
         settings: RecordedSettings,
+        schedule: &Schedule,
         fresh: bool,
+        new_key: Option<NewKey>,
         reporter: &dyn Reporter,
     ) -> anyhow::Result<ResultsFolder> {
         std::fs::create_dir_all(path)
             .with_context(|| format!("cannot create {}", path.display()))?;
         let lock = lock_folder(path)?;
+        remove_temporaries(path)?;
         let settings_path = path.join(SETTINGS_JSON);
         let csv_path = path.join(GAMES_CSV);
-        let has_rows = |csv: &Path| -> anyhow::Result<bool> {
-            Ok(csv.exists() && !read_games_csv(csv, true, reporter)?.is_empty())
+        repair_torn_tail(&csv_path, reporter)?;
+        let has_rows = |csv: &Path| {
+            csv.metadata().is_ok_and(|meta| meta.len() > 0) && {
+                super::games_csv::Rows::open(csv)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|mut rows| rows.next_row().is_ok_and(|row| row.is_some()))
+            }
         };
         if fresh {
-            if !settings_path.exists() && has_rows(&csv_path)? {
+            if !settings_path.exists() && has_rows(&csv_path) {
                 bail!(ResumeRefused(format!(
                     "{} holds a games.csv but no tournament.json: arena did not write it, so --fresh leaves it alone; choose another --out",
                     path.display()
@@ -119,40 +149,35 @@ impl ResultsFolder {
         std::fs::create_dir_all(&logs)
             .with_context(|| format!("cannot create {}", logs.display()))?;
         let mut bot_changes = BotChanges::default();
-        if settings_path.exists() {
-            let recorded: RecordedSettings = serde_json::from_slice(
-                &std::fs::read(&settings_path)
-                    .with_context(|| format!("cannot read {}", settings_path.display()))?,
-            )
-            .with_context(|| {
-                format!("{} is not a tournament.json arena can read", settings_path.display())
-            })?;
-            let differences = recorded.resume_differences(&settings);
-            if !differences.is_empty() {
+        let mut upgraded = false;
+        if let Some(recorded) = read_json(path)? {
+            let resume = compare::resume(&recorded, &settings);
+            if !resume.refused.is_empty() {
                 bail!(ResumeRefused(format!(
                     "{} holds results of a different tournament: {}.\nRun with --fresh to discard them, or choose another --out.",
                     path.display(),
-                    differences.join("; ")
+                    resume.refused.join("; ")
                 )));
             }
-            bot_changes = recorded.bot_changes(&settings);
-        } else if has_rows(&csv_path)? {
+            if !resume.adopted.is_empty() {
+                let message = format!(
+                    "{} was written by an earlier arena that did not record {}: taking this run's",
+                    settings_path.display(),
+                    resume.adopted.join(", ")
+                );
+                reporter.report(&Event::Warning { message: &message });
+            }
+            upgraded = !resume.adopted.is_empty();
+            bot_changes = resume.bots;
+        } else if has_rows(&csv_path) {
             bail!(ResumeRefused(format!(
                 "{} holds a games.csv but no tournament.json, so arena cannot tell what it belongs to; choose another --out",
                 path.display()
             )));
         }
-        let retired = bot_changes.retired();
-        let set_aside = if retired.is_empty() || !csv_path.exists() {
-            Vec::new()
-        } else {
-            set_aside_rows(path, |row| {
-                retired.contains(row.seat1.as_str()) || retired.contains(row.seat2.as_str())
-            })?
-        };
-        let count_of = |bot: &str| {
-            set_aside.iter().filter(|row| row.seat1 == bot || row.seat2 == bot).count() as u64
-        };
+        let Repairs { done, next_transcript, set_aside } =
+            repair(path, &settings, schedule, &bot_changes.retired(), reporter)?;
+        let count_of = |bot: &str| set_aside.get(bot).copied().unwrap_or(0);
         for (bot, from, to) in &bot_changes.changed {
             reporter.report(&Event::BotChanged { bot, from, to, set_aside: count_of(bot) });
         }
@@ -161,27 +186,25 @@ impl ResultsFolder {
         }
         if !bot_changes.adopted.is_empty() {
             let message = format!(
-                "{} was written by an earlier arena that kept no fingerprints: taking bots {} to be the versions the file names now",
+                "{} was written by an earlier arena whose fingerprints left files out or were not kept: taking bots {} to be the versions the file names now",
                 settings_path.display(),
                 bot_changes.adopted.join(", ")
             );
             reporter.report(&Event::Warning { message: &message });
         }
-        let rows = read_games_csv(&csv_path, true, reporter)?;
-        let (rows, next_transcript) = check_transcripts(path, rows, reporter)?;
-        let done = rows.iter().map(key_of_row).collect();
         let games_csv = GamesCsv::append_to(&csv_path)
             .with_context(|| format!("cannot open {}", csv_path.display()))?;
         let mut folder = ResultsFolder {
             path: path.to_path_buf(),
             settings,
             done,
-            games_csv,
+            games_csv: Some(games_csv),
             settings_written: false,
+            new_key,
             next_transcript,
             _lock: lock,
         };
-        if bot_changes != BotChanges::default() {
+        if bot_changes != BotChanges::default() || upgraded {
             // Recorded at once: the rows that remain are the new versions'.
             folder.write_settings()?;
         }
@@ -194,13 +217,21 @@ impl ResultsFolder {
         self.write_settings()?;
         let path = self.path.join(GAMES_CSV);
         self.games_csv
+            .as_mut()
+            .expect("rows go here unless the archive's writer took the file")
             .append(row)
             .with_context(|| format!("cannot append to {}", path.display()))?;
         Ok(())
     }
 
-    pub(super) fn write_settings(&mut self) -> anyhow::Result<()> {
+    /// Writes tournament.json (and the folder's own seat-seed key, when it
+    /// has a new one) unless this run has written it already: before the
+    /// first row, so that no row stands without its settings.
+    pub fn write_settings(&mut self) -> anyhow::Result<()> {
         if !self.settings_written {
+            if let Some(key) = self.new_key.take() {
+                key.write(&self.path)?;
+            }
             let json = serde_json::to_vec_pretty(&self.settings)?;
             write_atomically(&self.path.join(SETTINGS_JSON), &json)?;
             self.settings_written = true;

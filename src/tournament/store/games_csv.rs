@@ -1,120 +1,206 @@
-//! Reading games.csv (a torn last row repaired), and moving or reordering
-//! its rows on disk without holding them all.
+//! Reading games.csv row by row (never all of it at once), repairing a
+//! torn last row, and moving or reordering its rows on disk.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::finish::Numbering;
 use crate::events::{Event, Reporter};
 use crate::results::GameRow;
 
-/// Reads games.csv. A last line without its newline is what a crash leaves
-/// behind mid-write: it is dropped (and, with `repair`, cut from the file).
-pub fn read_games_csv(
+/// The rows of games.csv, read one at a time, each with where it lies in
+/// the file. A last line without its newline (what a crash leaves behind
+/// mid-write) is left out.
+pub struct Rows {
+    reader: csv::Reader<std::io::Take<BufReader<File>>>,
+    headers: csv::StringRecord,
+    record: csv::StringRecord,
+    path: PathBuf,
+    /// The line number of the next row (the header is line 1).
+    line: u64,
+    header_end: u64,
+}
+
+impl Rows {
+    /// Opens `path`; `None` if there is no such file.
+    pub fn open(path: &Path) -> anyhow::Result<Option<Rows>> {
+        let mut file = match File::open(path) {
+            Ok(file) => file,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => {
+                return Err(error).with_context(|| format!("cannot open {}", path.display()));
+            }
+        };
+        let complete =
+            complete_len(&mut file).with_context(|| format!("cannot read {}", path.display()))?;
+        file.seek(SeekFrom::Start(0))?;
+        let mut reader =
+            csv::Reader::from_reader(BufReader::with_capacity(64 << 10, file).take(complete));
+        let headers = if complete == 0 {
+            csv::StringRecord::new()
+        } else {
+            reader.headers().with_context(|| format!("cannot read {}", path.display()))?.clone()
+        };
+        let header_end = reader.position().byte();
+        Ok(Some(Rows {
+            reader,
+            headers,
+            record: csv::StringRecord::new(),
+            path: path.to_owned(),
+            line: 2,
+            header_end,
+        }))
+    }
+
+    /// Where the header line ends.
+    pub fn header_end(&self) -> u64 {
+        self.header_end
+    }
+
+    /// The next row and its byte range, or none at the end.
+    pub fn next_row(&mut self) -> anyhow::Result<Option<(GameRow, std::ops::Range<u64>)>> {
+        let start = self.reader.position().byte();
+        let read = self
+            .reader
+            .read_record(&mut self.record)
+            .with_context(|| format!("cannot read {}", self.path.display()))?;
+        if !read {
+            return Ok(None);
+        }
+        let row: GameRow = self.record.deserialize(Some(&self.headers)).with_context(|| {
+            format!("{}: row {} cannot be read", self.path.display(), self.line)
+        })?;
+        self.line = self.reader.position().line() + 1;
+        Ok(Some((row, start..self.reader.position().byte())))
+    }
+}
+
+/// Every row of `path` to `each`, in file order (nothing when there is no
+/// such file).
+pub fn for_each_row(
     path: &Path,
-    repair: bool,
-    reporter: &dyn Reporter,
-) -> anyhow::Result<Vec<GameRow>> {
-    let mut file = match OpenOptions::new().read(true).write(repair).open(path) {
+    mut each: impl FnMut(GameRow) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let Some(mut rows) = Rows::open(path)? else { return Ok(()) };
+    while let Some((row, _)) = rows.next_row()? {
+        each(row)?;
+    }
+    Ok(())
+}
+
+/// Reads games.csv whole: for what reads a few rows (a match's summary,
+/// tests). The rest goes row by row ([`Rows`]).
+pub fn read_games_csv(path: &Path) -> anyhow::Result<Vec<GameRow>> {
+    let mut rows = Vec::new();
+    for_each_row(path, |row| {
+        rows.push(row);
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// The length of `file` up to and including its last line break.
+fn complete_len(file: &mut File) -> std::io::Result<u64> {
+    let len = file.metadata()?.len();
+    let mut end = len;
+    let mut chunk = vec![0u8; 64 << 10];
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let part = &mut chunk[..(end - start) as usize];
+        file.read_exact_at(part, start)?;
+        if let Some(at) = memchr::memrchr(b'\n', part) {
+            return Ok(start + at as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
+/// Cuts a last line without its newline from `path` (what a crash leaves
+/// behind mid-write), saying so.
+pub fn repair_torn_tail(path: &Path, reporter: &dyn Reporter) -> anyhow::Result<()> {
+    let mut file = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(file) => file,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(error) => return Err(error).with_context(|| format!("cannot open {}", path.display())),
     };
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).with_context(|| format!("cannot read {}", path.display()))?;
-    let complete = bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |last| last + 1);
-    if complete < bytes.len() {
+    let len = file.metadata()?.len();
+    let complete =
+        complete_len(&mut file).with_context(|| format!("cannot read {}", path.display()))?;
+    if complete < len {
         let message = format!(
             "dropping an unfinished last line of {} (left by an interrupted write)",
             path.display()
         );
         reporter.report(&Event::Warning { message: &message });
-        if repair {
-            file.set_len(complete as u64)?;
-            file.seek(SeekFrom::End(0))?;
-        }
+        file.set_len(complete).with_context(|| format!("cannot repair {}", path.display()))?;
     }
-    let mut reader = csv::Reader::from_reader(&bytes[..complete]);
-    let mut rows = Vec::new();
-    for (number, row) in reader.deserialize::<GameRow>().enumerate() {
-        rows.push(
-            row.with_context(|| format!("{}: row {} cannot be read", path.display(), number + 2))?,
-        );
-    }
-    Ok(rows)
-}
-
-/// Appends the rows of `games` at `ranges` to `aside` (with the header if it
-/// is new).
-pub(super) fn move_rows(
-    games: &Path,
-    header_end: u64,
-    ranges: &[(u64, u64)],
-    aside: &Path,
-) -> anyhow::Result<()> {
-    use std::os::unix::fs::FileExt;
-    let source = File::open(games).with_context(|| format!("cannot open {}", games.display()))?;
-    let new = !aside.exists();
-    let mut out = File::options()
-        .create(true)
-        .append(true)
-        .open(aside)
-        .with_context(|| format!("cannot open {}", aside.display()))?;
-    let mut bytes = vec![0; header_end as usize];
-    if new {
-        source.read_exact_at(&mut bytes, 0)?;
-        out.write_all(&bytes)?;
-    }
-    for &(start, end) in ranges {
-        bytes.resize((end - start) as usize, 0);
-        source.read_exact_at(&mut bytes, start)?;
-        out.write_all(&bytes).with_context(|| format!("cannot write {}", aside.display()))?;
-    }
-    out.sync_all()?;
     Ok(())
 }
 
-/// Rewrites games.csv with its rows at `places` (byte ranges) in the given
-/// order; with `renumber`, each row is read and numbered again on the way.
-pub(super) fn rewrite_in_order(
+/// Rewrites games.csv keeping its header and the rows `keep` picks, in
+/// file order; the others are appended to `aside` (with the header if it is
+/// new). Streams: memory does not grow with the file. Returns how many
+/// rows were set aside.
+pub(super) fn set_aside(
     path: &Path,
-    header_end: u64,
-    places: &[(u64, u64, u64)],
-    renumber: Option<(&Numbering, &csv::StringRecord)>,
-) -> anyhow::Result<()> {
-    use std::os::unix::fs::FileExt;
-    let source = File::open(path)?;
-    let temporary = path.with_extension("tmp-arena");
-    let mut out = std::io::BufWriter::new(File::create(&temporary)?);
-    let mut bytes = vec![0; header_end as usize];
-    source.read_exact_at(&mut bytes, 0)?;
-    out.write_all(&bytes)?;
-    for &(_, start, end) in places {
-        bytes.resize((end - start) as usize, 0);
-        source.read_exact_at(&mut bytes, start)?;
-        match renumber {
-            None => out.write_all(&bytes)?,
-            Some((numbering, headers)) => {
-                let mut reader =
-                    csv::ReaderBuilder::new().has_headers(false).from_reader(&bytes[..]);
-                let mut record = csv::StringRecord::new();
-                reader.read_record(&mut record)?;
-                let mut row: GameRow = record
-                    .deserialize(Some(headers))
-                    .context("a row of games.csv changed while it was being rewritten")?;
-                numbering.apply(&mut row);
-                let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(&mut out);
-                writer.serialize(&row)?;
-                writer.flush()?;
-            }
-        }
+    aside: &Path,
+    mut keep: impl FnMut(&GameRow) -> bool,
+) -> anyhow::Result<u64> {
+    let Some(mut rows) = Rows::open(path)? else { return Ok(0) };
+    let source = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let temporary = temporary_of(path);
+    let mut kept = std::io::BufWriter::new(
+        File::create(&temporary)
+            .with_context(|| format!("cannot write {}", temporary.display()))?,
+    );
+    let mut header = vec![0; rows.header_end() as usize];
+    source.read_exact_at(&mut header, 0)?;
+    kept.write_all(&header)?;
+    let new_aside = !aside.exists();
+    let mut moved = std::io::BufWriter::new(
+        File::options()
+            .create(true)
+            .append(true)
+            .open(aside)
+            .with_context(|| format!("cannot open {}", aside.display()))?,
+    );
+    if new_aside {
+        moved.write_all(&header)?;
     }
-    let file = out.into_inner().map_err(|error| error.into_error())?;
-    file.sync_all()?;
-    std::fs::rename(&temporary, path)
-        .with_context(|| format!("cannot replace {}", path.display()))?;
-    Ok(())
+    let mut bytes = Vec::new();
+    let mut count = 0;
+    while let Some((row, range)) = rows.next_row()? {
+        bytes.resize((range.end - range.start) as usize, 0);
+        source.read_exact_at(&mut bytes, range.start)?;
+        if keep(&row) {
+            kept.write_all(&bytes)
+        } else {
+            count += 1;
+            moved.write_all(&bytes)
+        }
+        .with_context(|| format!("cannot write beside {}", path.display()))?;
+    }
+    moved.into_inner().map_err(|error| error.into_error())?.sync_all()?;
+    replace_with(kept, &temporary, path)?;
+    Ok(count)
+}
+
+/// Where a rewrite of `path` is made before it replaces it.
+pub(super) fn temporary_of(path: &Path) -> PathBuf {
+    path.with_extension("csv.tmp-arena")
+}
+
+/// Finishes `written` (the rewrite at `temporary`) and moves it over `path`.
+pub(super) fn replace_with(
+    written: std::io::BufWriter<File>,
+    temporary: &Path,
+    path: &Path,
+) -> anyhow::Result<()> {
+    let file = written.into_inner().map_err(|error| error.into_error())?;
+    file.sync_all().with_context(|| format!("cannot write {}", temporary.display()))?;
+    std::fs::rename(temporary, path).with_context(|| format!("cannot replace {}", path.display()))
 }

@@ -4,14 +4,19 @@
 //! `tournament.json` records the settings the folder's games were played
 //! under; games.csv gets one row per finished game, flushed at once. A run
 //! on a folder that holds games already plays only the games missing from
-//! it, and refuses settings that differ from those recorded.
+//! it, and refuses settings that differ from those recorded (see
+//! `compare`). Every pass over games.csv streams it: memory does not grow
+//! with the number of games a folder holds.
 
+mod compare;
 mod finish;
 mod folder;
 mod games_csv;
 mod merge;
 mod repair;
+pub mod seed_key;
 mod settings;
+mod sort;
 mod transcripts;
 
 use std::fs::File;
@@ -21,27 +26,18 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::archive;
-use crate::results::GameRow;
 pub use finish::report_folder;
 pub use folder::ResultsFolder;
-pub use games_csv::read_games_csv;
-pub use merge::merge_folders;
+pub use games_csv::{for_each_row, read_games_csv};
+pub use merge::{MergeInterrupted, merge_folders};
 pub use settings::RecordedSettings;
-pub use transcripts::{MAX_TRANSCRIPT_BYTES, read_transcript, transcript_of_game};
-
-/// The identity of a game across runs: who sits where, and the setup (its
-/// round and its seed, which must agree).
-pub type GameKey = (String, String, u64, u64);
-
-pub fn key_of_row(row: &GameRow) -> GameKey {
-    (row.seat1.clone(), row.seat2.clone(), row.round, row.seed)
-}
+pub use transcripts::{MAX_TRANSCRIPT_BYTES, TranscriptReader, transcript_of_game};
 
 pub const GAMES_CSV: &str = "games.csv";
 /// One line per completed run: when, how many games, and the ratings then.
 pub const HISTORY_FILE: &str = "history.jsonl";
 const SETTINGS_JSON: &str = "tournament.json";
-const OWN_FILES: [&str; 8] = [
+const OWN_FILES: [&str; 9] = [
     GAMES_CSV,
     "standings.csv",
     "crosstable.csv",
@@ -50,6 +46,7 @@ const OWN_FILES: [&str; 8] = [
     HISTORY_FILE,
     archive::ARCHIVE_FILE,
     archive::INDEX_FILE,
+    seed_key::SEED_KEY_FILE,
 ];
 
 /// Where rows of games.csv that are no game of the tournament go.

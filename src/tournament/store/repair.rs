@@ -1,87 +1,132 @@
-//! Repairs on resume: rows whose transcript a crash lost, and rows of
-//! bots that changed, set aside (kept in set-aside.csv, not counted).
+//! Repairs on resume: the archive checked frame by frame, and the rows of
+//! games.csv that no longer count (their transcript lost, their bot
+//! changed) set aside in set-aside.csv, each cause said with its count.
+//! One pass over games.csv; a second only when rows must move.
 
-use std::fs::File;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use anyhow::Context;
-
-use super::games_csv::{move_rows, rewrite_in_order};
+use super::games_csv::{Rows, set_aside};
+use super::settings::RecordedSettings;
 use super::{GAMES_CSV, SET_ASIDE_CSV};
 use crate::archive;
+use crate::bits::BitSet;
 use crate::events::{Event, Reporter};
 use crate::results::GameRow;
+use crate::tournament::schedule::Schedule;
 
-/// Sets aside the rows of `rows` (games.csv's) whose transcript should be
-/// in the archive but is not (a crash came between the row and its
-/// transcript), so that those games are played again; returns the rows
-/// kept and the number the next transcript gets.
-pub(super) fn check_transcripts(
-    folder: &Path,
-    rows: Vec<GameRow>,
-    reporter: &dyn Reporter,
-) -> anyhow::Result<(Vec<GameRow>, u64)> {
-    let numbers: Vec<u64> =
-        rows.iter().filter_map(|row| archive::parse_reference(&row.transcript)).collect();
-    let archived = if folder.join(archive::ARCHIVE_FILE).exists() {
-        // Repairs what a crash left (a torn frame) before reading.
-        drop(archive::ArchiveWriter::open(folder)?);
-        Some(archive::ArchiveReader::open(folder)?)
-    } else {
-        None
-    };
-    let highest = archived.as_ref().map_or(0, archive::ArchiveReader::highest);
-    let next = numbers.iter().copied().chain([highest]).max().unwrap_or(0) + 1;
-    let missing = |row: &GameRow| {
-        archive::parse_reference(&row.transcript)
-            .is_some_and(|number| !archived.as_ref().is_some_and(|found| found.contains(number)))
-    };
-    if !rows.iter().any(missing) {
-        return Ok((rows, next));
-    }
-    let lost = set_aside_rows(folder, missing)?;
-    let message = format!(
-        "{} games of {} lost their transcripts in a crash: they are set aside (set-aside.csv) and played again",
-        lost.len(),
-        folder.join(GAMES_CSV).display()
-    );
-    reporter.report(&Event::Warning { message: &message });
-    Ok((rows.into_iter().filter(|row| !missing(row)).collect(), next))
+/// What [`repair`] leaves.
+pub struct Repairs {
+    /// The games of the schedule that games.csv holds, by number less one.
+    pub done: BitSet,
+    /// The number the next transcript of the archive gets.
+    pub next_transcript: u64,
+    /// Rows set aside per bot of `retired`.
+    pub set_aside: HashMap<String, u64>,
 }
 
-/// Moves the rows of `folder`'s games.csv that `retire` picks to
-/// set-aside.csv (kept, not counted) and returns them.
-pub(super) fn set_aside_rows(
+/// Checks the archive of `folder` and sets aside the rows whose
+/// transcript it lacks and the rows of `retired` bots; returns the games
+/// of `schedule` that remain.
+pub fn repair(
     folder: &Path,
-    retire: impl Fn(&GameRow) -> bool,
-) -> anyhow::Result<Vec<GameRow>> {
-    let path = folder.join(GAMES_CSV);
-    let mut reader = csv::Reader::from_reader(std::io::BufReader::new(
-        File::open(&path).with_context(|| format!("cannot open {}", path.display()))?,
-    ));
-    let headers = reader.headers()?.clone();
-    let header_end = reader.position().byte();
-    let mut record = csv::StringRecord::new();
-    let (mut kept, mut retired, mut rows) = (Vec::new(), Vec::new(), Vec::new());
-    loop {
-        let start = reader.position().byte();
-        if !reader.read_record(&mut record)? {
-            break;
-        }
-        let end = reader.position().byte();
-        let row: GameRow = record.deserialize(Some(&headers)).with_context(|| {
-            format!("{}: row {} cannot be read", path.display(), kept.len() + retired.len() + 2)
-        })?;
-        if retire(&row) {
-            retired.push((start, end));
-            rows.push(row);
-        } else {
-            kept.push((0, start, end));
+    settings: &RecordedSettings,
+    schedule: &Schedule,
+    retired: &HashSet<&str>,
+    reporter: &dyn Reporter,
+) -> anyhow::Result<Repairs> {
+    let archive_path = folder.join(archive::ARCHIVE_FILE);
+    let checked = match archive_path.exists() {
+        true => Some(archive::check(folder)?),
+        false => None,
+    };
+    if let Some(checked) = &checked {
+        say_archive_repairs(folder, checked, reporter);
+    }
+    let lost = |row: &GameRow| {
+        archive::parse_reference(&row.transcript).is_some_and(|number| {
+            !checked.as_ref().is_some_and(|checked| checked.present.contains(number))
+        })
+    };
+    let retired_row = |row: &GameRow| {
+        retired.contains(row.seat1.as_str()) || retired.contains(row.seat2.as_str())
+    };
+    let names = settings.bot_names();
+    let index: HashMap<&str, usize> =
+        names.iter().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
+    let mut done = BitSet::with_len(schedule.len());
+    let mut set_aside_of: HashMap<String, u64> = HashMap::new();
+    let (mut lost_rows, mut highest) =
+        (0u64, checked.as_ref().map_or(0, |checked| checked.highest));
+    let csv = folder.join(GAMES_CSV);
+    if let Some(mut rows) = Rows::open(&csv)? {
+        while let Some((row, _)) = rows.next_row()? {
+            if let Some(number) = archive::parse_reference(&row.transcript) {
+                highest = highest.max(number);
+            }
+            if retired_row(&row) {
+                for bot in [&row.seat1, &row.seat2] {
+                    if retired.contains(bot.as_str()) {
+                        *set_aside_of.entry(bot.clone()).or_default() += 1;
+                    }
+                }
+            } else if lost(&row) {
+                lost_rows += 1;
+            } else if let (Some(&one), Some(&two)) =
+                (index.get(row.seat1.as_str()), index.get(row.seat2.as_str()))
+                && let Some(game) = schedule.find([one, two], row.round, row.seed)
+            {
+                done.insert(game.index - 1);
+            }
         }
     }
-    if !retired.is_empty() {
-        move_rows(&path, header_end, &retired, &folder.join(SET_ASIDE_CSV))?;
-        rewrite_in_order(&path, header_end, &kept, None)?;
+    if lost_rows > 0 || !set_aside_of.is_empty() {
+        set_aside(&csv, &folder.join(SET_ASIDE_CSV), |row| !retired_row(row) && !lost(row))?;
     }
-    Ok(rows)
+    if lost_rows > 0 {
+        let message = format!(
+            "{lost_rows} games of {} have no whole transcript in {} (lost in a crash, or in a damaged part of it): they are set aside in {} and played again",
+            csv.display(),
+            archive_path.display(),
+            SET_ASIDE_CSV
+        );
+        reporter.report(&Event::Warning { message: &message });
+    }
+    Ok(Repairs { done, next_transcript: highest + 1, set_aside: set_aside_of })
+}
+
+/// Says what checking the archive found and did.
+fn say_archive_repairs(folder: &Path, checked: &archive::Checked, reporter: &dyn Reporter) {
+    let archive_path = folder.join(archive::ARCHIVE_FILE);
+    if !checked.skipped.is_empty() {
+        let bytes: u64 = checked.skipped.iter().map(|(_, len)| len).sum();
+        let places: Vec<String> =
+            checked.skipped.iter().take(5).map(|(at, len)| format!("{len} at byte {at}")).collect();
+        let message = format!(
+            "{}: {} damaged part{} ({bytes} bytes: {}{}) held no whole frame and {} skipped; every whole frame after them is kept",
+            archive_path.display(),
+            checked.skipped.len(),
+            if checked.skipped.len() == 1 { "" } else { "s" },
+            places.join(", "),
+            if checked.skipped.len() > 5 { ", ..." } else { "" },
+            if checked.skipped.len() == 1 { "is" } else { "are" },
+        );
+        reporter.report(&Event::Warning { message: &message });
+    }
+    if checked.cut > 0 {
+        let message = format!(
+            "{}: its last {} bytes held no whole frame (one torn by an interrupted write): cut off",
+            archive_path.display(),
+            checked.cut
+        );
+        reporter.report(&Event::Warning { message: &message });
+    }
+    if checked.index_rebuilt && checked.frames > 0 {
+        let message = format!(
+            "{} did not list the archive's {} whole frames as they are: written anew from them",
+            folder.join(archive::INDEX_FILE).display(),
+            checked.frames
+        );
+        reporter.report(&Event::Warning { message: &message });
+    }
 }

@@ -1,5 +1,13 @@
-//! What tournament.json records: the settings a results folder was played
-//! under, its bots and their fingerprints, and how two records differ.
+//! What tournament.json records: every setting that decides a folder's
+//! games, its bots and their fingerprints, and what may change between
+//! runs. [`super::compare`] says how two records differ.
+//!
+//! The record is made in one place, [`RecordedSettings::of`], from the
+//! tournament as its defaults, its file and the command line's flags left
+//! it; it takes every field of the tournament apart by name, so a setting
+//! added to the tournament does not compile until it is recorded or said
+//! to decide nothing. Resume and merge compare records as JSON, key by
+//! key, so nothing recorded can be left out of the comparison.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,48 +18,79 @@ use serde::{Deserialize, Serialize};
 
 use super::SETTINGS_JSON;
 use crate::games::GameId;
-use crate::referee::{GameClock, TimeControl};
-use crate::tournament::config::{BotEntry, Tournament};
+use crate::protocol::PROTOCOL_VERSION;
+use crate::referee::{GameClock, Settings, TimeControl};
+use crate::results::TranscriptStore;
+use crate::sandbox::SandboxSettings;
+use crate::tournament::config::{BotEntry, Restart, Tournament};
 use crate::tournament::identity::Fingerprint;
 use crate::tournament::openings::RecordedOpenings;
 use crate::tournament::schedule::Schedule;
 use crate::tournament::sprt::SprtSettings;
 
+/// The format of tournament.json this arena writes. Raise it when a key is
+/// added to the record (a field here, in a type recorded whole such as
+/// [`SandboxSettings`], or a bot's), list the new keys in
+/// [`super::compare::ADDED_KEYS`], and give the field `#[serde(default)]`:
+/// a folder written before then is resumed with them taken as the run's,
+/// and said so. Files without a `format` key were written before format 2.
+pub const SETTINGS_FORMAT: u32 = 2;
+
 /// The settings a results folder was played under (tournament.json).
+///
+/// Every key is written, `null` included, so that a key one record lacks
+/// is a setting its arena did not know, never a value left out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordedSettings {
+    /// The format of this record ([`SETTINGS_FORMAT`]).
+    pub format: u32,
+    /// The protocol version bots were spoken to in.
+    pub protocol: u32,
     pub game: GameId,
+    /// The game's parameters as given (the rest are the game's defaults).
     pub params: serde_json::Map<String, serde_json::Value>,
     pub seed: u64,
+    /// Games per pairing: on a resume it may grow (only adding games at the
+    /// end of each pairing), never shrink.
     pub games_per_pair: u32,
-    pub startup_timeout_ms: u64,
-    /// The limit per move; absent under a game clock.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub move_timeout_ms: Option<u64>,
-    /// The game clock, when the tournament has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clock: Option<GameClock>,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub time_margin_ms: u64,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub no_time_limit: bool,
-    pub max_line_bytes: usize,
-    /// Bots in file order.
-    pub bots: Vec<RecordedBot>,
-    /// The protections bots ran under, as said at the start of the last
-    /// run. For the record only: a run on a machine with other protections
-    /// resumes the same results.
-    #[serde(default)]
-    pub sandbox: String,
     /// The openings file the setups came from, if the tournament has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub openings: Option<RecordedOpenings>,
     /// The challengers of a gauntlet, by name; empty in a round robin.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub challengers: Vec<String>,
     /// The sequential test the games were played for, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtSettings>,
+    pub startup_timeout_ms: u64,
+    /// The limit per move; none under a game clock.
+    pub move_timeout_ms: Option<u64>,
+    /// The game clock, when the tournament has one.
+    pub clock: Option<GameClock>,
+    pub time_margin_ms: u64,
+    pub no_time_limit: bool,
+    pub max_line_bytes: usize,
+    /// When bot processes are replaced (a bot that keeps state between
+    /// games may play otherwise).
+    pub restart: Restart,
+    /// The sandbox's settings, whole (paths bots may read as the
+    /// tournament file writes them).
+    pub sandbox: SandboxSettings,
+    /// The fingerprint of the key seat seeds derive with (never the key):
+    /// `public` for the public default; empty when an earlier arena did
+    /// not record it.
+    pub seed_key: String,
+    /// Bots in file order.
+    pub bots: Vec<RecordedBot>,
+    /// Games played at once. May change between runs.
+    pub concurrency: usize,
+    /// Whether workers were pinned to CPUs. May change between runs.
+    pub pin: bool,
+    /// Where transcripts went. May change between runs.
+    pub transcripts: TranscriptStore,
+    /// The most stderr kept per bot and game. May change between runs.
+    pub stderr_cap: u64,
+    /// The protections bots ran under on this machine, as said at the
+    /// start of the last run: what the machine gave, not a setting. May
+    /// change between runs.
+    pub protections: String,
 }
 
 /// A bot as a results folder records it: as the tournament file writes
@@ -61,73 +100,119 @@ pub struct RecordedSettings {
 pub struct RecordedBot {
     pub name: String,
     pub command: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
     pub env: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// The SHA-256 of what runs (see `identity`), as hex; empty in folders
     /// written before arena kept fingerprints.
-    #[serde(default)]
     pub fingerprint: String,
     /// The bot's own time control (a handicap), if it has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<TimeControl>,
-}
-
-fn is_zero(value: &u64) -> bool {
-    *value == 0
+    /// The fingerprint as arena made it before it covered files named by
+    /// absolute paths and programs found in PATH: a folder recorded then
+    /// resumes without replaying a bot that did not change. Not recorded.
+    #[serde(skip)]
+    pub earlier_fingerprint: Option<String>,
 }
 
 impl RecordedSettings {
     /// The settings of `tournament`, whose bots have `fingerprints` (in
-    /// file order).
-    pub fn of(tournament: &Tournament, fingerprints: &[Fingerprint]) -> RecordedSettings {
+    /// file order, each with the fingerprint of arena's earlier way when
+    /// it differs).
+    pub fn of(
+        tournament: &Tournament,
+        fingerprints: &[(Fingerprint, Option<Fingerprint>)],
+    ) -> RecordedSettings {
+        // Every field by name: one added to the tournament must be
+        // recorded here or said to decide nothing.
+        let Tournament {
+            file,
+            setup,
+            openings,
+            seed,
+            games_per_pair,
+            settings,
+            concurrency,
+            // Where the results go, not how games are played.
+            out: _,
+            restart,
+            transcripts,
+            pin,
+            sandbox,
+            bots,
+            challengers,
+            sprt,
+            // The key's fingerprint is recorded from `settings`.
+            seed_key_file: _,
+        } = tournament;
+        let Settings {
+            startup_timeout,
+            time_control,
+            time_margin,
+            no_time_limit,
+            max_line_bytes,
+            stderr_cap,
+            // After `over`: the game is decided by then.
+            exit_grace: _,
+            // Only `arena check` probes; never a tournament.
+            probe_unknown: _,
+            seed_key,
+            sandbox_line,
+        } = settings;
         RecordedSettings {
-            game: tournament.setup.game(),
-            params: tournament.setup.overrides().clone(),
-            seed: tournament.seed,
-            games_per_pair: tournament.games_per_pair,
-            startup_timeout_ms: tournament.settings.startup_timeout.as_millis() as u64,
-            move_timeout_ms: match tournament.settings.time_control {
-                TimeControl::PerMove { limit } => Some(limit.as_millis() as u64),
+            format: SETTINGS_FORMAT,
+            protocol: PROTOCOL_VERSION,
+            game: setup.game(),
+            params: setup.overrides().clone(),
+            seed: *seed,
+            games_per_pair: *games_per_pair,
+            openings: openings.as_ref().map(|openings| openings.record()),
+            challengers: challengers.iter().map(|&index| bots[index].name.clone()).collect(),
+            sprt: *sprt,
+            startup_timeout_ms: millis(*startup_timeout),
+            move_timeout_ms: match time_control {
+                TimeControl::PerMove { limit } => Some(millis(*limit)),
                 TimeControl::Clock(_) => None,
             },
-            clock: tournament.settings.time_control.clock(),
-            time_margin_ms: tournament.settings.time_margin.as_millis() as u64,
-            no_time_limit: tournament.settings.no_time_limit,
-            max_line_bytes: tournament.settings.max_line_bytes,
-            bots: tournament
-                .bots
+            clock: time_control.clock(),
+            time_margin_ms: millis(*time_margin),
+            no_time_limit: *no_time_limit,
+            max_line_bytes: *max_line_bytes,
+            restart: *restart,
+            sandbox: as_written(sandbox, file),
+            seed_key: seed_key.fingerprint(),
+            bots: bots
                 .iter()
                 .zip(fingerprints)
-                .map(|(bot, fingerprint)| RecordedBot::of(bot, fingerprint))
+                .map(|(bot, (fingerprint, earlier))| RecordedBot::of(bot, fingerprint, earlier))
                 .collect(),
-            sandbox: String::new(),
-            openings: tournament.openings.as_ref().map(|openings| openings.record()),
-            challengers: tournament
-                .challengers
-                .iter()
-                .map(|&index| tournament.bots[index].name.clone())
-                .collect(),
-            sprt: tournament.sprt,
+            concurrency: *concurrency,
+            pin: *pin,
+            transcripts: *transcripts,
+            stderr_cap: *stderr_cap,
+            protections: sandbox_line.to_string(),
         }
     }
 
     /// The settings recorded in `folder`'s tournament.json, if it has one.
+    /// A file of an earlier format reads with what it did not record at
+    /// its defaults (see [`RecordedSettings::from_json`]).
     pub fn read(folder: &Path) -> anyhow::Result<Option<RecordedSettings>> {
+        let Some(json) = read_json(folder)? else { return Ok(None) };
         let path = folder.join(SETTINGS_JSON);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => {
-                return Err(error).with_context(|| format!("cannot read {}", path.display()));
-            }
-        };
-        let settings = serde_json::from_slice(&bytes).with_context(|| {
-            format!("{} is not a tournament.json arena can read", path.display())
-        })?;
-        Ok(Some(settings))
+        RecordedSettings::from_json(json)
+            .map(Some)
+            .with_context(|| format!("{} is not a tournament.json arena can read", path.display()))
+    }
+
+    /// A record from its JSON, whatever arena wrote it: a file without a
+    /// `format` (written before format 2) reads with the settings it did
+    /// not record at their defaults and an empty `seed_key`.
+    pub fn from_json(json: serde_json::Value) -> serde_json::Result<RecordedSettings> {
+        match json.get("format") {
+            Some(_) => serde_json::from_value(json),
+            None => serde_json::from_value::<EarlierSettings>(json).map(EarlierSettings::upgrade),
+        }
     }
 
     /// The schedule the folder's games belong to.
@@ -161,174 +246,45 @@ impl RecordedSettings {
     pub fn bot_names(&self) -> Vec<String> {
         self.bots.iter().map(|bot| bot.name.clone()).collect()
     }
-
-    /// The settings that keep a folder played under `self` from resuming
-    /// under `newer`: any but the bots, and fewer games per pairing (more
-    /// only adds games).
-    pub(super) fn resume_differences(&self, newer: &RecordedSettings) -> Vec<String> {
-        let mut differences = self.setting_differences(newer);
-        if newer.games_per_pair < self.games_per_pair {
-            // An SPRT's games per pairing are its most games.
-            let key = if newer.sprt.is_some() { "max_games" } else { "games_per_pair" };
-            differences.push(format!(
-                "{key} was {}, now {} (fewer would leave games out: it may only grow)",
-                self.games_per_pair, newer.games_per_pair
-            ));
-        }
-        differences
-    }
-
-    /// The settings (bots and games per pairing aside) that make `newer` a
-    /// different tournament than `self`.
-    pub(super) fn setting_differences(&self, newer: &RecordedSettings) -> Vec<String> {
-        let mut differences = Vec::new();
-        let mut compare = |what: &str, old: String, new: String| {
-            if old != new {
-                differences.push(format!("{what} was {old}, now {new}"));
-            }
-        };
-        compare("game", self.game.to_string(), newer.game.to_string());
-        compare(
-            "params",
-            serde_json::to_string(&self.params).unwrap_or_default(),
-            serde_json::to_string(&newer.params).unwrap_or_default(),
-        );
-        compare("seed", self.seed.to_string(), newer.seed.to_string());
-        compare(
-            "startup_timeout",
-            format!("{}ms", self.startup_timeout_ms),
-            format!("{}ms", newer.startup_timeout_ms),
-        );
-        compare("time control", self.time_control().to_string(), newer.time_control().to_string());
-        compare(
-            "time_margin",
-            format!("{}ms", self.time_margin_ms),
-            format!("{}ms", newer.time_margin_ms),
-        );
-        let limit = |off: bool| if off { "off (--no-time-limit)" } else { "on" }.to_owned();
-        compare("time limit", limit(self.no_time_limit), limit(newer.no_time_limit));
-        for old in &self.bots {
-            let Some(new) = newer.bots.iter().find(|bot| bot.name == old.name) else { continue };
-            let own = |control: Option<TimeControl>| {
-                control.map_or_else(|| "the tournament's".to_owned(), |control| control.to_string())
-            };
-            compare(
-                &format!("bot `{}`'s time control", old.name),
-                own(old.time_control),
-                own(new.time_control),
-            );
-        }
-        compare(
-            "max_line_bytes",
-            self.max_line_bytes.to_string(),
-            newer.max_line_bytes.to_string(),
-        );
-        let names = |names: &[String]| match names {
-            [] => "none (a round robin)".to_owned(),
-            names => names.join(", "),
-        };
-        compare("challengers", names(&self.challengers), names(&newer.challengers));
-        let test = |sprt: &Option<SprtSettings>| match sprt {
-            None => "none".to_owned(),
-            Some(test) => format!(
-                "elo0 {}, elo1 {}, alpha {}, beta {}",
-                test.elo0, test.elo1, test.alpha, test.beta
-            ),
-        };
-        compare("sprt", test(&self.sprt), test(&newer.sprt));
-        // By content: the same file moved elsewhere plays the same games.
-        let content = |openings: &Option<RecordedOpenings>| {
-            openings.as_ref().map(|openings| openings.sha256.clone())
-        };
-        if content(&self.openings) != content(&newer.openings) {
-            let describe = |openings: &Option<RecordedOpenings>| {
-                openings.as_ref().map_or("none".to_owned(), RecordedOpenings::describe)
-            };
-            differences.push(format!(
-                "openings was {}, now {}",
-                describe(&self.openings),
-                describe(&newer.openings)
-            ));
-        }
-        differences
-    }
-
-    /// Which bots recorded here are gone from `newer` or are other
-    /// versions there. Bots recorded without a fingerprint (by an earlier
-    /// arena) are taken to be the versions `newer` has.
-    pub(super) fn bot_changes(&self, newer: &RecordedSettings) -> BotChanges {
-        let mut changes = BotChanges::default();
-        for old in &self.bots {
-            match newer.bots.iter().find(|bot| bot.name == old.name) {
-                None => {
-                    changes.removed.push((old.name.clone(), old.short_fingerprint().to_owned()))
-                }
-                Some(_) if old.fingerprint.is_empty() => changes.adopted.push(old.name.clone()),
-                Some(new) if new.fingerprint != old.fingerprint => changes.changed.push((
-                    old.name.clone(),
-                    old.short_fingerprint().to_owned(),
-                    new.short_fingerprint().to_owned(),
-                )),
-                Some(_) => {}
-            }
-        }
-        changes
-    }
-
-    /// Everything that keeps two shards of `arena run --shard` from being
-    /// one tournament: any setting, and any bot recorded differently.
-    pub(super) fn merge_differences(&self, other: &RecordedSettings) -> Vec<String> {
-        let mut differences = self.setting_differences(other);
-        if self.games_per_pair != other.games_per_pair {
-            differences.push(format!(
-                "games_per_pair was {}, now {}",
-                self.games_per_pair, other.games_per_pair
-            ));
-        }
-        for bot in &self.bots {
-            match other.bots.iter().find(|theirs| theirs.name == bot.name) {
-                None => differences.push(format!("bot `{}` is only in the first", bot.name)),
-                Some(theirs) => {
-                    let found = bot.differences(theirs);
-                    if !found.is_empty() {
-                        differences.push(format!("bot `{}`: {}", bot.name, found.join(", ")));
-                    }
-                }
-            }
-        }
-        for theirs in &other.bots {
-            if !self.bots.iter().any(|bot| bot.name == theirs.name) {
-                differences.push(format!("bot `{}` is only in the second", theirs.name));
-            }
-        }
-        differences
-    }
 }
 
-/// How the bots of a results folder differ from the tournament file's.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct BotChanges {
-    /// Bots no longer in the file, with their short fingerprint.
-    pub removed: Vec<(String, String)>,
-    /// Bots whose fingerprint changed: name, old and new short fingerprint.
-    pub changed: Vec<(String, String, String)>,
-    /// Bots recorded without a fingerprint, taken as the file's versions.
-    pub adopted: Vec<String>,
+/// `folder`'s tournament.json as JSON, if it has one.
+pub fn read_json(folder: &Path) -> anyhow::Result<Option<serde_json::Value>> {
+    let path = folder.join(SETTINGS_JSON);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => {
+            return Err(error).with_context(|| format!("cannot read {}", path.display()));
+        }
+    };
+    let json = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{} is not a tournament.json arena can read", path.display()))?;
+    Ok(Some(json))
 }
 
-impl BotChanges {
-    /// The bots whose games no longer count.
-    pub(super) fn retired(&self) -> std::collections::HashSet<&str> {
-        self.removed
-            .iter()
-            .map(|c| c.0.as_str())
-            .chain(self.changed.iter().map(|c| c.0.as_str()))
-            .collect()
+fn millis(duration: Duration) -> u64 {
+    duration.as_millis().try_into().unwrap_or(u64::MAX)
+}
+
+/// `sandbox` with the paths bots may read as the tournament file writes
+/// them (relative to its folder), so that the record does not depend on
+/// where the checkout lives or the command was run from.
+fn as_written(sandbox: &SandboxSettings, file: &Path) -> SandboxSettings {
+    let mut recorded = sandbox.clone();
+    let folder = file.parent().filter(|folder| !folder.as_os_str().is_empty());
+    if let Some(folder) = folder {
+        for path in &mut recorded.read_paths {
+            if let Ok(relative) = path.strip_prefix(folder) {
+                *path = relative.to_path_buf();
+            }
+        }
     }
+    recorded
 }
 
 impl RecordedBot {
-    fn of(bot: &BotEntry, fingerprint: &Fingerprint) -> RecordedBot {
+    fn of(bot: &BotEntry, fingerprint: &Fingerprint, earlier: &Option<Fingerprint>) -> RecordedBot {
         RecordedBot {
             name: bot.name.clone(),
             command: bot.written_command.clone(),
@@ -337,6 +293,7 @@ impl RecordedBot {
             version: bot.version.clone(),
             fingerprint: fingerprint.hex(),
             time_control: bot.time_control,
+            earlier_fingerprint: earlier.as_ref().map(Fingerprint::hex),
         }
     }
 
@@ -344,28 +301,112 @@ impl RecordedBot {
     pub fn short_fingerprint(&self) -> &str {
         self.fingerprint.get(..12).unwrap_or("(none)")
     }
+}
 
-    /// How `other` differs from this record of the same bot, in words.
-    fn differences(&self, other: &RecordedBot) -> Vec<String> {
-        let mut found = Vec::new();
-        let mut compare = |what: &str, one: String, two: String| {
-            if one != two {
-                found.push(format!("{what} {one} / {two}"));
-            }
-        };
-        let words = |command: &[String]| shell_words::join(command);
-        compare("command", words(&self.command), words(&other.command));
-        compare("dir", format!("{:?}", self.dir), format!("{:?}", other.dir));
-        compare("env", format!("{:?}", self.env), format!("{:?}", other.env));
-        compare("version", format!("{:?}", self.version), format!("{:?}", other.version));
-        if self.fingerprint != other.fingerprint {
-            compare(
-                "files (fingerprint)",
-                self.short_fingerprint().to_owned(),
-                other.short_fingerprint().to_owned(),
-            );
+/// tournament.json as arena wrote it before format 2: keys left out when
+/// empty, the sandbox as its line, and no sandbox settings, restart policy
+/// or seat-seed key.
+#[derive(Deserialize)]
+struct EarlierSettings {
+    game: GameId,
+    params: serde_json::Map<String, serde_json::Value>,
+    seed: u64,
+    games_per_pair: u32,
+    startup_timeout_ms: u64,
+    #[serde(default)]
+    move_timeout_ms: Option<u64>,
+    #[serde(default)]
+    clock: Option<GameClock>,
+    #[serde(default)]
+    time_margin_ms: u64,
+    #[serde(default)]
+    no_time_limit: bool,
+    max_line_bytes: usize,
+    bots: Vec<EarlierBot>,
+    #[serde(default)]
+    sandbox: String,
+    #[serde(default)]
+    openings: Option<RecordedOpenings>,
+    #[serde(default)]
+    challengers: Vec<String>,
+    #[serde(default)]
+    sprt: Option<SprtSettings>,
+}
+
+#[derive(Deserialize)]
+struct EarlierBot {
+    name: String,
+    command: Vec<String>,
+    #[serde(default)]
+    dir: Option<String>,
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    version: Option<String>,
+    #[serde(default)]
+    fingerprint: String,
+    #[serde(default)]
+    time_control: Option<TimeControl>,
+}
+
+/// The keys a record before format 2 lacks: what the run resuming it
+/// takes as its own (see `compare`).
+pub(super) const NOT_IN_EARLIER_FORMAT: [&str; 10] = [
+    "format",
+    "protocol",
+    "restart",
+    "sandbox",
+    "seed_key",
+    "concurrency",
+    "pin",
+    "transcripts",
+    "stderr_cap",
+    "protections",
+];
+
+impl EarlierSettings {
+    /// The record in today's form, what the earlier file did not say at
+    /// its defaults: protocol 1 (the only one then), the default restart
+    /// policy and sandbox, and an unknown seat-seed key.
+    fn upgrade(self) -> RecordedSettings {
+        RecordedSettings {
+            format: 1,
+            protocol: 1,
+            game: self.game,
+            params: self.params,
+            seed: self.seed,
+            games_per_pair: self.games_per_pair,
+            openings: self.openings,
+            challengers: self.challengers,
+            sprt: self.sprt,
+            startup_timeout_ms: self.startup_timeout_ms,
+            move_timeout_ms: self.move_timeout_ms,
+            clock: self.clock,
+            time_margin_ms: self.time_margin_ms,
+            no_time_limit: self.no_time_limit,
+            max_line_bytes: self.max_line_bytes,
+            restart: Restart::AfterDoubt,
+            sandbox: SandboxSettings::default(),
+            seed_key: String::new(),
+            bots: self
+                .bots
+                .into_iter()
+                .map(|bot| RecordedBot {
+                    name: bot.name,
+                    command: bot.command,
+                    dir: bot.dir,
+                    env: bot.env,
+                    version: bot.version,
+                    fingerprint: bot.fingerprint,
+                    time_control: bot.time_control,
+                    earlier_fingerprint: None,
+                })
+                .collect(),
+            concurrency: 1,
+            pin: true,
+            transcripts: TranscriptStore::Archive,
+            stderr_cap: Settings::default().stderr_cap,
+            protections: self.sandbox,
         }
-        found
     }
 }
 
@@ -383,100 +424,69 @@ pub(crate) mod tests {
             version: None,
             fingerprint: format!("{name:0>64}"),
             time_control: None,
+            earlier_fingerprint: None,
         };
         RecordedSettings {
+            format: SETTINGS_FORMAT,
+            protocol: PROTOCOL_VERSION,
             game: GameId::NumberSnatch,
             params: serde_json::Map::new(),
             seed: 4,
             games_per_pair: 2,
+            openings: None,
+            challengers: Vec::new(),
+            sprt: None,
             startup_timeout_ms: 5000,
             move_timeout_ms: Some(1000),
             clock: None,
             time_margin_ms: 0,
             no_time_limit: false,
             max_line_bytes: 65536,
+            restart: Restart::AfterDoubt,
+            sandbox: SandboxSettings::default(),
+            seed_key: "0123456789abcdef".into(),
             bots: vec![bot("a"), bot("b"), bot("c")],
-            sandbox: String::new(),
-            openings: None,
-            challengers: Vec::new(),
-            sprt: None,
+            concurrency: 1,
+            pin: true,
+            transcripts: TranscriptStore::Archive,
+            stderr_cap: 1 << 20,
+            protections: "sandbox: landlock".into(),
         }
     }
 
     #[test]
-    fn more_games_per_pair_resume_but_fewer_or_other_openings_do_not() {
-        let old = settings();
-        let mut more = old.clone();
-        more.games_per_pair = 6;
-        assert!(old.resume_differences(&more).is_empty());
-        let fewer = more.resume_differences(&old);
-        assert_eq!(fewer.len(), 1);
-        assert!(fewer[0].starts_with("games_per_pair was 6, now 2"), "{fewer:?}");
-        // Shards are one tournament only with the same number.
-        assert_eq!(old.merge_differences(&more), ["games_per_pair was 2, now 6"]);
-
-        let openings = |sha256: &str| RecordedOpenings {
-            file: "o.jsonl".into(),
-            sha256: sha256.into(),
-            setups: vec![crate::tournament::openings::RecordedOpening {
-                seed: Some(9),
-                params: serde_json::Map::new(),
-            }],
-        };
-        let mut with = old.clone();
-        with.openings = Some(openings("aa"));
-        assert_eq!(
-            old.resume_differences(&with),
-            ["openings was none, now o.jsonl (1 setup, sha256 aa)"]
-        );
-        let mut moved = with.clone();
-        moved.openings.as_mut().unwrap().file = "elsewhere/o.jsonl".into();
-        assert!(with.resume_differences(&moved).is_empty(), "the same content elsewhere");
-        let mut changed = with.clone();
-        changed.openings = Some(openings("bb"));
-        assert_eq!(with.resume_differences(&changed).len(), 1);
-        // The recorded seeds lay out the schedule.
-        assert!(with.schedule().iter().all(|game| game.seed == 9));
+    fn every_key_is_written_and_reads_back() {
+        let recorded = settings();
+        let json = serde_json::to_value(&recorded).unwrap();
+        assert!(json["openings"].is_null() && json["clock"].is_null(), "{json}");
+        assert_eq!(RecordedSettings::from_json(json).unwrap(), recorded);
     }
 
+    /// A tournament.json as arena wrote it before format 2.
+    pub(crate) const EARLIER: &str = r#"{
+  "game": "number-snatch",
+  "params": {"count": 12},
+  "seed": 3,
+  "games_per_pair": 4,
+  "startup_timeout_ms": 5000,
+  "move_timeout_ms": 1000,
+  "max_line_bytes": 65536,
+  "bots": [
+    {"name": "a", "command": ["python3", "a.py"], "env": {}, "fingerprint": "aa"},
+    {"name": "b", "command": ["python3", "b.py"], "env": {}, "fingerprint": "bb"}
+  ],
+  "sandbox": "sandbox: landlock ABI 6"
+}"#;
+
     #[test]
-    fn time_settings_are_recorded_and_a_change_is_a_different_tournament() {
-        let per_move = settings();
-        // A tournament.json of an arena before clocks reads the same.
-        let mut written = serde_json::to_value(&per_move).unwrap();
-        assert!(written.get("clock").is_none() && written.get("time_margin_ms").is_none());
-        written.as_object_mut().unwrap().remove("no_time_limit");
-        let read: RecordedSettings = serde_json::from_value(written).unwrap();
-        assert!(per_move.setting_differences(&read).is_empty());
-
-        let clock = GameClock {
-            bank: Duration::from_secs(10),
-            increment: Duration::from_millis(100),
-            move_cap: None,
-        };
-        let mut clocked = per_move.clone();
-        clocked.move_timeout_ms = None;
-        clocked.clock = Some(clock);
-        let json = serde_json::to_string(&clocked).unwrap();
-        assert!(json.contains(r#""clock":{"bank_ms":10000,"increment_ms":100}"#), "{json}");
-        assert_eq!(serde_json::from_str::<RecordedSettings>(&json).unwrap(), clocked);
-        assert_eq!(
-            per_move.setting_differences(&clocked),
-            ["time control was 1s per move, now clock 10s + 100ms per move"]
-        );
-
-        let mut loosened = clocked.clone();
-        loosened.time_margin_ms = 50;
-        loosened.no_time_limit = true;
-        loosened.bots[1].time_control =
-            Some(TimeControl::PerMove { limit: Duration::from_secs(2) });
-        assert_eq!(
-            clocked.setting_differences(&loosened),
-            [
-                "time_margin was 0ms, now 50ms",
-                "time limit was on, now off (--no-time-limit)",
-                "bot `b`'s time control was the tournament's, now 2s per move",
-            ]
-        );
+    fn an_earlier_tournament_json_reads_with_what_it_did_not_record_at_defaults() {
+        let read = RecordedSettings::from_json(serde_json::from_str(EARLIER).unwrap()).unwrap();
+        assert_eq!((read.format, read.protocol, read.seed), (1, 1, 3));
+        assert_eq!(read.params["count"], 12);
+        assert_eq!(read.protections, "sandbox: landlock ABI 6");
+        assert_eq!(read.sandbox, SandboxSettings::default());
+        assert_eq!(read.seed_key, "");
+        assert_eq!(read.bots[1].fingerprint, "bb");
+        assert_eq!(read.time_control(), TimeControl::PerMove { limit: Duration::from_secs(1) });
     }
 }
