@@ -63,13 +63,14 @@ pub const MAX_TRANSCRIPT_BYTES: usize = u32::MAX as usize;
 #[derive(Debug, thiserror::Error)]
 pub enum ArchiveError {
     /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
+    // The system's words are in the message, so not a source as well:
+    // an error chain would say them twice.
+    #[error("{}: {error}", path.display())]
     Io {
         /// The archive or its index.
         path: PathBuf,
         /// What the system said.
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
     /// The archive holds no whole frame of that transcript.
     #[error("{}: no transcript numbered {number}", path.display())]
@@ -104,7 +105,7 @@ pub enum ArchiveError {
 impl ArchiveError {
     /// An I/O error of the file at `path`.
     fn io(path: &std::path::Path) -> impl Fn(io::Error) -> ArchiveError + '_ {
-        move |source| ArchiveError::Io { path: path.to_owned(), source }
+        move |error| ArchiveError::Io { path: path.to_owned(), error }
     }
 }
 

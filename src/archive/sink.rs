@@ -88,7 +88,15 @@ impl ArchiveSink {
                 }
                 Ok(())
             })
-            .map_err(|source| ArchiveError::Io { path: folder.join(ARCHIVE_FILE), source })?;
+            .map_err(|error| ArchiveError::Io {
+                path: folder.join(ARCHIVE_FILE),
+                error: io::Error::new(
+                    error.kind(),
+                    format!(
+                        "cannot start the thread that writes it: {error} (the limit on processes and threads, `ulimit -u`, may be too low)"
+                    ),
+                ),
+            })?;
         Ok(ArchiveSink {
             sender: Some(sender),
             thread: Some(thread),
@@ -138,7 +146,7 @@ impl ArchiveSink {
             self.finish()?;
             return Err(ArchiveError::Io {
                 path: PathBuf::from(ARCHIVE_FILE),
-                source: io::Error::other("the archive's writer has stopped"),
+                error: io::Error::other("the archive's writer has stopped"),
             });
         }
         Ok(())

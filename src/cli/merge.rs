@@ -58,14 +58,18 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
         let (shards, out, partial) = (args.shards.clone(), args.out.clone(), args.partial);
         let stop = Arc::clone(&cancel);
-        let mut work = tokio::task::spawn_blocking(move || {
-            merge_folders(&shards, &out, &exports, partial, &stop, &Quiet)
-        });
+        let (done, mut merged) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new()
+            .name("arena-merge".into())
+            .spawn(move || {
+                let _ = done.send(merge_folders(&shards, &out, &exports, partial, &stop, &Quiet));
+            })
+            .context("cannot start the merge's thread (the limit on processes and threads, `ulimit -u`, may be too low)")?;
         tokio::select! {
-            merged = &mut work => merged.context("the merge failed"),
+            merged = &mut merged => merged.context("the merge stopped without a word"),
             () = interrupt.wait() => {
                 cancel.store(true, Ordering::Relaxed);
-                work.await.context("the merge failed")
+                merged.await.context("the merge stopped without a word")
             }
         }
     })?;

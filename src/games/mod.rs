@@ -470,6 +470,10 @@ pub fn parse_params<P: GameParams>(
 fn expected_like(default: &serde_json::Value, value: &serde_json::Value) -> Option<&'static str> {
     use serde_json::Value;
     let (expected, fits) = match default {
+        // -1 is a whole number to most people: say which ones.
+        Value::Number(number) if number.is_u64() && value.as_i64().is_some_and(|v| v < 0) => {
+            ("a whole number of 0 or more", false)
+        }
         Value::Number(number) if number.is_u64() => ("a whole number", value.is_u64()),
         Value::Number(number) if number.is_i64() => ("an integer", value.is_i64()),
         Value::Number(_) => ("a number", value.is_number()),
@@ -681,10 +685,12 @@ mod tests {
             refused("count", "x".into()),
             r#"parameter `count` of numbers-war: expected a whole number, got "x""#
         );
-        for value in [serde_json::json!(1.5), serde_json::json!(-1), serde_json::json!(true)] {
+        for value in [serde_json::json!(1.5), serde_json::json!(true)] {
             let error = refused("count", value.clone());
             assert!(error.ends_with(&format!("expected a whole number, got {value}")), "{error}");
         }
+        let error = refused("count", serde_json::json!(-1));
+        assert!(error.ends_with("expected a whole number of 0 or more, got -1"), "{error}");
         assert_eq!(
             refused("cnt", 3.into()),
             "parameter `cnt` of numbers-war: no such parameter (the parameters are count, max)"

@@ -13,7 +13,7 @@ use super::folder::ResultsFolder;
 use super::games_csv::{Rows, for_each_row, replace_with, temporary_of};
 use super::settings::RecordedSettings;
 use super::sort::{Place, Sorter};
-use super::{GAMES_CSV, SET_ASIDE_CSV, SETTINGS_JSON, write_atomically};
+use super::{GAMES_CSV, NotResultsFolder, SET_ASIDE_CSV, SETTINGS_JSON, write_atomically};
 use crate::bits::BitSet;
 use crate::events::{Event, Reporter};
 use crate::results::GameRow;
@@ -82,7 +82,12 @@ fn order_games_csv(
         reporter.report(&Event::Warning { message: &message });
     }
     if renumbered || aside.count > 0 || !in_order {
-        rewrite_in_order(&path, &source, &numbering, schedule, renumbered)?;
+        let rewritten = rewrite_in_order(&path, &source, &numbering, schedule, renumbered);
+        if rewritten.is_err() {
+            // Half a copy helps nobody (a full disk least of all).
+            let _ = std::fs::remove_file(temporary_of(&path));
+        }
+        rewritten?;
     }
     aside.finish()?;
     Ok(results)
@@ -114,7 +119,8 @@ impl Aside {
                 .with_context(|| format!("cannot open {}", self.path.display()))?;
             let mut out = BufWriter::new(file);
             if new {
-                out.write_all(&self.header)?;
+                out.write_all(&self.header)
+                    .with_context(|| format!("cannot write {}", self.path.display()))?;
             }
             self.out = Some(out);
         }
@@ -128,8 +134,10 @@ impl Aside {
 
     fn finish(self) -> anyhow::Result<()> {
         if let Some(out) = self.out {
-            let file = out.into_inner().map_err(|error| error.into_error())?;
-            file.sync_all().with_context(|| format!("cannot write {}", self.path.display()))?;
+            out.into_inner()
+                .map_err(|error| error.into_error())
+                .and_then(|file| file.sync_all())
+                .with_context(|| format!("cannot write {}", self.path.display()))?;
         }
         Ok(())
     }
@@ -151,11 +159,14 @@ fn rewrite_in_order(
     let mut seen = BitSet::with_len(schedule.len());
     while let Some((mut row, range)) = rows.next_row()? {
         if numbering.apply(&mut row).is_some() && seen.insert(row.game_index) {
-            sorter.push(Place {
-                game: row.game_index,
-                source: 0,
-                start: range.start,
-                end: range.end,
+            let place =
+                Place { game: row.game_index, source: 0, start: range.start, end: range.end };
+            sorter.push(place).with_context(|| {
+                format!(
+                    "cannot put the rows of {} in order (in {})",
+                    path.display(),
+                    folder.display()
+                )
             })?;
         }
     }
@@ -166,7 +177,7 @@ fn rewrite_in_order(
     );
     let mut bytes = vec![0; rows.header_end() as usize];
     source.read_exact_at(&mut bytes, 0)?;
-    out.write_all(&bytes)?;
+    out.write_all(&bytes).with_context(|| format!("cannot write {}", temporary.display()))?;
     let headers = csv::StringRecord::from_byte_record(
         csv::ReaderBuilder::new()
             .has_headers(false)
@@ -175,10 +186,13 @@ fn rewrite_in_order(
             .clone(),
     )
     .map_err(|error| anyhow::anyhow!("{}: its header is not UTF-8 ({error})", path.display()))?;
-    for place in sorter.sorted()? {
-        let place = place?;
+    let sorting = || format!("cannot put the rows of {} in order", path.display());
+    for place in sorter.sorted().with_context(sorting)? {
+        let place = place.with_context(sorting)?;
         bytes.resize((place.end - place.start) as usize, 0);
-        source.read_exact_at(&mut bytes, place.start)?;
+        source
+            .read_exact_at(&mut bytes, place.start)
+            .with_context(|| format!("cannot read {}", path.display()))?;
         if renumber {
             let mut row = parse_row(&bytes, &headers)
                 .context("a row of games.csv changed while it was being rewritten")?;
@@ -236,9 +250,18 @@ impl<'a> Numbering<'a> {
 /// `arena report`), changing nothing in it; returns its standings.
 pub fn report_folder(folder: &Path, exports: &[Export]) -> anyhow::Result<Vec<Standing>> {
     let path = folder.join(SETTINGS_JSON);
-    let settings = RecordedSettings::read(folder)?.with_context(|| {
-        format!("{} is not a results folder: it has no {}", folder.display(), path.display())
-    })?;
+    let settings = match RecordedSettings::read(folder) {
+        Ok(Some(settings)) => settings,
+        Ok(None) => {
+            return Err(NotResultsFolder(format!(
+                "{} is not a results folder: it has no {}",
+                folder.display(),
+                path.display()
+            ))
+            .into());
+        }
+        Err(error) => return Err(NotResultsFolder(format!("{error:#}")).into()),
+    };
     let mut results = Results::new(&settings.bot_names());
     for_each_row(&folder.join(GAMES_CSV), |row| {
         results.add(&row);
@@ -313,5 +336,32 @@ mod tests {
             assert_eq!((row.seat1.as_str(), row.seed), (names[game.seats[0]].as_str(), game.seed));
         }
         assert_eq!(table.iter().map(|standing| standing.tally.games).sum::<u64>(), 12);
+    }
+
+    /// A disk that fills up while games.csv is put in order: the error
+    /// names the file, and games.csv is left as it was.
+    #[test]
+    fn a_full_disk_during_the_final_rewrite_names_the_file() {
+        let folder = tempfile::tempdir().unwrap();
+        let settings = settings();
+        let names = settings.bot_names();
+        let schedule = Schedule::new(3, 2, settings.seed);
+        let games: Vec<_> = schedule.iter().collect();
+        let mut store =
+            ResultsFolder::open(folder.path(), settings, &schedule, false, None, &Silent).unwrap();
+        for game in games.iter().rev() {
+            let mut game_row = row(&names[game.seats[0]], &names[game.seats[1]], "seat1");
+            game_row.seed = game.seed;
+            store.append(&game_row).unwrap();
+        }
+        let csv = folder.path().join(GAMES_CSV);
+        let before = std::fs::read(&csv).unwrap();
+        // Every write of the rewrite fails as on a full disk.
+        let temporary = folder.path().join("games.csv.tmp-arena");
+        std::os::unix::fs::symlink("/dev/full", &temporary).unwrap();
+        let error = store.finish(&schedule, &[], &Silent).unwrap_err();
+        let error = format!("{error:#}");
+        assert!(error.contains(&temporary.display().to_string()), "{error}");
+        assert_eq!(std::fs::read(&csv).unwrap(), before, "games.csv was changed");
     }
 }

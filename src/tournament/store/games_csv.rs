@@ -148,6 +148,19 @@ pub fn repair_torn_tail(path: &Path, reporter: &dyn Reporter) -> anyhow::Result<
 pub(super) fn set_aside(
     path: &Path,
     aside: &Path,
+    keep: impl FnMut(&GameRow) -> bool,
+) -> anyhow::Result<u64> {
+    let moved = move_rows(path, aside, keep);
+    if moved.is_err() {
+        // Half a copy helps nobody (a full disk least of all).
+        let _ = std::fs::remove_file(temporary_of(path));
+    }
+    moved
+}
+
+fn move_rows(
+    path: &Path,
+    aside: &Path,
     mut keep: impl FnMut(&GameRow) -> bool,
 ) -> anyhow::Result<u64> {
     let Some(mut rows) = Rows::open(path)? else { return Ok(0) };
@@ -159,7 +172,7 @@ pub(super) fn set_aside(
     );
     let mut header = vec![0; rows.header_end() as usize];
     source.read_exact_at(&mut header, 0)?;
-    kept.write_all(&header)?;
+    kept.write_all(&header).with_context(|| format!("cannot write {}", temporary.display()))?;
     let new_aside = !aside.exists();
     let mut moved = std::io::BufWriter::new(
         File::options()
@@ -200,7 +213,10 @@ pub(super) fn replace_with(
     temporary: &Path,
     path: &Path,
 ) -> anyhow::Result<()> {
-    let file = written.into_inner().map_err(|error| error.into_error())?;
-    file.sync_all().with_context(|| format!("cannot write {}", temporary.display()))?;
+    written
+        .into_inner()
+        .map_err(|error| error.into_error())
+        .and_then(|file| file.sync_all())
+        .with_context(|| format!("cannot write {}", temporary.display()))?;
     std::fs::rename(temporary, path).with_context(|| format!("cannot replace {}", path.display()))
 }

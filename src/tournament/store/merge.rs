@@ -313,7 +313,9 @@ fn merge_into(
                 frames.clear();
             }
         }
-        games.write_all(&row.csv_line(kept == 0)?)?;
+        games
+            .write_all(&row.csv_line(kept == 0)?)
+            .with_context(|| format!("cannot write {}", out.join(GAMES_CSV).display()))?;
         results.add(&row);
         kept += 1;
         previous = Some((row, place.source));
@@ -325,7 +327,11 @@ fn merge_into(
         };
         writer.append_all(&frames)?;
     }
-    games.into_inner().map_err(|error| error.into_error())?.sync_all()?;
+    games
+        .into_inner()
+        .map_err(|error| error.into_error())
+        .and_then(|file| file.sync_all())
+        .with_context(|| format!("cannot write {}", out.join(GAMES_CSV).display()))?;
     for (source, &count) in sources.iter().zip(&lost).filter(|(_, count)| **count > 0) {
         gaps.push(format!(
             "the transcripts of {count} games are not in {}",

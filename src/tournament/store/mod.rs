@@ -57,6 +57,13 @@ const SET_ASIDE_CSV: &str = "set-aside.csv";
 #[error("{0}")]
 pub struct ResumeRefused(pub String);
 
+/// A folder given as a results folder that is none (no tournament.json, or
+/// one arena cannot read): input to correct, unlike a file that cannot be
+/// written.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NotResultsFolder(pub String);
+
 fn remove_if_present(path: &Path) -> anyhow::Result<()> {
     match std::fs::remove_file(path) {
         Err(error) if error.kind() != std::io::ErrorKind::NotFound => {

@@ -84,8 +84,12 @@ pub fn repair(
         set_aside(&csv, &folder.join(SET_ASIDE_CSV), |row| !retired_row(row) && !lost(row))?;
     }
     if lost_rows > 0 {
+        let (games, have, they) = match lost_rows {
+            1 => ("1 game".to_owned(), "has", "it is"),
+            _ => (format!("{lost_rows} games"), "have", "they are"),
+        };
         let message = format!(
-            "{lost_rows} games of {} have no whole transcript in {} (lost in a crash, or in a damaged part of it): they are set aside in {} and played again",
+            "{games} of {} {have} no whole transcript in {} (lost in a crash, or in a damaged part of it): {they} set aside in {} and played again",
             csv.display(),
             archive_path.display(),
             SET_ASIDE_CSV
