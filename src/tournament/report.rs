@@ -231,8 +231,11 @@ fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
 /// is read row by row, keeping only the rows the page lists, and the
 /// archive is opened once for every replay.
 pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
-    // The latest rows, and the slowest reply of each bot (from every row).
-    let mut listed: VecDeque<GameRow> = VecDeque::new();
+    // The latest games as the page lists them, the rows of the latest
+    // (whose replays it embeds), and the slowest reply of each bot (from
+    // every row).
+    let mut listed: VecDeque<PageGame> = VecDeque::new();
+    let mut replayed: VecDeque<GameRow> = VecDeque::new();
     let mut slowest: BTreeMap<String, f64> = BTreeMap::new();
     let read = for_each_row(&folder.join(GAMES_CSV), |row| {
         for (name, ms) in [(&row.seat1, row.slowest1_ms), (&row.seat2, row.slowest2_ms)] {
@@ -246,35 +249,32 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
         if listed.len() == MAX_PAGE_GAMES {
             listed.pop_front();
         }
-        listed.push_back(row);
+        listed.push_back(PageGame {
+            number: row.game_index,
+            seats: [row.seat1.clone(), row.seat2.clone()],
+            outcome: row.outcome.to_string(),
+            reason: row.reason.to_string(),
+            plies: row.plies,
+            turns: Vec::new(),
+        });
+        if replayed.len() == MAX_PAGE_REPLAYS {
+            replayed.pop_front();
+        }
+        replayed.push_back(row);
         Ok(())
     });
     if read.is_err() {
         listed.clear();
+        replayed.clear();
     }
-    let replayed_from = listed.len().saturating_sub(MAX_PAGE_REPLAYS);
     // Think times, from the transcripts read for replays.
     let mut think: BTreeMap<String, (f64, u64)> = BTreeMap::new();
     let mut transcripts = TranscriptReader::new(folder);
-    let games = listed
-        .iter()
-        .enumerate()
-        .map(|(at, row)| {
-            let turns = if at >= replayed_from {
-                replay_steps(&mut transcripts, row, &mut think)
-            } else {
-                Vec::new()
-            };
-            PageGame {
-                number: row.game_index,
-                seats: [row.seat1.clone(), row.seat2.clone()],
-                outcome: row.outcome.to_string(),
-                reason: row.reason.to_string(),
-                plies: row.plies,
-                turns,
-            }
-        })
-        .collect();
+    let first_replayed = listed.len() - replayed.len();
+    for (game, row) in listed.iter_mut().skip(first_replayed).zip(&replayed) {
+        game.turns = replay_steps(&mut transcripts, row, &mut think);
+    }
+    let games = listed.into();
     let bots = summary
         .table
         .iter()
