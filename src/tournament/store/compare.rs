@@ -679,6 +679,7 @@ mod tests {
         "sandbox.limits.memory",
         "sandbox.limits.open_files",
         "sandbox.limits.processes",
+        "sandbox.limits.scratch",
         "sandbox.mode",
         "sandbox.network",
         "sandbox.read_paths",
