@@ -53,6 +53,22 @@ impl Frame {
     }
 }
 
+impl Frame {
+    /// The whole frame `bytes` (header and stored bytes, as read from an
+    /// archive) numbered `number`, if its stored bytes match its checksum.
+    pub(super) fn stored(bytes: &[u8], number: u64) -> Option<Frame> {
+        let header = Header::parse(bytes.get(..HEADER_BYTES as usize)?)?;
+        let stored = bytes.get(HEADER_BYTES as usize..)?;
+        if stored.len() != header.stored_len as usize || crc32fast::hash(stored) != header.checksum
+        {
+            return None;
+        }
+        let mut bytes = bytes.to_vec();
+        bytes[4..12].copy_from_slice(&number.to_le_bytes());
+        Some(Frame { number, bytes })
+    }
+}
+
 /// A frame's header, read back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Header {

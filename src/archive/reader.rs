@@ -5,7 +5,7 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use super::frame::{Header, INDEX_ENTRY_BYTES, Window, index_entries};
+use super::frame::{Frame, Header, INDEX_ENTRY_BYTES, Window, index_entries};
 use super::{ARCHIVE_FILE, ArchiveError, INDEX_FILE};
 
 /// Reads transcripts back by number. Opening reads nothing but the files'
@@ -134,5 +134,20 @@ impl ArchiveReader {
             .transcript(offset, &header)
             .map_err(ArchiveError::io(&self.path))?
             .map_err(|what| ArchiveError::Damaged { path: self.path.clone(), number, offset, what })
+    }
+
+    /// Transcript `number`'s frame as it is stored (checked against its
+    /// checksum), numbered `renumbered`: what `arena merge` copies into
+    /// another archive without decompressing and compressing again.
+    pub fn frame(&mut self, number: u64, renumbered: u64) -> Result<Frame, ArchiveError> {
+        let (offset, header) = self.locate(number)?;
+        let mut window = Window::small(&self.archive, self.len);
+        let damaged =
+            |what| ArchiveError::Damaged { path: self.path.clone(), number, offset, what };
+        let bytes = window
+            .bytes(offset, header.frame_len())
+            .map_err(ArchiveError::io(&self.path))?
+            .ok_or_else(|| damaged("it runs past the end of the file"))?;
+        Frame::stored(bytes, renumbered).ok_or_else(|| damaged("checksum mismatch"))
     }
 }

@@ -248,3 +248,26 @@ fn records_are_written_after_their_transcripts() {
     assert_eq!(written.len(), 150);
     assert!(written.iter().all(|&(_, found)| found == 1), "a record came before its transcript");
 }
+
+#[test]
+fn a_frame_copied_as_stored_reads_back_under_its_new_number() {
+    let from = tempfile::tempdir().unwrap();
+    let to = tempfile::tempdir().unwrap();
+    write_games(from.path(), 1..=5);
+    let mut reader = ArchiveReader::open(from.path()).unwrap();
+    let frames: Vec<Frame> =
+        [4, 2].iter().zip([1, 2]).map(|(&n, m)| reader.frame(n, m).unwrap()).collect();
+    ArchiveWriter::open(to.path()).unwrap().append_all(&frames).unwrap();
+    let mut copied = ArchiveReader::open(to.path()).unwrap();
+    assert_eq!(copied.read(1).unwrap(), transcript(4));
+    assert_eq!(copied.read(2).unwrap(), transcript(2));
+    assert!(copied.read(4).is_err());
+    // A damaged frame is not copied.
+    let archive_path = from.path().join(ARCHIVE_FILE);
+    let mut bytes = fs::read(&archive_path).unwrap();
+    let last = bytes.len() - 3;
+    bytes[last] ^= 0xff;
+    fs::write(&archive_path, bytes).unwrap();
+    let mut reader = ArchiveReader::open(from.path()).unwrap();
+    assert!(matches!(reader.frame(5, 3), Err(ArchiveError::Damaged { number: 5, .. })));
+}

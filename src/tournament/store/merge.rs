@@ -249,7 +249,7 @@ fn merge_into(
     );
     let mut results = Results::new(&names);
     let mut writer: Option<archive::ArchiveWriter> = None;
-    let mut frames = Vec::new();
+    let mut frames: Vec<archive::Frame> = Vec::new();
     let (mut next, mut kept) = (1u64, 0u64);
     let mut previous: Option<(GameRow, u32)> = None;
     // Transcripts not found, by shard.
@@ -286,16 +286,17 @@ fn merge_into(
         }
         if let Some(number) = archive::parse_reference(&row.transcript) {
             let source = &mut sources[place.source as usize];
-            let transcript = match source.archive.as_mut().map(|reader| reader.read(number)) {
-                Some(Ok(transcript)) => Some(transcript),
+            // Copied as stored, renumbered: no need to decompress it.
+            let frame = match source.archive.as_mut().map(|reader| reader.frame(number, next)) {
+                Some(Ok(frame)) => Some(frame),
                 Some(Err(error @ archive::ArchiveError::Damaged { .. })) => {
                     return Err(error.into());
                 }
                 _ => None,
             };
-            match transcript {
-                Some(transcript) => {
-                    frames.push(archive::Frame::compress(next, &transcript)?);
+            match frame {
+                Some(frame) => {
+                    frames.push(frame);
                     row.transcript = archive::reference(next);
                     next += 1;
                 }
