@@ -8,11 +8,12 @@
 #   tests/bench.sh                 # the settings quoted in the README
 #   FOLDERS_ONLY=1 tests/bench.sh  # the results folders alone
 #   LARGE_BOTS=10 FOLDERS_ONLY=1 tests/bench.sh  # a smaller large folder (90,000 games), to try the script
+#   KEEP_WORK=1 ...                # keep the folders made (to profile a command on them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -q
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
 bot="$PWD/target/release/random-bot"
 
 run() { # label games_per_pair concurrency restart transcripts [sandbox]

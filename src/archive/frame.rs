@@ -151,7 +151,7 @@ pub(super) struct Window<'a> {
 /// The window's size for walking frames.
 const WINDOW_BYTES: usize = 1 << 20;
 /// The window's size for reading one frame here and there.
-const SMALL_WINDOW_BYTES: usize = 16 << 10;
+const SMALL_WINDOW_BYTES: usize = 4 << 10;
 
 impl<'a> Window<'a> {
     /// A window for walking the frames of a file of `len` bytes.

@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::folder::ResultsFolder;
-use super::games_csv::{Rows, for_each_row, replace_with, temporary_of};
+use super::games_csv::{RowParser, Rows, for_each_row, replace_with, temporary_of};
 use super::settings::RecordedSettings;
 use super::sort::{Place, Sorter};
 use super::{GAMES_CSV, NotResultsFolder, SET_ASIDE_CSV, SETTINGS_JSON, write_atomically};
@@ -187,6 +187,7 @@ fn rewrite_in_order(
     )
     .map_err(|error| anyhow::anyhow!("{}: its header is not UTF-8 ({error})", path.display()))?;
     let sorting = || format!("cannot put the rows of {} in order", path.display());
+    let mut parser = RowParser::new(headers);
     for place in sorter.sorted().with_context(sorting)? {
         let place = place.with_context(sorting)?;
         bytes.resize((place.end - place.start) as usize, 0);
@@ -194,7 +195,8 @@ fn rewrite_in_order(
             .read_exact_at(&mut bytes, place.start)
             .with_context(|| format!("cannot read {}", path.display()))?;
         if renumber {
-            let mut row = parse_row(&bytes, &headers)
+            let mut row = parser
+                .parse(&bytes)
                 .context("a row of games.csv changed while it was being rewritten")?;
             numbering.apply(&mut row);
             out.write_all(&row.csv_line(false)?)
@@ -204,14 +206,6 @@ fn rewrite_in_order(
         .with_context(|| format!("cannot write {}", temporary.display()))?;
     }
     replace_with(out, &temporary, path)
-}
-
-/// One row of games.csv from its bytes.
-pub(super) fn parse_row(bytes: &[u8], headers: &csv::StringRecord) -> anyhow::Result<GameRow> {
-    let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(bytes);
-    let mut record = csv::StringRecord::new();
-    reader.read_record(&mut record)?;
-    Ok(record.deserialize(Some(headers))?)
 }
 
 /// Where each game sits in the current schedule, by its identity.

@@ -78,6 +78,38 @@ impl Rows {
     }
 }
 
+/// Reads single rows of games.csv from their bytes (a row found by its
+/// place), with one CSV reader for all of them: making a reader per row
+/// would cost more than reading the row.
+pub struct RowParser {
+    reader: csv::Reader<std::io::Cursor<Vec<u8>>>,
+    headers: csv::StringRecord,
+    record: csv::StringRecord,
+}
+
+impl RowParser {
+    /// A parser of rows under `headers` (the file's header line).
+    pub fn new(headers: csv::StringRecord) -> RowParser {
+        let reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(std::io::Cursor::new(Vec::new()));
+        RowParser { reader, headers, record: csv::StringRecord::new() }
+    }
+
+    /// The row whose bytes (one whole line) are `bytes`.
+    pub fn parse(&mut self, bytes: &[u8]) -> anyhow::Result<GameRow> {
+        let source = self.reader.get_mut().get_mut();
+        source.clear();
+        source.extend_from_slice(bytes);
+        // Back to the start: the reader forgets the last row and its end.
+        self.reader.seek_raw(SeekFrom::Start(0), csv::Position::new())?;
+        if !self.reader.read_record(&mut self.record)? {
+            anyhow::bail!("an empty row");
+        }
+        Ok(self.record.deserialize(Some(&self.headers))?)
+    }
+}
+
 /// Every row of `path` to `each`, in file order (nothing when there is no
 /// such file).
 pub fn for_each_row(
@@ -219,4 +251,31 @@ pub(super) fn replace_with(
         .and_then(|file| file.sync_all())
         .with_context(|| format!("cannot write {}", temporary.display()))?;
     std::fs::rename(temporary, path).with_context(|| format!("cannot replace {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::standings::tests::row;
+
+    #[test]
+    fn one_parser_reads_row_after_row_from_their_bytes() {
+        let mut first = row("a", "b", "seat1");
+        first.forfeit_detail = "a line,\nwith \"quotes\" and a comma".into();
+        let second = row("c", "d", "seat2");
+        let with_header = first.csv_line(true).unwrap();
+        let header_end = with_header.iter().position(|&byte| byte == b'\n').unwrap() + 1;
+        let headers = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(&with_header[..header_end])
+            .headers()
+            .unwrap()
+            .clone();
+        let mut parser = RowParser::new(headers);
+        for _ in 0..3 {
+            assert_eq!(parser.parse(&with_header[header_end..]).unwrap(), first);
+            assert_eq!(parser.parse(&second.csv_line(false).unwrap()).unwrap(), second);
+        }
+        assert!(parser.parse(b"").is_err());
+    }
 }

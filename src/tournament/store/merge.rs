@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, bail};
 
 use super::compare;
-use super::finish::{Numbering, parse_row, write_summaries};
-use super::games_csv::Rows;
+use super::finish::{Numbering, write_summaries};
+use super::games_csv::{RowParser, Rows};
 use super::settings::RecordedSettings;
 use super::sort::{Place, Sorter};
 use super::{GAMES_CSV, ResumeRefused, SETTINGS_JSON, write_atomically};
@@ -252,6 +252,8 @@ fn merge_into(
     let mut frames: Vec<archive::Frame> = Vec::new();
     let (mut next, mut kept) = (1u64, 0u64);
     let mut previous: Option<(GameRow, u32)> = None;
+    let mut parsers: Vec<RowParser> =
+        sources.iter().map(|source| RowParser::new(source.headers.clone())).collect();
     // Transcripts not found, by shard.
     let mut lost = vec![0u64; sources.len()];
     let mut bytes = Vec::new();
@@ -263,7 +265,7 @@ fn merge_into(
         let source = &sources[place.source as usize];
         bytes.resize((place.end - place.start) as usize, 0);
         source.csv.read_exact_at(&mut bytes, place.start)?;
-        let mut row = parse_row(&bytes, &source.headers).with_context(|| {
+        let mut row = parsers[place.source as usize].parse(&bytes).with_context(|| {
             format!("{} changed while it was merged", source.folder.join(GAMES_CSV).display())
         })?;
         numbering.apply(&mut row);
