@@ -651,3 +651,85 @@ fn the_fallback_without_namespaces_says_so_and_holds() {
         assert!(outcome.starts_with("failed"), "{name} in the fallback: {outcome}");
     }
 }
+
+/// `--require-sandbox` (`sandbox = "required"`) runs where every
+/// protection is in force and refuses, naming what is missing, where it is
+/// not: an unprivileged arena may make no cgroup here.
+#[test]
+fn a_required_sandbox_refuses_what_is_missing() {
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let args = [
+        "match",
+        "number-snatch",
+        PYTHON_RANDOM_BOT,
+        PYTHON_RANDOM_BOT,
+        "--games",
+        "1",
+        "--require-sandbox",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ];
+    if root {
+        scratch.arena(args).assert_success();
+    }
+    let place = Unprivileged::new();
+    let out = place.out("required");
+    let refused = place.arena(&[
+        "match",
+        "number-snatch",
+        "python3 random_bot.py",
+        "python3 random_bot.py",
+        "--games",
+        "1",
+        "--require-sandbox",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{}\n{}", refused.stdout, refused.stderr);
+    assert!(refused.stderr.contains("the sandbox is required"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("a cgroup arena may write"), "{}", refused.stderr);
+    assert!(!out.join("games.csv").exists(), "games were played");
+}
+
+/// What the arena makes for boxes goes when it ends: no cgroup of an ended
+/// run remains in any hierarchy.
+#[test]
+fn no_cgroup_outlives_its_run() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    scratch
+        .arena([
+            "match",
+            "number-snatch",
+            PYTHON_RANDOM_BOT,
+            PYTHON_RANDOM_BOT,
+            "--games",
+            "2",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ])
+        .assert_success();
+    let mut left = Vec::new();
+    let mut folders = vec![std::path::PathBuf::from("/sys/fs/cgroup")];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else { continue };
+        for entry in entries.flatten() {
+            if !entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                continue;
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            match name.strip_prefix("arena-").and_then(|pid| pid.split('-').next()) {
+                // A run's folder: its arena must still be running.
+                Some(pid) if !Path::new(&format!("/proc/{pid}")).exists() => {
+                    left.push(entry.path())
+                }
+                Some(_) => {}
+                None => folders.push(entry.path()),
+            }
+        }
+    }
+    assert!(left.is_empty(), "cgroups of ended runs: {left:?}");
+}

@@ -852,9 +852,11 @@ fn start_sandboxed(
 
 /// Gives the exit status of a bot whose pipe just closed a moment (at most
 /// until `deadline`) to arrive: a pipe closes as its process exits, usually
-/// before the status is collected, and the status says what happened.
+/// before the status is collected, and the status says what happened. A
+/// box's end takes longer than a process's (everything in it is killed and
+/// reaped first), the more so on a loaded machine: it gets half a second.
 async fn wait_for_exit(exit: &mut Exit, deadline: Instant) {
-    let moment = deadline.min(Instant::now() + Duration::from_millis(100));
+    let moment = deadline.min(Instant::now() + Duration::from_millis(500));
     let _ = tokio::time::timeout_at(moment, exit.wait()).await;
 }
 

@@ -40,7 +40,7 @@ use std::path::Path;
 use std::process::ExitStatus;
 use std::sync::Arc;
 
-use seccompiler::BpfProgram;
+use super::seccomp::Filter;
 
 use super::landlock::InBoxRuleset;
 use super::spawn::{
@@ -79,8 +79,33 @@ pub struct BoxPlan {
 /// One step of building a box's root; paths are relative to the new root.
 enum Step {
     Folder(CString),
-    View { source: CString, target: CString, file: bool, device: bool },
-    Link { path: CString, target: CString },
+    View {
+        source: CString,
+        target: CString,
+        file: bool,
+        device: bool,
+    },
+    /// A small configuration file, copied rather than shown: writing one
+    /// into the root costs a fraction of a mount.
+    Copy {
+        target: CString,
+        contents: Vec<u8>,
+    },
+    Link {
+        path: CString,
+        target: CString,
+    },
+}
+
+/// Files of /etc up to this size are copied into a box rather than shown.
+const COPIED_UP_TO: u64 = 256 << 10;
+
+/// The contents of `path` if it is a configuration file small enough to be
+/// copied into each box.
+fn copied(path: &Path) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(path).ok()?;
+    (path.starts_with("/etc") && meta.is_file() && meta.len() <= COPIED_UP_TO)
+        .then(|| std::fs::read(path).ok())?
 }
 
 fn relative(path: &Path) -> Option<CString> {
@@ -106,6 +131,9 @@ impl BoxPlan {
             // A path that cannot be a C string cannot be opened either.
             let step = match entry {
                 Entry::Folder(path) => relative(&path).map(Step::Folder),
+                Entry::Bind { path, file: true } if let Some(contents) = copied(&path) => {
+                    relative(&path).map(|target| Step::Copy { target, contents })
+                }
                 Entry::Bind { path, file } => absolute(&path)
                     .zip(relative(&path))
                     .map(|(source, target)| Step::View { source, target, file, device: false }),
@@ -129,6 +157,7 @@ impl BoxPlan {
 #[repr(u32)]
 pub enum Failed {
     Namespaces = 21,
+    Cgroup = 22,
     Isolate = 1,
     Open,
     Identity,
@@ -153,8 +182,9 @@ pub enum Failed {
 
 impl Failed {
     fn from_code(code: u32) -> Failed {
-        const ALL: [Failed; 21] = [
+        const ALL: [Failed; 22] = [
             Failed::Namespaces,
+            Failed::Cgroup,
             Failed::Isolate,
             Failed::Open,
             Failed::Identity,
@@ -183,6 +213,7 @@ impl Failed {
     pub fn doing(self) -> &'static str {
         match self {
             Failed::Namespaces => "making the box's namespaces",
+            Failed::Cgroup => "joining the box's cgroup",
             Failed::Isolate => "isolating the box (session, mount propagation)",
             Failed::Open => "opening a path the box shows",
             Failed::Identity => "taking the box's user id",
@@ -238,7 +269,7 @@ pub struct BoxStart {
     pub workdir: CString,
     pub rlimits: Vec<(c_int, u64, u64)>,
     pub landlock: Option<InBoxRuleset>,
-    pub filter: Option<Arc<BpfProgram>>,
+    pub filter: Option<Arc<Filter>>,
     /// tmpfs options of the box's /tmp and /dev/shm.
     pub scratch_options: CString,
     /// Where arena's command line lies in memory (its copy in the box's
@@ -246,10 +277,24 @@ pub struct BoxStart {
     pub command_line: std::ops::Range<usize>,
     /// Arena is root: the box gets ids of its own on the host.
     pub as_root: bool,
-    /// The box has its own network namespace (a loopback to bring up).
-    pub own_network: bool,
-    /// `cgroup.procs` files the first process joins before it goes on.
-    pub cgroup_procs: Vec<std::path::PathBuf>,
+    /// The network the box gets.
+    pub network: Network,
+    /// Files the first process joins its cgroup by (it writes "0" to each).
+    pub cgroup_joins: Vec<RawFd>,
+}
+
+/// The network a box gets.
+#[derive(Clone, Copy, Debug)]
+pub enum Network {
+    /// The machine's (the network is allowed).
+    Host,
+    /// A namespace of its own, whose loopback it brings up.
+    Own,
+    /// An existing namespace (one an earlier box of the same bot made and
+    /// left empty), entered through its descriptor: making a network
+    /// namespace and having the kernel tear it down cost more than the
+    /// rest of a box. Only root may enter one it did not make.
+    Join(RawFd),
 }
 
 /// What the box's first process reads: on the arena's stack, copied into
@@ -324,9 +369,26 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
         | libc::CLONE_NEWUTS
         | libc::CLONE_PIDFD
         | libc::SIGCHLD;
-    if start.own_network {
-        flags |= libc::CLONE_NEWNET;
-    }
+    let joined = match start.network {
+        Network::Host => None,
+        Network::Own => {
+            flags |= libc::CLONE_NEWNET;
+            None
+        }
+        // The child is made in the namespace this thread is in: this
+        // thread enters it for the clone, and goes back after.
+        Network::Join(namespace) => {
+            let here = std::fs::File::open("/proc/thread-self/ns/net")
+                .map_err(|error| StartFailure { step: Failed::Namespaces, error })?;
+            // SAFETY: setns on this thread with descriptors we hold.
+            if unsafe { libc::setns(namespace, libc::CLONE_NEWNET) } != 0 {
+                restore_signals(&job.mask);
+                let error = io::Error::last_os_error();
+                return Err(StartFailure { step: Failed::Namespaces, error });
+            }
+            Some(here)
+        }
+    };
     let mut pidfd: c_int = -1;
     // SAFETY: without CLONE_VM the child runs `init_main` on its own copy
     // of the stack and of everything `job` points to; signals are blocked
@@ -335,6 +397,11 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
         libc::clone(init_main, top(&mut init_stack), flags, (&raw mut job).cast(), &raw mut pidfd)
     };
     let clone_error = io::Error::last_os_error();
+    if let Some(here) = joined {
+        // SAFETY: back to this thread's own namespace, which it left above.
+        let back = unsafe { libc::setns(here.as_raw_fd(), libc::CLONE_NEWNET) };
+        assert_eq!(back, 0, "a thread goes back to its own network namespace");
+    }
     restore_signals(&job.mask);
     if pid < 0 {
         return Err(StartFailure { step: Failed::Namespaces, error: clone_error });
@@ -349,11 +416,6 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
     };
     if let Err(error) = identity_maps(pid as u32, start.as_root) {
         return Err(gone(StartFailure { step: Failed::Identity, error }));
-    }
-    for procs in &start.cgroup_procs {
-        if let Err(error) = std::fs::write(procs, pid.to_string()) {
-            return Err(gone(StartFailure { step: Failed::Isolate, error }));
-        }
     }
     let go = [1u8];
     // SAFETY: writes one byte from the stack to our end of the sync pipe.
@@ -474,6 +536,11 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
         blank(&start.command_line);
+        for &join in &start.cgroup_joins {
+            if libc::write(join, c"0".as_ptr().cast(), 1) != 1 {
+                return Err((Failed::Cgroup, errno()));
+            }
+        }
         libc::close(job.sync_write);
         keep_only(&job.keep);
         // The arena writes the id maps and the cgroup first; nothing comes
@@ -512,7 +579,7 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
         }
         build_root(start, job.views)?;
         libc::sethostname(c"arena".as_ptr(), 5);
-        if start.own_network {
+        if matches!(start.network, Network::Own) {
             bring_up_loopback();
         }
         at(Failed::WorkingFolder, libc::chdir(start.workdir.as_ptr()))?;
@@ -636,7 +703,7 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
                 BUILD_AT.as_ptr(),
                 tmpfs,
                 secure,
-                c"size=1m,mode=0755".as_ptr().cast(),
+                c"size=4m,mode=0755".as_ptr().cast(),
             ),
         )?;
         at(Failed::Root, libc::chdir(BUILD_AT.as_ptr()))?;
@@ -740,6 +807,21 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
                         ) as c_int,
                     )?;
                     libc::close(fd);
+                }
+                Step::Copy { target, contents } => {
+                    let fd = libc::open(
+                        target.as_ptr(),
+                        libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC,
+                        0o644,
+                    );
+                    if fd < 0 {
+                        return Err((Failed::View, errno()));
+                    }
+                    let written = libc::write(fd, contents.as_ptr().cast(), contents.len());
+                    libc::close(fd);
+                    if written != contents.len() as isize {
+                        return Err((Failed::View, errno()));
+                    }
                 }
                 Step::Link { path, target } => {
                     if libc::symlink(target.as_ptr(), path.as_ptr()) < 0 && errno() != libc::EEXIST
@@ -885,8 +967,8 @@ pub fn probe(network: bool, as_root: bool) -> Result<(), String> {
         scratch_options: c"size=1m,mode=1777".to_owned(),
         command_line: command_line(),
         as_root,
-        own_network: !network,
-        cgroup_procs: Vec::new(),
+        network: if network { Network::Host } else { Network::Own },
+        cgroup_joins: Vec::new(),
     };
     let started =
         spawn(&start).map_err(|failure| format!("{}: {}", failure.step.doing(), failure.error))?;

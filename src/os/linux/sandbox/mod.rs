@@ -4,6 +4,7 @@
 //! promises is told in `crate::sandbox`.
 
 mod boxed;
+mod bpf;
 mod cgroup;
 mod fallback;
 mod fallback_child;
@@ -26,7 +27,6 @@ use ::landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,
     RulesetCreated, RulesetCreatedAttr, Scope,
 };
-use seccompiler::BpfProgram;
 
 pub use spawn::{Spawned, wait_exited};
 
@@ -38,6 +38,7 @@ use crate::sandbox::{
 use boxed::{BoxPlan, BoxStart};
 use fallback_child::{ChildSetup, Identity};
 use landlock::InBoxRuleset;
+use seccomp::Filter;
 
 /// The kernel's Landlock ABI version, if Landlock is enabled.
 fn landlock_abi() -> Option<u32> {
@@ -94,16 +95,18 @@ fn as_root() -> bool {
     })
 }
 
-/// Resource limits a bot gets, checked against arena's own hard limits: an
-/// unprivileged process (and a box's root, whose privileges end at its
-/// namespace) cannot raise a hard limit, so a bot limit above arena's own
-/// would fail every start.
+/// Resource limits a bot gets, checked against arena's own hard limits: a
+/// box's processes cannot raise a hard limit (their privileges end at
+/// their namespace), so a bot limit above arena's own would fail every
+/// start. Root raises its own hard limit to the bot's; anyone else is told
+/// which limit to lower or raise.
 fn check_own_limits(limits: &Limits) -> Result<(), SandboxError> {
     let checks = [
         (libc::RLIMIT_NOFILE, limits.open_files, "open files", "open_files_limit", 'n'),
         (libc::RLIMIT_FSIZE, limits.file_size, "file size", "file_size_limit", 'f'),
         (libc::RLIMIT_DATA, limits.memory, "memory", "memory_limit", 'd'),
         (libc::RLIMIT_CPU, limits.cpu_time.as_secs().max(1) + 1, "CPU time", "cpu_limit", 't'),
+        (libc::RLIMIT_NPROC, limits.processes, "process", "process_limit", 'u'),
     ];
     for (resource, value, limit, key, flag) in checks {
         let mut own = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
@@ -113,15 +116,21 @@ fn check_own_limits(limits: &Limits) -> Result<(), SandboxError> {
         {
             continue;
         }
-        if value > own.rlim_max && !as_root() {
-            return Err(SandboxError::AboveOwnLimit {
-                limit,
-                key,
-                flag,
-                value: value.to_string(),
-                hard: own.rlim_max.to_string(),
-            });
+        if value <= own.rlim_max {
+            continue;
         }
+        let raised = libc::rlimit { rlim_cur: own.rlim_cur, rlim_max: value };
+        // SAFETY: setrlimit on this process with a value on the stack.
+        if as_root() && unsafe { libc::setrlimit(resource, &raised) } == 0 {
+            continue;
+        }
+        return Err(SandboxError::AboveOwnLimit {
+            limit,
+            key,
+            flag,
+            value: value.to_string(),
+            hard: own.rlim_max.to_string(),
+        });
     }
     Ok(())
 }
@@ -133,7 +142,7 @@ pub struct Sandbox {
     protections: Protections,
     /// Why no box could be made, when none can.
     no_boxes: Option<String>,
-    filter: Option<Arc<BpfProgram>>,
+    filter: Option<Arc<Filter>>,
     /// Paths no bot may read: the results folder, the tournament file.
     protected: Vec<PathBuf>,
     cgroups: Option<Arc<cgroup::Cgroups>>,
@@ -174,8 +183,7 @@ impl Sandbox {
             network: settings.network,
             memory_counted: cgroups.is_some(),
         };
-        let filter = seccomp::filter(policy)
-            .map_err(|error| SandboxError::Setup(format!("seccomp filter: {error}")))?;
+        let filter = seccomp::filter(policy);
         let as_root = as_root();
         let protections = Protections {
             landlock_abi,
@@ -251,7 +259,10 @@ impl Sandbox {
     ) -> Result<Arc<BotSandbox>, SandboxError> {
         let grants = files::grants(own, others, &self.protected, &self.settings.read_paths);
         let kind = if self.protections.boxes {
-            BotKind::Boxed { plan: Arc::new(BoxPlan::new(&Layout::new(&grants, &own.reached))) }
+            BotKind::Boxed {
+                plan: Arc::new(BoxPlan::new(&Layout::new(&grants, &own.reached))),
+                network: Mutex::new(None),
+            }
         } else {
             let read = AccessFs::from_read(ABI::V6);
             let reads = grants
@@ -344,8 +355,11 @@ pub struct BotSandbox {
 }
 
 enum BotKind {
-    /// The steps that build this bot's boxes.
-    Boxed { plan: Arc<BoxPlan> },
+    /// The steps that build this bot's boxes, and (under root) the network
+    /// namespace its first box made, which its later boxes enter: each box
+    /// of the bot is alone in it while it runs, or with a box of the same
+    /// bot, and a box leaves nothing in it when it ends.
+    Boxed { plan: Arc<BoxPlan>, network: Mutex<Option<OwnedFd>> },
     /// The fallback: what the bot may read, with the access each path
     /// grants (opened only to build a ruleset, once per scratch folder, so
     /// a league of many bots holds no descriptors for them), and the
@@ -487,8 +501,9 @@ impl BotSandbox {
         let argv_c: Vec<CString> =
             argv.iter().map(|word| c_string(word.as_bytes())).collect::<Result<_, _>>()?;
         match &self.kind {
-            BotKind::Boxed { plan } => {
-                self.start_boxed(plan, c_string(program.as_os_str().as_bytes())?, argv_c, dir, env)
+            BotKind::Boxed { plan, network } => {
+                let program = c_string(program.as_os_str().as_bytes())?;
+                self.start_boxed(plan, network, program, argv_c, dir, env)
             }
             BotKind::Fallback { reads, free_scratch } => self.start_fallback(
                 reads,
@@ -531,6 +546,7 @@ impl BotSandbox {
     fn start_boxed(
         &self,
         plan: &Arc<BoxPlan>,
+        network: &Mutex<Option<OwnedFd>>,
         program: CString,
         argv: Vec<CString>,
         dir: Option<&Path>,
@@ -564,14 +580,21 @@ impl BotSandbox {
                 .expect("no NUL in a number"),
             command_line: sandbox.command_line.clone(),
             as_root: sandbox.protections.as_root,
-            own_network: !sandbox.settings.network,
-            cgroup_procs: cgroup.as_ref().map(|cgroup| cgroup.procs_files()).unwrap_or_default(),
+            network: self.network(network),
+            cgroup_joins: cgroup.as_ref().map(|cgroup| cgroup.join_files()).unwrap_or_default(),
         };
         let started = boxed::spawn(&start).map_err(|failure| match failure.step {
             boxed::Failed::Exec => StartError::Exec(failure.error),
             step => StartError::Box { doing: step.doing(), error: failure.error },
         })?;
         let spawned = started.spawned;
+        if sandbox.protections.as_root && matches!(start.network, boxed::Network::Own) {
+            // Kept for the bot's next boxes (see `BotKind::Boxed`).
+            if let Ok(namespace) = std::fs::File::open(format!("/proc/{}/ns/net", spawned.pid)) {
+                *network.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) =
+                    Some(OwnedFd::from(namespace));
+            }
+        }
         let watch = if cgroup.is_none() {
             let pidfd = spawned
                 .pidfd
@@ -590,6 +613,21 @@ impl BotSandbox {
             ending: ProcessEnd::Box { report: started.report, cgroup, watch },
             spawned,
         })
+    }
+
+    /// The network a new box of this bot gets.
+    fn network(&self, known: &Mutex<Option<OwnedFd>>) -> boxed::Network {
+        use std::os::fd::AsRawFd;
+        if self.sandbox.settings.network {
+            return boxed::Network::Host;
+        }
+        let known = known.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match known.as_ref() {
+            Some(namespace) if self.sandbox.protections.as_root => {
+                boxed::Network::Join(namespace.as_raw_fd())
+            }
+            _ => boxed::Network::Own,
+        }
     }
 
     fn start_fallback(
