@@ -324,7 +324,7 @@ fn words(path: &str, old: Option<&Value>, new: Option<&Value>) -> String {
             format!("sprt was {}, now {}", test(old), test(new))
         }
         "seed_key" => format!(
-            "the seat-seed key was {}, now {} (give the key the folder was played with, by ARENA_SEED_KEY or --seed-key-file)",
+            "the seat-seed key was {}, now {} (resume under the key the folder was played with: the same ARENA_SEED_KEY or --seed-key-file, or neither for a folder that keeps its own key)",
             shown(old),
             shown(new)
         ),
