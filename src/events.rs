@@ -45,6 +45,17 @@ pub enum Event<'a> {
         /// Rows of games.csv set aside.
         set_aside: u64,
     },
+    /// The game program is a new version (before `started`): every game
+    /// of the folder is set aside (kept in set-aside.csv, not counted) and
+    /// played again.
+    GameChanged {
+        /// The recorded fingerprint (12 hex digits).
+        from: &'a str,
+        /// The fingerprint now.
+        to: &'a str,
+        /// Games of games.csv set aside.
+        set_aside: u64,
+    },
     /// A game the game program's fault voided: it is not in games.csv,
     /// no bot is charged with anything, and a later run plays it again.
     GameVoid {
@@ -98,10 +109,11 @@ pub trait Reporter: Send + Sync {
     fn report(&self, event: &Event<'_>);
 }
 
-/// A reporter that shows nothing (for reads whose warnings the run that
-/// repairs a file says, and for tests).
+/// A reporter that shows nothing (for tests).
+#[cfg(test)]
 pub struct Silent;
 
+#[cfg(test)]
 impl Reporter for Silent {
     fn report(&self, _event: &Event<'_>) {}
 }

@@ -3,16 +3,14 @@
 //! describe itself before anything is played.
 
 use std::path::Path;
-use std::sync::Arc;
 
-use anyhow::Context;
 use serde_json::Value;
 
 use super::options::UsageError;
-use crate::games::program::ProgramGame;
 use crate::games::{GameId, GameSetup};
-use crate::referee::{BotCommand, GameProgram, ProgramSettings};
-use crate::sandbox::{Sandbox, SandboxSettings};
+use crate::referee::game_program::{DescribeError, describe_program};
+use crate::referee::{BotCommand, ProgramSettings};
+use crate::sandbox::SandboxSettings;
 
 /// A game as given on the command line.
 #[derive(Clone, Debug)]
@@ -86,50 +84,18 @@ pub fn game_setup(
     settings: ProgramSettings,
 ) -> anyhow::Result<GameSetup> {
     let overrides: serde_json::Map<String, Value> = params.iter().cloned().collect();
-    let command = match game {
+    match game {
         GameArg::Builtin(id) => {
-            return GameSetup::new(*id, overrides)
-                .map_err(|error| UsageError(error.to_string()).into());
+            GameSetup::new(*id, overrides).map_err(|error| UsageError(error.to_string()).into())
         }
-        GameArg::Program(command) => command,
-    };
-    let mut sandboxed = command.clone();
-    if let Some(sandbox) = Sandbox::new(sandbox, protected)? {
-        BotCommand::sandbox_all(std::slice::from_mut(&mut sandboxed), &sandbox)?;
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let _ = crate::referee::reaper::become_subreaper();
-    runtime.block_on(async {
-        let mut program = GameProgram::new(sandboxed, settings);
-        let described = describe(&mut program, command, overrides).await;
-        program.stop().await;
-        described
-    })
-}
-
-/// Asks `program` (run by `command`) to describe itself and to set up a
-/// game with `overrides`.
-async fn describe(
-    program: &mut GameProgram,
-    command: &BotCommand,
-    overrides: serde_json::Map<String, Value>,
-) -> anyhow::Result<GameSetup> {
-    let declaration = program.hello().await.map_err(|fault| UsageError(fault.detail()))?;
-    let game =
-        Arc::new(ProgramGame { argv: command.argv.clone(), dir: command.dir.clone(), declaration });
-    let setup =
-        GameSetup::program(game, overrides).map_err(|error| UsageError(error.to_string()))?;
-    match program.refusal(&setup).await {
-        Ok(None) => Ok(setup),
-        Ok(Some(refusal)) => Err(UsageError(format!(
-            "the game {} ({}) refuses its parameters: {refusal}",
-            setup.game(),
-            command.display()
-        ))
-        .into()),
-        Err(fault) => Err(UsageError(fault.detail()).into()),
+        GameArg::Program(command) => {
+            let written = &command.argv;
+            describe_program(command, written, overrides, sandbox, protected, settings).map_err(
+                |error| match error {
+                    DescribeError::Sandbox(_) | DescribeError::Runtime(_) => error.into(),
+                    _ => UsageError(error.to_string()).into(),
+                },
+            )
+        }
     }
 }

@@ -116,6 +116,9 @@ impl Reporter for Human {
             Event::BotChanged { bot, from, to, set_aside } => {
                 crate::say!("{}", bot_changed_line(bot, from, to, *set_aside));
             }
+            Event::GameChanged { from, to, set_aside } => {
+                crate::say!("{}", game_changed_line(from, to, *set_aside));
+            }
             Event::GameVoid { .. } | Event::Warning { .. } => {
                 let message = warning(event).expect("a warning");
                 match &*display {
@@ -149,6 +152,12 @@ fn bot_changed_line(bot: &str, from: &str, to: &str, set_aside: u64) -> String {
     }
 }
 
+fn game_changed_line(from: &str, to: &str, set_aside: u64) -> String {
+    format!(
+        "the game program is a new version ({from} -> {to}): the {set_aside} games played with the old one are set aside (set-aside.csv) and played again"
+    )
+}
+
 /// A line per game as it ends, as `arena match` shows a match:
 /// "game 3/10  seed 42  alpha (1) vs beta (2): beta wins 45-74".
 pub struct GameLines {
@@ -167,6 +176,9 @@ impl Reporter for GameLines {
             }
             Event::BotChanged { bot, from, to, set_aside } => {
                 crate::say!("{}", bot_changed_line(bot, from, to, *set_aside));
+            }
+            Event::GameChanged { from, to, set_aside } => {
+                crate::say!("{}", game_changed_line(from, to, *set_aside));
             }
             Event::GameVoid { .. } | Event::Warning { .. } => {
                 warn(&warning(event).expect("a warning"));

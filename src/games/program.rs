@@ -22,8 +22,11 @@ pub const MAX_TURNS: u32 = 1_000_000;
 /// A game program: the command that runs it and what it declared.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProgramGame {
-    /// Program and arguments, as given (no shell runs them).
+    /// Program and arguments, the program resolved against `dir` (no shell
+    /// runs them).
     pub argv: Vec<String>,
+    /// The command as the user wrote it (what results folders record).
+    pub written: Vec<String>,
     /// The folder it runs in; arena's own when `None`.
     pub dir: Option<PathBuf>,
     /// What it said of itself.

@@ -10,6 +10,7 @@
 //! answers. Anything it gets wrong is a [`GameFault`]: the process is
 //! stopped (the next game starts a fresh one) and the game is void.
 
+mod describe;
 mod fault;
 
 use std::borrow::Cow;
@@ -19,6 +20,7 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use tokio::time::Instant;
 
+pub use describe::{DescribeError, describe_program};
 pub use fault::{FaultCause, GameFault, GameRequest};
 
 use super::process::Failure;
