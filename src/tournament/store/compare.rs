@@ -105,6 +105,7 @@ pub fn resume(recorded: &Value, current: &RecordedSettings) -> Resume {
     let mut old = upgrade(recorded, &now, &mut outcome.adopted);
     // The bots by rules of their own (below).
     let old_bots = old.as_object_mut().and_then(|old| old.remove("bots")).unwrap_or_default();
+    outcome.refused = described(differences(&old, &now, &|path| compared(path)), &old, &now);
     // The game program: another version has every game set aside; a game
     // program in place of a built-in game (or the other way) is another
     // tournament.
@@ -117,9 +118,12 @@ pub fn resume(recorded: &Value, current: &RecordedSettings) -> Resume {
             };
             outcome.game_changed = Some((short(&old["game_program"]), short(&now["game_program"])));
         }
-        (was, is) => outcome.refused.push(format!("game_program was {was}, now {is}")),
+        (was, is) => outcome.refused.push(format!(
+            "the game was {}, now {}",
+            program_words(was),
+            program_words(is)
+        )),
     }
-    outcome.refused = described(differences(&old, &now, &|path| compared(path)), &old, &now);
     let old_games = old["games_per_pair"].as_u64().unwrap_or(0);
     if u64::from(current.games_per_pair) < old_games {
         // An SPRT's games per pairing are its most games.
@@ -157,6 +161,17 @@ pub fn resume(recorded: &Value, current: &RecordedSettings) -> Resume {
         }
     }
     outcome
+}
+
+/// A recorded game program in words: its command, or a built-in game.
+fn program_words(program: &Value) -> String {
+    match program.get("command").and_then(Value::as_array) {
+        Some(command) => {
+            let words: Vec<&str> = command.iter().filter_map(Value::as_str).collect();
+            format!("the game program `{}`", words.join(" "))
+        }
+        None => "a built-in game".to_owned(),
+    }
 }
 
 /// Compares the records of two shards of `arena run --shard`: any
@@ -432,7 +447,7 @@ fn bot_json(bot: &super::settings::RecordedBot) -> Value {
 mod tests {
     use super::*;
     use crate::referee::GameClock;
-    use crate::tournament::store::settings::RecordedBot;
+    use crate::tournament::store::settings::{RecordedBot, RecordedGameProgram};
     use crate::tournament::store::settings::tests::{EARLIER, settings};
     use std::time::Duration;
 
@@ -506,6 +521,39 @@ mod tests {
                 "time_margin was 0ms, now 50ms",
                 "bot `b`'s time control was the tournament's, now 2s per move",
             ]
+        );
+    }
+
+    #[test]
+    fn a_new_game_program_sets_games_aside_and_a_built_in_game_in_its_place_is_refused() {
+        let program = |fingerprint: &str| RecordedGameProgram {
+            command: vec!["python3".into(), "game.py".into()],
+            title: "Tiny".into(),
+            version: Some("1".into()),
+            fingerprint: fingerprint.into(),
+        };
+        let mut old = settings();
+        old.game = "tiny".into();
+        old.game_program = Some(program(&"a".repeat(64)));
+        assert_eq!(resume(&json(&old), &old), Resume::default());
+
+        let mut new = old.clone();
+        new.game_program = Some(program(&"b".repeat(64)));
+        let outcome = resume(&json(&old), &new);
+        assert_eq!(outcome.game_changed, Some(("a".repeat(12), "b".repeat(12))));
+        assert!(outcome.refused.is_empty(), "{:?}", outcome.refused);
+        // Shards of one tournament play one version.
+        assert_eq!(merge(&json(&old), &json(&new)).0.len(), 1);
+
+        let mut built_in = old.clone();
+        built_in.game_program = None;
+        assert_eq!(
+            resume(&json(&old), &built_in).refused,
+            ["the game was the game program `python3 game.py`, now a built-in game"]
+        );
+        assert_eq!(
+            resume(&json(&built_in), &old).refused,
+            ["the game was a built-in game, now the game program `python3 game.py`"]
         );
     }
 
