@@ -447,8 +447,8 @@ fn bot_json(bot: &super::settings::RecordedBot) -> Value {
 mod tests {
     use super::*;
     use crate::referee::GameClock;
-    use crate::tournament::store::settings::{RecordedBot, RecordedGameProgram};
     use crate::tournament::store::settings::tests::{EARLIER, settings};
+    use crate::tournament::store::settings::{RecordedBot, RecordedGameProgram};
     use std::time::Duration;
 
     fn json(settings: &RecordedSettings) -> Value {
