@@ -69,19 +69,25 @@ impl<T: WriteJson, const N: usize> WriteJson for [T; N] {
 /// JSON text kept as it came, made compact: a view, a move or a state a
 /// game program sent, passed on to bots and transcripts byte for byte
 /// (its keys in the program's order), without the spaces between tokens.
+/// Short texts (a move such as `3` or `"e2e4"`) are kept inline: a legal
+/// list is made on every turn, and an allocation per move would cost more
+/// than the move.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct RawJson(Box<str>);
+pub struct RawJson(compact_str::CompactString);
 
 impl RawJson {
     /// `text`, which must be one JSON value (a parser accepted it), made
     /// compact.
     pub fn compact(text: &str) -> RawJson {
-        RawJson(compact(text).into())
+        RawJson(match compact(text) {
+            std::borrow::Cow::Borrowed(text) => compact_str::CompactString::new(text),
+            std::borrow::Cow::Owned(text) => compact_str::CompactString::from(text),
+        })
     }
 
     /// `null`.
     pub fn null() -> RawJson {
-        RawJson("null".into())
+        RawJson(compact_str::CompactString::const_new("null"))
     }
 
     /// The JSON text.

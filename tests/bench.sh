@@ -19,6 +19,8 @@ bot="$PWD/target/release/random-bot"
 # A minimal game program in C (Take Ten: ten moves a game, views and legal
 # moves the size of Number Snatch's), built here.
 cc -O2 -o "$work/take-ten" tests/fixtures/games/bench_game.c
+# The floor: a bare pipe round trip between two C processes on one CPU.
+cc -O2 -o "$work/round-trip" tests/fixtures/pipe_round_trip.c
 
 run() { # label games_per_pair concurrency restart transcripts [sandbox] [game line]
   cat > "$work/t.toml" <<TOML
@@ -55,8 +57,9 @@ game_program() {
   run "game program (C, Take Ten), $games games" "$games" 1 after-doubt false true \
     "game_command = [\"$work/take-ten\"]"
   local program; program=$(cpu)
-  awk -v builtin="$builtin" -v program="$program" 'BEGIN {
-    printf "a game program costs arena %.1f us of CPU per move more than a built-in game (%.1f against %.1f)\n", program - builtin, program, builtin
+  local floor; floor=$(taskset -c 0 "$work/round-trip" 200000 2>/dev/null || "$work/round-trip" 200000)
+  awk -v builtin="$builtin" -v program="$program" -v floor="$floor" 'BEGIN {
+    printf "a game program costs arena %.1f us of CPU per move more than a built-in game (%.1f against %.1f): %.2f floor round trips of %.2f us (target: under 1)\n", program - builtin, program, builtin, (program - builtin) / floor, floor
   }'
 }
 if [ -n "${GAME_PROGRAM_ONLY:-}" ]; then

@@ -220,7 +220,8 @@ fn bots_see_exactly_the_messages_of_the_built_in_number_warriors() {
     for params in [&[][..], &["--param", "life=20", "--param", "max=12"][..]] {
         let mut transcripts = Vec::new();
         for game in ["number-warriors", "examples/games/number-warriors/game.py"] {
-            let scratch = Scratch::new();
+            // One seat-seed key for both folders: the same seeds.
+            let scratch = Scratch::new().with_seed_key("one key");
             let out = scratch.out();
             let mut args =
                 vec!["match", game, PYTHON_RANDOM_BOT, &strong, "--games", "60", "--seed", "11"];
@@ -334,13 +335,15 @@ fn a_match_of_a_game_program_killed_midway_resumes_to_the_same_results() {
             out.to_str().unwrap().to_owned(),
         ]
     };
-    let whole = Scratch::new();
+    // One seat-seed key for both folders: the same games.
+    let whole = Scratch::new().with_seed_key("one key");
     whole.arena(args(&whole.out())).assert_success();
 
-    let scratch = Scratch::new();
+    let scratch = Scratch::new().with_seed_key("one key");
     let out = scratch.out();
     let mut arena = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(args(&out))
+        .env("ARENA_SEED_KEY", "one key")
         .current_dir(common::repo_dir())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

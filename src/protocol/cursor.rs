@@ -4,6 +4,8 @@
 //! its token and gives up (`None`) on anything it does not take, which
 //! sends the line to the careful parser.
 
+use std::ops::Range;
+
 use serde::de::DeserializeOwned;
 
 /// Deepest nesting [`Cursor::value`] scans; deeper values go to the parser.
@@ -157,12 +159,13 @@ impl<'a> Cursor<'a> {
         mut item: impl FnMut(&mut Cursor<'a>) -> Option<T>,
     ) -> Option<Vec<T>> {
         self.expect(b'[')?;
-        let mut items = Vec::new();
         self.skip_space();
         if self.peek() == Some(b']') {
             self.at += 1;
-            return Some(items);
+            return Some(Vec::new());
         }
+        // Room for a legal list of a usual size, allocated once.
+        let mut items = Vec::with_capacity(16);
         loop {
             items.push(item(self)?);
             self.skip_space();
@@ -174,95 +177,84 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// One JSON value, checked as the parser would, as the text it was
-    /// written in. One loop over the bytes, the open arrays and objects
-    /// kept as bits (a view is mostly small numbers: a call per value
-    /// would cost more than the value).
-    pub(super) fn value(&mut self) -> Option<&'a str> {
-        /// What may come next.
-        #[derive(Clone, Copy, PartialEq)]
-        enum Next {
-            /// A value.
-            Value,
-            /// A value or the `]` of an empty array.
-            ValueOrClose,
-            /// A key or the `}` of an empty object.
-            KeyOrClose,
-            /// A key (after a `,` in an object).
-            Key,
-            /// What follows a value: `,`, a closing bracket, or the end.
-            After,
-        }
+    /// One JSON value, checked as the parser would (but for UTF-8: the
+    /// caller checks the line once, whole), as its place in the line. One
+    /// loop over the tokens, the open arrays and objects kept as bits (a
+    /// view is mostly small numbers: a call per value would cost more than
+    /// the value).
+    pub(super) fn value(&mut self) -> Option<Range<usize>> {
         self.skip_space();
         let start = self.at;
         // Bit i set: the i-th open container is an object.
         let (mut objects, mut depth) = (0u64, 0usize);
-        let mut next = Next::Value;
         loop {
+            // A value is due.
             self.skip_space();
-            let byte = self.peek()?;
-            let object = depth > 0 && objects >> (depth - 1) & 1 == 1;
-            next = match (next, byte) {
-                (Next::After, _) if depth == 0 => break,
-                (Next::After, b',') => {
-                    self.at += 1;
-                    if object { Next::Key } else { Next::Value }
-                }
-                (Next::After, b']') if !object => {
-                    self.at += 1;
-                    depth -= 1;
-                    Next::After
-                }
-                (Next::After, b'}') if object => {
-                    self.at += 1;
-                    depth -= 1;
-                    objects &= !(1 << depth);
-                    Next::After
-                }
-                (Next::ValueOrClose, b']') | (Next::KeyOrClose, b'}') => {
-                    self.at += 1;
-                    depth -= 1;
-                    objects &= !(1 << depth);
-                    Next::After
-                }
-                (Next::Key | Next::KeyOrClose, b'"') => {
-                    self.string()?;
-                    self.expect(b':')?;
-                    Next::Value
-                }
-                (Next::Value | Next::ValueOrClose, b'{' | b'[') => {
+            match self.next()? {
+                open @ (b'{' | b'[') => {
                     if depth == MAX_DEPTH {
                         return None;
                     }
-                    self.at += 1;
+                    let object = open == b'{';
+                    objects |= u64::from(object) << depth;
                     depth += 1;
-                    if byte == b'{' {
-                        objects |= 1 << (depth - 1);
-                        Next::KeyOrClose
+                    self.skip_space();
+                    if self.peek() == Some(if object { b'}' } else { b']' }) {
+                        // Empty: what follows a value.
+                        self.at += 1;
+                        depth -= 1;
+                        objects &= !(1 << depth);
                     } else {
-                        Next::ValueOrClose
+                        if object {
+                            self.key()?;
+                        }
+                        continue;
                     }
                 }
-                (Next::Value | Next::ValueOrClose, b'"') => {
+                b'"' => {
+                    self.at -= 1;
                     self.string()?;
-                    Next::After
                 }
-                (Next::Value | Next::ValueOrClose, b't' | b'f' | b'n') => {
-                    let rest = &self.bytes[self.at..];
+                b'-' | b'0'..=b'9' => {
+                    self.at -= 1;
+                    self.number()?;
+                }
+                b't' | b'f' | b'n' => {
+                    let rest = &self.bytes[self.at - 1..];
                     let word = [&b"true"[..], b"false", b"null"]
                         .into_iter()
                         .find(|word| rest.starts_with(word))?;
-                    self.at += word.len();
-                    Next::After
-                }
-                (Next::Value | Next::ValueOrClose, b'-' | b'0'..=b'9') => {
-                    self.number()?;
-                    Next::After
+                    self.at += word.len() - 1;
                 }
                 _ => return None,
-            };
+            }
+            // What follows a value: the end, a `,` or a closing bracket.
+            loop {
+                if depth == 0 {
+                    return Some(start..self.at);
+                }
+                let object = objects >> (depth - 1) & 1 == 1;
+                self.skip_space();
+                match (self.next()?, object) {
+                    (b',', true) => {
+                        self.key()?;
+                        break;
+                    }
+                    (b',', false) => break,
+                    (b'}', true) | (b']', false) => {
+                        depth -= 1;
+                        objects &= !(1 << depth);
+                    }
+                    _ => return None,
+                }
+            }
         }
-        std::str::from_utf8(&self.bytes[start..self.at]).ok()
+    }
+
+    /// An object's key and its `:`.
+    fn key(&mut self) -> Option<()> {
+        self.string()?;
+        self.expect(b':')
     }
 
     /// A JSON string (escapes checked), the cursor at its quote.

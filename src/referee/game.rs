@@ -324,7 +324,9 @@ impl<M: MoveValue> Referee<'_, M> {
             let legal: [Cow<'_, [M]>; 2] = Seat::BOTH.map(|seat| {
                 if seats.contains(&seat) { game.legal_moves(seat) } else { Cow::Borrowed(&[][..]) }
             });
-            Seat::BOTH.map(|seat| {
+            // Each built in its place: `Seat::BOTH.map` would move the two
+            // (large) exchanges once more on every turn.
+            let mut exchange_of = |seat: Seat| {
                 if !seats.contains(&seat) {
                     return None;
                 }
@@ -346,7 +348,8 @@ impl<M: MoveValue> Referee<'_, M> {
                 let mut exchange = Exchange::new(seat, asked, self.probed(request), limit);
                 exchange.start = self.unsent_starts[seat.index()].take();
                 Some(exchange)
-            })
+            };
+            [exchange_of(Seat::One), exchange_of(Seat::Two)]
         };
         self.exchange(bots, &mut exchanges).await;
 

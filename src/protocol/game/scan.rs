@@ -9,23 +9,29 @@ use super::{Raw, ResultField, StepFields};
 use crate::games::program::JsonMove;
 use crate::protocol::cursor::Cursor;
 
-/// The keys of a step.
-const KEYS: [&str; 10] = [
-    "type",
-    "id",
-    "to_move",
-    "legal_moves",
-    "views",
-    "scores",
-    "result",
-    "learned",
-    "state",
-    "text",
-];
+/// The place of a step's key among the keys of a step, if it is one.
+fn known_key(key: &[u8]) -> Option<u8> {
+    Some(match key {
+        b"type" => 0,
+        b"id" => 1,
+        b"to_move" => 2,
+        b"legal_moves" => 3,
+        b"views" => 4,
+        b"scores" => 5,
+        b"result" => 6,
+        b"learned" => 7,
+        b"state" => 8,
+        b"text" => 9,
+        _ => return None,
+    })
+}
 
 /// The fields of `line`, if it is a step object of the usual shape.
 pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
+    // UTF-8 checked once: the values are slices of the text.
+    let text = std::str::from_utf8(line).ok()?;
     let mut cursor = Cursor::new(line);
+    let value = |cursor: &mut Cursor<'_>| Some(&text[cursor.value()?]);
     let mut fields = StepFields {
         kind: None,
         id: None,
@@ -43,8 +49,8 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
     // The known keys seen, as bits: a second one is the parser's to refuse.
     let mut seen = 0u16;
     loop {
-        let key = std::str::from_utf8(cursor.plain_string()?).ok()?;
-        if let Some(bit) = KEYS.iter().position(|known| *known == key) {
+        let key = cursor.plain_string()?;
+        if let Some(bit) = known_key(key) {
             if seen & 1 << bit != 0 {
                 return None;
             }
@@ -52,15 +58,15 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
         }
         cursor.expect(b':')?;
         match key {
-            "type" => fields.kind = Some(std::str::from_utf8(cursor.plain_string()?).ok()?.into()),
-            "id" => fields.id = Some(cursor.unsigned()?),
-            "to_move" => {
+            b"type" => fields.kind = Some(std::str::from_utf8(cursor.plain_string()?).ok()?.into()),
+            b"id" => fields.id = Some(cursor.unsigned()?),
+            b"to_move" => {
                 fields.to_move = cursor.list(|cursor| u8::try_from(cursor.unsigned()?).ok())?;
                 to_move = true;
             }
-            "legal_moves" => {
+            b"legal_moves" => {
                 let mut lists = cursor.list(|cursor| {
-                    cursor.list(|cursor| Some(JsonMove::from_text(cursor.value()?)))
+                    cursor.list(|cursor| Some(JsonMove::from_text(value(cursor)?)))
                 })?;
                 let (Some(second), Some(first), None) = (lists.pop(), lists.pop(), lists.pop())
                 else {
@@ -68,29 +74,29 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
                 };
                 fields.legal_moves = Some([super::MoveList(first), super::MoveList(second)]);
             }
-            "views" => {
-                fields.views = cursor.pair(|cursor| cursor.value().map(Raw))?;
+            b"views" => {
+                fields.views = cursor.pair(|cursor| value(cursor).map(Raw))?;
                 views = true;
             }
-            "scores" => {
+            b"scores" => {
                 fields.scores = cursor.pair(Cursor::signed)?;
                 scores = true;
             }
-            "result" => {
+            b"result" => {
                 fields.result = match cursor.null() {
                     true => None,
                     false => Some(result(&mut cursor)?),
                 }
             }
-            "learned" => {
+            b"learned" => {
                 fields.learned = match cursor.null() {
                     true => None,
-                    false => Some(cursor.pair(|cursor| cursor.value().map(Raw))?),
+                    false => Some(cursor.pair(|cursor| value(cursor).map(Raw))?),
                 }
             }
-            "state" => fields.state = Some(Raw(cursor.value()?)),
-            "text" => {
-                let raw = cursor.value()?;
+            b"state" => fields.state = Some(Raw(value(&mut cursor)?)),
+            b"text" => {
+                let raw = value(&mut cursor)?;
                 // Escapes are common in text (new lines): the parser reads it.
                 fields.text = match raw {
                     "null" => None,

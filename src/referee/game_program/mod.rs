@@ -362,9 +362,19 @@ impl Hasher for Quick {
         for chunk in &mut chunks {
             self.mix(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
         }
-        let mut last = [0u8; 8];
-        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.mix(u64::from_le_bytes(last) ^ bytes.len() as u64);
+        let mut last = bytes.len() as u64;
+        for (place, byte) in chunks.remainder().iter().enumerate() {
+            last ^= u64::from(*byte) << (8 * place + 8);
+        }
+        self.mix(last);
+    }
+
+    fn write_u8(&mut self, number: u8) {
+        self.mix(u64::from(number));
+    }
+
+    fn write_usize(&mut self, number: usize) {
+        self.mix(number as u64);
     }
 
     fn finish(&self) -> u64 {
