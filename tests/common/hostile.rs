@@ -57,8 +57,11 @@ pub fn attack_in(
         Some(argument) => format!("{hostile} {name} {}", shell_words::quote(argument)),
         None => format!("{hostile} {name}"),
     };
-    let mut args =
-        vec!["--seed", "8", "--move-timeout", "3s", "--name1", "hostile", "--name2", VICTIM];
+    let mut args = vec!["--seed", "8", "--name1", "hostile", "--name2", VICTIM];
+    // The attack runs at the first move; a caller may give it longer.
+    if !extra.contains(&"--move-timeout") {
+        args.extend(["--move-timeout", "3s"]);
+    }
     if !sandbox {
         args.push("--no-sandbox");
     }
