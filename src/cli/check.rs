@@ -289,8 +289,10 @@ async fn gather<G: Game>(
                 .context("cannot start the bot")?;
         games.push(Played { report, seat, pid, log });
     }
-    let stopped = bot.stop(base).await;
-    random.stop(base).await;
+    // The built-in player's exit is not judged: it is ended at once, while
+    // the bot has its grace.
+    let ours = Settings { exit_grace: Duration::ZERO, ..base.clone() };
+    let (stopped, _) = tokio::join!(bot.stop(base), random.stop(&ours));
     Ok(Evidence { games, stopped, probed_from, logs_kept: args.out.is_some() })
 }
 
