@@ -100,6 +100,11 @@ pub enum Stall {
     NoLine { partial_bytes: usize, bot_was: Activity },
     /// The request could not be written: the bot does not read its input.
     InputNotRead,
+    /// Judged before the deadline ([`super::Settings::stuck_start_after`]):
+    /// no complete line came back (`partial_bytes` arrived without a
+    /// newline), and the bot sat waiting to read its input for `waited`,
+    /// so its reply is stuck in its output buffer.
+    Stuck { waited: Duration, partial_bytes: usize },
 }
 
 /// What a bot's process was doing when its time ran out.
@@ -176,8 +181,17 @@ impl Timeout {
                 "no reply to {request} {within}; nothing arrived: a slow bot, or is your output buffered? (protocol.md §8)"
             ),
             Stall::NoLine { partial_bytes, .. } => format!(
-                "no reply to {request} {within}; {partial_bytes} byte{} arrived without a newline: is your output buffered? (protocol.md §8)",
-                if partial_bytes == 1 { "" } else { "s" }
+                "no reply to {request} {within}; {} arrived without a newline: is your output buffered? (protocol.md §8)",
+                bytes(partial_bytes)
+            ),
+            Stall::Stuck { waited, partial_bytes } => format!(
+                "no reply to {request} (judged after {} ms of the {} ms allowed); {}, and the bot sat waiting to read its input all that time: its reply is stuck in its output buffer (flush after every line, protocol.md §8)",
+                waited.as_millis(),
+                self.allowed.as_millis(),
+                match partial_bytes {
+                    0 => "nothing arrived".to_owned(),
+                    _ => format!("{} arrived without a newline", bytes(partial_bytes)),
+                }
             ),
         }
     }
@@ -213,6 +227,11 @@ impl Crash {
         }
         detail
     }
+}
+
+/// "1 byte", "12 bytes".
+fn bytes(count: usize) -> String {
+    format!("{count} byte{}", if count == 1 { "" } else { "s" })
 }
 
 /// "exited with status 3", "was killed by signal 9 (SIGKILL)".
@@ -349,6 +368,16 @@ mod tests {
         assert!(
             nothing(Activity::Busy).ends_with("still at work (not waiting for input): a slow bot")
         );
+        let stuck = |partial_bytes| {
+            let stall = Stall::Stuck { waited: Duration::from_millis(300), partial_bytes };
+            Timeout { allowed: Duration::from_secs(5), bank: None, stall }
+                .detail(&Request::start(1))
+        };
+        assert_eq!(
+            stuck(0),
+            "no reply to start request 1 (judged after 300 ms of the 5000 ms allowed); nothing arrived, and the bot sat waiting to read its input all that time: its reply is stuck in its output buffer (flush after every line, protocol.md §8)"
+        );
+        assert!(stuck(1).contains("; 1 byte arrived without a newline, and the bot sat"));
         let unread = Timeout { allowed, bank: None, stall: Stall::InputNotRead };
         assert_eq!(
             unread.detail(&request),

@@ -432,21 +432,22 @@ impl<G: Game> Referee<'_, G> {
         let [first_bot, second_bot] = bots;
         let [first, second] = exchanges;
         let startup = self.startup_limit();
+        let stuck = self.settings.stuck_start_after;
         match (first.is_some(), second.is_some()) {
             // Most steps ask one seat: no joining needed.
             (true, false) => {
                 send(first_bot, first).await;
-                receive(first_bot, first, startup).await;
+                receive(first_bot, first, startup, stuck).await;
             }
             (false, true) => {
                 send(second_bot, second).await;
-                receive(second_bot, second, startup).await;
+                receive(second_bot, second, startup, stuck).await;
             }
             _ => {
                 tokio::join!(send(first_bot, first), send(second_bot, second));
                 tokio::join!(
-                    receive(first_bot, first, startup),
-                    receive(second_bot, second, startup)
+                    receive(first_bot, first, startup, stuck),
+                    receive(second_bot, second, startup, stuck)
                 );
             }
         }
@@ -658,11 +659,13 @@ async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>) {
 
 /// Reads one exchange's reply (if its request went out) and parses it;
 /// first the `ready` to a `start` sent with the request, if there was one
-/// (with `startup` for it).
+/// (with `startup` for it). A `start` is judged early as
+/// [`Settings::stuck_start_after`] says.
 async fn receive<M: serde::de::DeserializeOwned>(
     bot: &mut Bot,
     exchange: &mut Option<Exchange<M>>,
     startup: TimeLimit,
+    stuck: Option<Duration>,
 ) {
     let Some(exchange) = exchange else { return };
     let Phase::Sent { sent_at } = exchange.phase else { return };
@@ -671,7 +674,7 @@ async fn receive<M: serde::de::DeserializeOwned>(
     if let Some(start) = &exchange.start {
         let deadline = startup.deadline(sent_at);
         let asked = Asked { request: Request::start(start.id), limit: startup };
-        match read_reply::<M>(process, deadline, asked).await {
+        match read_reply::<M>(process, deadline, asked, stuck).await {
             (Some((line, received_at)), Ok(Reply::Ready { name })) => {
                 ready = Some((line, received_at, name));
             }
@@ -683,7 +686,8 @@ async fn receive<M: serde::de::DeserializeOwned>(
     }
     let clock_from = ready.as_ref().map_or(sent_at, |(_, received_at, _)| *received_at);
     let asked = Asked { request: exchange.asked, limit: exchange.limit };
-    let (received, reply) = read_reply(process, exchange.limit.deadline(clock_from), asked).await;
+    let deadline = exchange.limit.deadline(clock_from);
+    let (received, reply) = read_reply(process, deadline, asked, stuck).await;
     exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
 }
 
@@ -695,14 +699,37 @@ struct Asked {
 }
 
 /// Reads the reply asked for before `deadline`: the line as received and
-/// when (if a line came), and the reply or the forfeit it makes.
+/// when (if a line came), and the reply or the forfeit it makes. With
+/// `stuck`, a `start` whose bot sits waiting for input that long is not
+/// waited for further.
 async fn read_reply<M: serde::de::DeserializeOwned>(
     process: &mut BotProcess,
     deadline: Instant,
     asked: Asked,
+    stuck: Option<Duration>,
 ) -> (Option<(Vec<u8>, Instant)>, Result<Reply<M>, Forfeit>) {
     let request = asked.request;
-    match process.receive(deadline).await {
+    let watched = stuck.filter(|_| request.is_start()).zip(process.pid());
+    let received = match watched {
+        Some((stuck, pid)) => tokio::select! {
+            // A line that arrived wins over the news that the bot waits.
+            biased;
+            received = process.receive(deadline) => Ok(received),
+            waited = sits_waiting_for_input(pid, stuck) => Err(waited),
+        },
+        None => Ok(process.receive(deadline).await),
+    };
+    let received = match received {
+        Ok(received) => received,
+        Err(waited) => {
+            let partial = process.partial_line();
+            let stall = Stall::Stuck { waited, partial_bytes: partial.len() };
+            let timeout = Timeout { allowed: asked.limit.allowed, bank: asked.limit.bank, stall };
+            let line = (!partial.is_empty()).then(|| cut(partial));
+            return (None, Err(Forfeit::timed_out(request, timeout, line)));
+        }
+    };
+    match received {
         Ok(line) => {
             let received_at = Instant::now();
             let reply = parse_reply::<M>(line, request.answer, request.id)
@@ -714,6 +741,27 @@ async fn read_reply<M: serde::de::DeserializeOwned>(
             let forfeit =
                 forfeit_from(failure, request, asked.limit, process.partial_line(), bot_was);
             (None, Err(forfeit))
+        }
+    }
+}
+
+/// Resolves once process `pid` has been seen blocked reading its input at
+/// every look for at least `stuck` (looking every 25 ms), with how long
+/// that was; never where the system cannot tell. A bot that wrote its reply
+/// and then went to read is seen only after the reply is in the pipe, where
+/// the caller finds it first.
+async fn sits_waiting_for_input(pid: u32, stuck: Duration) -> Duration {
+    const LOOK_EVERY: Duration = Duration::from_millis(25);
+    let mut since = None;
+    loop {
+        tokio::time::sleep(LOOK_EVERY).await;
+        if crate::os::reading_stdin(pid) == Some(true) {
+            let waited = since.get_or_insert_with(Instant::now).elapsed();
+            if waited >= stuck {
+                return waited;
+            }
+        } else {
+            since = None;
         }
     }
 }

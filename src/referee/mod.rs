@@ -50,6 +50,12 @@ pub struct Settings {
     /// Add a field and a message type that bots do not know to what they
     /// are sent (`arena check` uses it to see that a bot ignores them).
     pub probe_unknown: bool,
+    /// For `arena check`: a `start` left unanswered while its bot has sat
+    /// waiting to read its input for this long is judged a timeout then,
+    /// not at its deadline. The bot has nothing left to do, so any reply
+    /// it wrote is stuck in its output buffer, and waiting longer changes
+    /// nothing. `None` (games that count) waits to the deadline.
+    pub stuck_start_after: Option<Duration>,
     /// The key each seat's own seed derives with.
     pub seed_key: SeedKey,
     /// The protections bots run under, as the run says them (written in
@@ -68,6 +74,7 @@ impl Default for Settings {
             stderr_cap: 1024 * 1024,
             exit_grace: Duration::from_millis(200),
             probe_unknown: false,
+            stuck_start_after: None,
             seed_key: SeedKey::from_environment(),
             sandbox_line: Arc::from("sandbox: off"),
         }
