@@ -59,7 +59,7 @@ fn a_good_bot_passes_every_check_of_every_game() {
         assert!(run.stdout.contains(&format!("{game}:")), "{}", run.stdout);
     }
     let passes = run.stdout.lines().filter(|line| line.trim_start().starts_with("PASS")).count();
-    assert_eq!(passes, 5 * 10, "{}", run.stdout);
+    assert_eq!(passes, 5 * 11, "{}", run.stdout);
     assert!(run.stdout.contains("All checks passed."));
 }
 
@@ -140,6 +140,29 @@ fn a_silent_bot_fails_the_time_check() {
     // It sleeps rather than waiting for input: slow, not buffered.
     let details = details(&run, "takes its time");
     assert!(details.iter().any(|line| line.contains("still at work")), "{details:?}");
+}
+
+/// A reply to `over` or `reveal` fails the item about them, named as such,
+/// with the hint to keep reading; nothing else fails for it.
+#[test]
+fn a_reply_to_over_or_reveal_is_named_with_the_hint_to_keep_reading() {
+    for (answered, request) in [("over", "start request"), ("reveal", "move request")] {
+        let scratch = Scratch::new();
+        let bot = fixture(&format!("answers_notices.py {answered}"));
+        let run = check(&scratch, &["--game", "number-warriors", &bot]);
+        assert_eq!(run.status.code(), Some(1), "{run:?}");
+        let title = "does not answer `over` or `reveal`";
+        let failed = item(&run, title);
+        assert!(
+            failed.starts_with("FAIL")
+                && failed.contains(&format!("it answers the `{answered}` sent before {request}"))
+                && failed.contains("which needs no answer: keep reading"),
+            "{}",
+            run.stdout
+        );
+        assert!(details(&run, title)[1].contains("keep reading"), "{}", run.stdout);
+        assert_eq!(run.stdout.matches("FAIL").count(), 1, "{}", run.stdout);
+    }
 }
 
 #[test]

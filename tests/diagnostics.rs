@@ -317,7 +317,7 @@ fn check_diagnoses_a_buffered_bot_at_once_and_says_it_once() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("1 check failed; 8 could not be judged; 4 games not checked."),
+        run.stdout.contains("1 check failed; 9 could not be judged; 4 games not checked."),
         "{}",
         run.stdout
     );

@@ -66,10 +66,51 @@ pub enum Cause {
     /// The reply line was refused, for this reason (a move of the wrong
     /// shape is among them, as [`BadReplyKind::NotAMove`]).
     BadReply(BadReplyKind),
+    /// The reply line was refused for this reason, and it came first after
+    /// a message that needs no answer: it answers that message.
+    AnsweredNotice { notice: Notice, kind: BadReplyKind },
     /// A well-formed move that is not one of the legal moves.
     IllegalMove,
     /// A line longer than `limit` bytes.
     LineTooLong { limit: usize },
+}
+
+/// A message that needs no answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notice {
+    Over,
+    Reveal,
+    /// One of a type bots do not know (`arena check`'s probe).
+    Unknown,
+}
+
+impl Notice {
+    /// Whether a refusal of `kind` is what an answer to a notice earns: a
+    /// line that is a reply in form, but for no request (the wrong type or
+    /// id). Stray output and a bad move to the right id are not.
+    fn answered_by(kind: BadReplyKind) -> bool {
+        matches!(
+            kind,
+            BadReplyKind::NoType
+                | BadReplyKind::WrongType
+                | BadReplyKind::NoId
+                | BadReplyKind::IdNotANumber
+                | BadReplyKind::WrongId
+                | BadReplyKind::NoMove
+        )
+    }
+
+    /// What the bot should have done, after the refusal's detail.
+    fn explained(self, request: &Request) -> String {
+        let (what, next) = match self {
+            Notice::Over => ("the `over`", "the next game's `start`, or the end of input"),
+            Notice::Reveal => ("the `reveal`", "the next request"),
+            Notice::Unknown => ("the message of a type it does not know", "the next request"),
+        };
+        format!(
+            "it answers {what} sent before {request}, which needs no answer: keep reading, the next line is {next} (protocol.md §2)"
+        )
+    }
 }
 
 /// A reply that did not come in time.
@@ -293,14 +334,30 @@ impl Forfeit {
         }
     }
 
-    /// A reply line refused by the parser.
-    pub(super) fn refused(request: Request, bad: BadReply, line: String) -> Forfeit {
-        Forfeit {
-            reason: bad.kind.forfeit_reason(),
-            detail: bad.detail,
-            line: Some(line),
-            request,
-            cause: Cause::BadReply(bad.kind),
+    /// A reply line refused by the parser. `after` is the message that
+    /// needs no answer the bot was sent last before `request`, if no line
+    /// came from it since: a line that could answer it is named so.
+    pub(super) fn refused(
+        request: Request,
+        bad: BadReply,
+        line: String,
+        after: Option<Notice>,
+    ) -> Forfeit {
+        match after.filter(|_| Notice::answered_by(bad.kind)) {
+            Some(notice) => Forfeit {
+                reason: bad.kind.forfeit_reason(),
+                detail: format!("{}: {}", bad.detail, notice.explained(&request)),
+                line: Some(line),
+                request,
+                cause: Cause::AnsweredNotice { notice, kind: bad.kind },
+            },
+            None => Forfeit {
+                reason: bad.kind.forfeit_reason(),
+                detail: bad.detail,
+                line: Some(line),
+                request,
+                cause: Cause::BadReply(bad.kind),
+            },
         }
     }
 
@@ -383,6 +440,32 @@ mod tests {
             unread.detail(&request),
             "move request 7 (turn 4) could not be written within 200 ms: the bot does not read its input"
         );
+    }
+
+    #[test]
+    fn a_refused_line_after_a_notice_is_named_an_answer_to_it() {
+        let bad =
+            |kind| BadReply { kind, detail: "the reply's id is 0, the request's is 3".into() };
+        let request = Request::move_in_turn(3, 2);
+        let after_reveal = Forfeit::refused(
+            request,
+            bad(BadReplyKind::WrongId),
+            "{}".into(),
+            Some(Notice::Reveal),
+        );
+        assert_eq!(
+            after_reveal.cause,
+            Cause::AnsweredNotice { notice: Notice::Reveal, kind: BadReplyKind::WrongId }
+        );
+        assert!(after_reveal.detail.ends_with(
+            "3: it answers the `reveal` sent before move request 3 (turn 2), which needs no answer: keep reading, the next line is the next request (protocol.md §2)"
+        ));
+        // Stray output is stray output, whatever came before it.
+        let stray =
+            Forfeit::refused(request, bad(BadReplyKind::NotJson), "x".into(), Some(Notice::Over));
+        assert_eq!(stray.cause, Cause::BadReply(BadReplyKind::NotJson));
+        let alone = Forfeit::refused(request, bad(BadReplyKind::WrongId), "{}".into(), None);
+        assert_eq!(alone.cause, Cause::BadReply(BadReplyKind::WrongId));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use super::clock::Clock;
-use super::forfeit::{Activity, BankLeft, Crash, Ending, Request, Stall, Timeout};
+use super::forfeit::{Activity, BankLeft, Crash, Ending, Notice, Request, Stall, Timeout};
 use super::process::{BotProcess, Failure};
 use super::transcript::{Transcript, TranscriptBot, TranscriptTime};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameOutcome, GameReport, Settings};
@@ -62,6 +62,9 @@ struct Answer<M> {
     /// The reply line as received, and when; none if no line came.
     received: Option<(Vec<u8>, Instant)>,
     reply: Result<Reply<M>, Forfeit>,
+    /// Whether the first line read was accepted right after a message that
+    /// needs no answer: evidence that the bot did not answer it.
+    notice_passed: bool,
 }
 
 /// A `start` line and its id.
@@ -121,6 +124,7 @@ pub async fn play_game<G: Game>(
         slowest_reply: [Duration::ZERO; 2],
         moves_accepted: [0; 2],
         slowest_move: [Duration::ZERO; 2],
+        notices_passed: [0; 2],
         turn: 0,
         reported_names: [None, None],
         answered_start: [false, false],
@@ -189,6 +193,7 @@ struct Referee<'s, G: Game> {
     slowest_reply: [Duration; 2],
     moves_accepted: [u32; 2],
     slowest_move: [Duration; 2],
+    notices_passed: [u32; 2],
     /// The turns asked so far: the number of the turn being played.
     turn: u32,
     reported_names: [Option<String>; 2],
@@ -261,7 +266,7 @@ impl<G: Game> Referee<'_, G> {
                 br#"{"type":"x_arena_probe","note":"a message type bots do not know; ignore it"}
 "#;
             for seat in Seat::BOTH {
-                self.notify(bots, seat, notice);
+                self.notify(bots, seat, notice, Notice::Unknown);
             }
         }
         let startup = self.startup_limit();
@@ -405,20 +410,22 @@ impl<G: Game> Referee<'_, G> {
         let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Reveal { moves };
         let line = self.line(&message);
         for seat in Seat::BOTH {
-            self.notify(bots, seat, &line);
+            self.notify(bots, seat, &line, Notice::Reveal);
         }
     }
 
     /// Queues a message that needs no answer for `seat`, unless its bot is
     /// in doubt. It goes out with the bot's next request or when its session
     /// ends; a bot that cannot take it fails there.
-    fn notify(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, line: &[u8]) {
+    fn notify(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, line: &[u8], notice: Notice) {
         if self.in_doubt(seat) {
             return;
         }
-        let Some(process) = bots[seat.index()].process() else { return };
+        let bot = &mut bots[seat.index()];
+        let Some(process) = bot.process() else { return };
         self.transcript.sent(seat, Instant::now().into_std(), trim_newline(line));
         process.queue(line);
+        bot.unanswered_notice = Some(notice);
     }
 
     /// Runs the exchanges of one step: every request is written before any
@@ -471,6 +478,7 @@ impl<G: Game> Referee<'_, G> {
             let seat = exchange.seat;
             match &exchange.phase {
                 Phase::Answered(answer) => {
+                    self.notices_passed[seat.index()] += u32::from(answer.notice_passed);
                     if let Some((line, received_at, _)) = &answer.ready {
                         self.transcript.received_reply(seat, received_at.into_std(), line);
                     }
@@ -538,6 +546,7 @@ impl<G: Game> Referee<'_, G> {
             slowest_reply: self.slowest_reply,
             moves_accepted: self.moves_accepted,
             slowest_move: self.slowest_move,
+            notices_passed: self.notices_passed,
             reported_names: self.reported_names.clone(),
             answered_start: self.answered_start,
             unsaved_transcript: None,
@@ -571,7 +580,7 @@ impl<G: Game> Referee<'_, G> {
                 history_json: &self.history_json,
             };
             let line = self.probed(over.line());
-            self.notify(bots, seat, &line);
+            self.notify(bots, seat, &line, Notice::Over);
         }
         self.transcript.push(&ResultLine {
             kind: "result",
@@ -669,17 +678,22 @@ async fn receive<M: serde::de::DeserializeOwned>(
 ) {
     let Some(exchange) = exchange else { return };
     let Phase::Sent { sent_at } = exchange.phase else { return };
+    // Only the first line after a notice can be an answer to it.
+    let mut after = bot.unanswered_notice.take();
+    let noticed = after.is_some();
     let process = bot.process().expect("a bot that was sent a request runs");
     let mut ready = None;
     if let Some(start) = &exchange.start {
         let deadline = startup.deadline(sent_at);
         let asked = Asked { request: Request::start(start.id), limit: startup };
-        match read_reply::<M>(process, deadline, asked, stuck).await {
+        match read_reply::<M>(process, deadline, asked, stuck, after.take()).await {
             (Some((line, received_at)), Ok(Reply::Ready { name })) => {
                 ready = Some((line, received_at, name));
             }
             (received, reply) => {
-                exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
+                let notice_passed = false;
+                exchange.phase =
+                    Phase::Answered(Answer { sent_at, ready, received, reply, notice_passed });
                 return;
             }
         }
@@ -687,8 +701,9 @@ async fn receive<M: serde::de::DeserializeOwned>(
     let clock_from = ready.as_ref().map_or(sent_at, |(_, received_at, _)| *received_at);
     let asked = Asked { request: exchange.asked, limit: exchange.limit };
     let deadline = exchange.limit.deadline(clock_from);
-    let (received, reply) = read_reply(process, deadline, asked, stuck).await;
-    exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
+    let (received, reply) = read_reply(process, deadline, asked, stuck, after).await;
+    let notice_passed = noticed && (ready.is_some() || reply.is_ok());
+    exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply, notice_passed });
 }
 
 /// What a reply answers, and the time the bot had for it.
@@ -701,12 +716,14 @@ struct Asked {
 /// Reads the reply asked for before `deadline`: the line as received and
 /// when (if a line came), and the reply or the forfeit it makes. With
 /// `stuck`, a `start` whose bot sits waiting for input that long is not
-/// waited for further.
+/// waited for further. `after` is the notice sent before the request, if
+/// no line came since: a refused line may answer it.
 async fn read_reply<M: serde::de::DeserializeOwned>(
     process: &mut BotProcess,
     deadline: Instant,
     asked: Asked,
     stuck: Option<Duration>,
+    after: Option<Notice>,
 ) -> (Option<(Vec<u8>, Instant)>, Result<Reply<M>, Forfeit>) {
     let request = asked.request;
     let watched = stuck.filter(|_| request.is_start()).zip(process.pid());
@@ -733,7 +750,7 @@ async fn read_reply<M: serde::de::DeserializeOwned>(
         Ok(line) => {
             let received_at = Instant::now();
             let reply = parse_reply::<M>(line, request.answer, request.id)
-                .map_err(|bad| Forfeit::refused(request, bad, cut(line)));
+                .map_err(|bad| Forfeit::refused(request, bad, cut(line), after));
             (Some((line.to_vec(), received_at)), reply)
         }
         Err(failure) => {

@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use clock::{GameClock, Leeway, TimeControl};
-pub use forfeit::{Activity, Cause, Request, Stall};
+pub use forfeit::{Activity, Cause, Notice, Request, Stall};
 pub use game::play_game;
 pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, Stopped};
 
@@ -118,6 +118,10 @@ pub struct Bot {
     /// Whether the running process has answered a `start`: from then on a
     /// game's `start` goes out with its first request (see protocol.md).
     answered_a_start: bool,
+    /// The last message that needs no answer sent to the running process
+    /// since the last line read from it: a refused line that could answer
+    /// it is named an answer to it.
+    unanswered_notice: Option<Notice>,
     /// The name the bot gave in its last `ready`, if any.
     pub reported_name: Option<String>,
     /// A time control of its own (a handicap), instead of the one in
@@ -134,6 +138,7 @@ impl Bot {
             process: None,
             next_id: 1,
             answered_a_start: false,
+            unanswered_notice: None,
             reported_name: None,
             time_control: None,
         }
@@ -161,6 +166,7 @@ impl Bot {
             });
             self.next_id = 1;
             self.answered_a_start = false;
+            self.unanswered_notice = None;
         }
         Ok(self.process.as_mut().expect("started above"))
     }
@@ -242,6 +248,11 @@ pub struct GameReport {
     /// `arena check` judges moves and their time by.
     pub moves_accepted: [u32; 2],
     pub slowest_move: [Duration; 2],
+    /// Each seat's requests answered rightly just after a message that
+    /// needs no answer (`over`, `reveal`, a probe): what `arena check`
+    /// judges "no reply to them" by.
+    #[serde(skip)]
+    pub notices_passed: [u32; 2],
     /// Names the bots gave in `ready`.
     pub reported_names: [Option<String>; 2],
     /// Whether each seat answered `start` with a valid `ready` in time.

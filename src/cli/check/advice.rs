@@ -214,6 +214,9 @@ pub fn hint(forfeit: &Forfeit, log: Option<&Path>, language: Option<Language>) -
                 flush_advice(language)
             ),
         },
+        Cause::AnsweredNotice { .. } => {
+            "answer only `start` and `move`: `over` and `reveal` need no answer; after one, keep reading (the next line is the next request, the next game's `start`, or the end of input)".to_owned()
+        }
         Cause::BadReply(BadReplyKind::IdNotANumber) => {
             "copy the `id` of each request into your reply as the number it is (\"id\": 2, not \"id\": \"2\")".to_owned()
         }

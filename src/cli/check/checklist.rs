@@ -41,6 +41,7 @@ enum Topic {
     Ids,
     LegalMoves,
     SeveralGames,
+    Notices,
     Time,
     StdoutLines,
     KeepsRunning,
@@ -79,7 +80,10 @@ impl Played {
         let refused = self.forfeit().is_some_and(|forfeit| {
             matches!(
                 forfeit.cause,
-                Cause::BadReply(_) | Cause::IllegalMove | Cause::LineTooLong { .. }
+                Cause::BadReply(_)
+                    | Cause::AnsweredNotice { .. }
+                    | Cause::IllegalMove
+                    | Cause::LineTooLong { .. }
             )
         });
         self.replies_accepted() + u32::from(refused)
@@ -113,6 +117,7 @@ pub fn never_started(games: &[Played]) -> bool {
 fn topic(forfeit: &Forfeit, index: usize, evidence: &Evidence) -> Topic {
     let at_start = forfeit.request.is_start();
     match &forfeit.cause {
+        Cause::AnsweredNotice { .. } => Topic::Notices,
         Cause::BadReply(kind) if kind.is_about_the_id() => Topic::Ids,
         Cause::BadReply(kind) if kind.forfeit_reason() == ForfeitReason::IllegalMove => {
             Topic::LegalMoves
@@ -227,6 +232,22 @@ pub fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
             "not judged: a forfeit replaced the process after every game".to_owned(),
         ),
     });
+
+    const NOTICES: &str = "does not answer `over` or `reveal`";
+    let passed: u32 =
+        games[..plain].iter().map(|played| played.report.notices_passed[played.seat.index()]).sum();
+    items.push(fails(NOTICES, Topic::Notices).unwrap_or_else(|| match passed {
+        0 => not_judged(
+            NOTICES,
+            "not judged: no request came after one in the same process".to_owned(),
+        ),
+        _ => pass(
+            NOTICES,
+            format!(
+                "the line after each of {passed} `over` and `reveal` messages answered the next request"
+            ),
+        ),
+    }));
 
     const UNKNOWN: &str = "ignores unknown fields and message types";
     let probed_failure = games[plain..]
