@@ -133,6 +133,20 @@ fn debug_prints_on_stdout_fail_with_a_hint_about_stderr() {
     assert!(details[1].contains("stderr"), "{details:?}");
 }
 
+/// A pretty-printed reply is not taken for a debug print: the detail and
+/// the hint say a reply is one line of compact JSON.
+#[test]
+fn a_pretty_printed_reply_is_told_to_be_one_line() {
+    let run = check_fixture("pretty_printed.py");
+    let title = "writes nothing but protocol lines to stdout";
+    let failed = item(&run, title);
+    assert!(failed.starts_with("FAIL") && failed.contains("not pretty-printed"), "{failed}");
+    let details = details(&run, title);
+    assert_eq!(details[0], "it sent: {");
+    assert!(details[1].contains("one line of compact JSON"), "{details:?}");
+    assert!(!details[1].contains("debug"), "{details:?}");
+}
+
 #[test]
 fn a_silent_bot_fails_the_time_check() {
     let run = check_fixture("silent.py");

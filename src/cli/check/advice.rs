@@ -223,6 +223,9 @@ pub fn hint(forfeit: &Forfeit, log: Option<&Path>, language: Option<Language>) -
         Cause::BadReply(kind) if kind.is_about_the_id() => {
             "copy the `id` of each request into your reply, as the number it is".to_owned()
         }
+        Cause::BadReply(BadReplyKind::SplitOverLines) => {
+            "write each reply as one line of compact JSON, with no line breaks inside (no indent or pretty-printing)".to_owned()
+        }
         Cause::BadReply(kind) if kind.is_stray_output() => {
             "only protocol replies go to stdout, one JSON object per line: debug prints go to stderr".to_owned()
         }
