@@ -272,6 +272,27 @@ fn a_person_plays_number_duel_against_a_bot_from_seat_2() {
     assert!(out.contains("Final Scores:"), "{out}");
 }
 
+/// The person is told their seat before the game; `x` is not taken for
+/// multiply (it means "leave" to many), and `quit` leaves the game.
+#[test]
+fn play_says_your_seat_first_refuses_x_and_quits_on_quit() {
+    let run = play(&["number-duel", "--seed", "5"], "3\nx\nquit\n");
+    let out = &run.stdout;
+    assert!(
+        out.starts_with(
+            "You are Player 1 (you move first), against the built-in random player as Player 2."
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("`x` is not an operation. Please type add (or a, +) or multiply"),
+        "{out}"
+    );
+    assert!(!out.contains("multiplies"), "{out}");
+    assert!(out.contains("Player 1 (you) left the game."), "{out}");
+    assert!(out.contains("Winner: Player 2 (random)"), "{out}");
+}
+
 #[test]
 fn two_people_play_number_warriors_at_one_keyboard() {
     // Both type the same numbers in turn: every turn is a tie, no damage.
