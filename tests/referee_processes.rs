@@ -341,6 +341,8 @@ fn a_reply_to_over_forfeits_the_next_game_and_is_named_so() {
         "{detail}"
     );
     assert!(run.stdout.contains("it answers the `over`"), "{}", run.stdout);
+    // The game line says the win is by forfeit, not by the score.
+    assert!(run.stdout.contains("random_bot wins by forfeit at "), "{}", run.stdout);
     scratch.assert_fixture_processes_gone();
 }
 

@@ -945,18 +945,17 @@ fn a_run_reports_as_json_lines_or_not_at_all() {
         let row = rows.iter().find(|row| row.number("game_index") == index).expect("a row");
         assert_eq!(event["game"]["winner"], row["winner"]);
         assert_eq!(event["game"]["outcome"], row["outcome"]);
+        // No forfeit: the forfeit columns are null, as the README says.
+        for column in ["forfeiter", "forfeit1", "forfeit2", "forfeit_detail"] {
+            assert!(event["game"][column].is_null(), "{column}: {}", event["game"]);
+        }
     }
     assert_eq!(events.last().unwrap()["out"], out.to_str().unwrap());
 
     let quiet = scratch.join("quiet");
-    let run = scratch.run_ok(&[
-        "run",
-        file.to_str().unwrap(),
-        "--out",
-        quiet.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(run.stdout, "", "--quiet printed");
+    let run =
+        scratch.run_ok(&["run", file.to_str().unwrap(), "--out", quiet.to_str().unwrap(), "-q"]);
+    assert_eq!(run.stdout, "", "-q (--quiet) printed");
     assert_eq!(read_games_csv(&quiet).len(), 4);
     assert_same_results(&out, &quiet);
 }

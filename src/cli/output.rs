@@ -4,15 +4,21 @@ use crate::protocol::ResultReason;
 use crate::referee::GameOutcome;
 use crate::results::{GameRow, tally};
 
-/// "game 3/10  seed 42  alpha (1) vs beta (2): beta wins 45-74"
+/// "game 3/10  seed 42  alpha (1) vs beta (2): beta wins 45-74"; a game
+/// ended by a forfeit says so before the score it stopped at: "beta wins
+/// by forfeit at 0-0  [timeout: ...]".
 pub fn game_line(row: &GameRow, total: u64) -> String {
+    let by_forfeit = match row.reason {
+        ResultReason::Normal => "",
+        _ => " by forfeit at",
+    };
     let verdict = match row.outcome {
         GameOutcome::Draw => "draw".to_owned(),
         GameOutcome::BothLost => "both lose".to_owned(),
         GameOutcome::Seat1 | GameOutcome::Seat2 => format!("{} wins", row.winner),
     };
     let mut line = format!(
-        "game {}/{}  seed {}  {} (1) vs {} (2): {verdict} {}-{}",
+        "game {}/{}  seed {}  {} (1) vs {} (2): {verdict}{by_forfeit} {}-{}",
         row.game_index, total, row.seed, row.seat1, row.seat2, row.score1, row.score2
     );
     if row.reason != ResultReason::Normal {

@@ -45,7 +45,7 @@ pub struct RunArgs {
     #[arg(long)]
     no_sandbox: bool,
     /// Show no progress: only warnings (on stderr) and errors.
-    #[arg(long, conflicts_with = "json")]
+    #[arg(short, long, conflicts_with = "json")]
     quiet: bool,
     /// Write the run as JSON lines on stdout, one object per event (the
     /// README's "Reading a run from a program" lists them), instead of text.
