@@ -167,26 +167,34 @@ fn a_bot_killed_by_a_signal_is_told_which() {
     }
 }
 
-/// `python3 tests/fixtures/no_such_bot.py`: the bot is named after its
-/// script, not `python3`, and the crash quotes Python's own complaint.
+/// `python3 tests/fixtures/no_such_bot.py`: refused before any game, exit
+/// status 2, naming the bot and the script; no results folder is made. A
+/// script given inline (`-c`) is no file to look for.
 #[test]
-fn a_missing_script_names_the_bot_and_quotes_the_interpreter() {
+fn a_missing_script_is_refused_before_any_game() {
     let scratch = Scratch::new();
-    let rows = match_rows(&scratch, "number-snatch", "python3 tests/fixtures/no_such_bot.py", &[]);
-    assert_eq!(&rows[0]["seat1"], "no_such_bot");
-    for row in &rows {
-        let detail = detail(row, "no_such_bot");
+    let out = scratch.out();
+    let missing = "python3 tests/fixtures/no_such_bot.py";
+    for args in [
+        vec!["match", "number-snatch", PYTHON_RANDOM_BOT, missing, "--out", out.to_str().unwrap()],
+        vec!["check", missing],
+        vec!["play", "number-snatch", "--vs", missing],
+    ] {
+        let run = scratch.arena(&args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {run:?}");
         assert!(
-            detail.contains("exited with status 2 instead of answering start request 1"),
-            "{detail}"
+            run.stderr.contains("script `tests/fixtures/no_such_bot.py` does not exist"),
+            "{args:?}: {}",
+            run.stderr
         );
-        assert!(
-            detail.contains("the last line it wrote to stderr: ")
-                && detail.contains("can't open file")
-                && detail.contains("no_such_bot.py"),
-            "{detail}"
-        );
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
     }
+    let run = scratch.arena(["match", "number-snatch", PYTHON_RANDOM_BOT, missing]);
+    assert!(run.stderr.contains("arena: bot 2: script `"), "{}", run.stderr);
+    assert!(!out.exists(), "a refused match made its results folder");
+    let inline = "python3 -c 'import sys; sys.exit(3)'";
+    let rows = match_rows(&scratch, "number-snatch", inline, &[]);
+    assert!(rows.iter().all(|row| &row["reason"] == "crash"), "{rows:?}");
 }
 
 /// Default names come from the script an interpreter runs, whatever the

@@ -5,7 +5,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::games::{Game, GameId};
-use crate::referee::BotCommand;
+use crate::referee::{BotCommand, Script};
 use crate::with_game;
 
 /// The clap parser of a game id: its possible values (with their titles,
@@ -90,7 +90,16 @@ pub fn default_bot_name(command: &BotCommand) -> String {
                 || word.contains('/')
                 || Path::new(word).extension().is_some())
     };
-    let script = command.argv[1..].iter().find(names_a_file).filter(|_| is_interpreter);
+    let script = match command.script() {
+        Script::File(script) => Some(script),
+        // Code given inline, or a module: the interpreter is all there is.
+        Script::None => None,
+        Script::Unknown => command.argv[1..]
+            .iter()
+            .find(names_a_file)
+            .filter(|_| is_interpreter)
+            .map(String::as_str),
+    };
     let word = Path::new(script.unwrap_or(program));
     let stem = word.file_stem().and_then(|stem| stem.to_str()).filter(|stem| !stem.is_empty());
     let folder = || word.parent()?.file_name()?.to_str();
@@ -167,6 +176,7 @@ mod tests {
         assert_eq!(name("java -jar bot.jar"), "bot");
         assert_eq!(name("python3 bot.py config.json"), "bot");
         assert_eq!(name("python3 -m mybot"), "python3");
+        assert_eq!(name("python3 -c 'import sys; sys.exit(3)'"), "python3");
         assert_eq!(name("target/release/random-bot --fast"), "random-bot");
         assert_eq!(name("./bot data.txt"), "bot");
         assert_eq!(name("bots/cpp/bot"), "cpp");

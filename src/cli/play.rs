@@ -65,7 +65,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         line => {
             let command =
                 BotCommand::parse(line).map_err(|error| UsageError(format!("--vs: {error}")))?;
-            command.check_program().map_err(|error| UsageError(format!("--vs: {error}")))?;
+            command.check_files().map_err(|error| UsageError(format!("--vs: {error}")))?;
             Some(command)
         }
     };

@@ -219,7 +219,7 @@ pub fn command_line_bots(
     for (index, line) in commands.iter().enumerate() {
         let command = BotCommand::parse(line)
             .map_err(|error| UsageError(format!("{}: {error}", what(index))))?;
-        command.check_program().map_err(|error| UsageError(format!("{}: {error}", what(index))))?;
+        command.check_files().map_err(|error| UsageError(format!("{}: {error}", what(index))))?;
         parsed.push(command);
     }
     let chosen: Vec<String> = parsed

@@ -12,6 +12,7 @@ mod game;
 pub mod lines;
 pub mod process;
 pub mod reaper;
+mod script;
 pub mod transcript;
 
 use std::path::PathBuf;
@@ -24,6 +25,7 @@ pub use clock::{GameClock, Leeway, TimeControl};
 pub use forfeit::{Activity, Cause, Notice, Request, Stall};
 pub use game::play_game;
 pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, Stopped};
+pub use script::Script;
 
 use crate::games::Seat;
 use crate::protocol::{ForfeitReason, Limits, ResultReason};

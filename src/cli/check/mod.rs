@@ -86,7 +86,7 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let mut command =
         BotCommand::parse(&args.command).map_err(|error| UsageError(error.to_string()))?;
-    command.check_program().map_err(UsageError)?;
+    command.check_files().map_err(UsageError)?;
     let games: Vec<GameId> = args.game.map_or_else(|| GameId::ALL.to_vec(), |game| vec![game]);
     let setups = games
         .iter()
