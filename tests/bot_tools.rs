@@ -97,6 +97,17 @@ fn a_bot_refused_by_the_sandbox_is_told_why() {
     let details = details(&run, "stays inside its sandbox");
     assert!(details.iter().any(|line| line.contains("--allow-read")), "{details:?}");
     assert!(run.stdout.contains("outside its folders"), "{}", run.stdout);
+    // Without the sandbox the file is there to be read: nothing refused.
+    let open = check(
+        &Scratch::new(),
+        &[
+            "--no-sandbox",
+            "--game",
+            "number-claim",
+            &fixture("hostile.py read-file path:/etc/shadow"),
+        ],
+    );
+    assert!(!item(&open, "stays inside its sandbox").starts_with("FAIL"), "{}", open.stdout);
 }
 
 #[test]

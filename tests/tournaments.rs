@@ -771,9 +771,10 @@ fn mistakes_in_the_file_are_refused_before_anything_is_written() {
     }
 }
 
-/// The pids each bot wrote to its stderr logs (`pid N` lines), by game.
-fn pids_in_logs(out: &Path) -> BTreeMap<String, BTreeMap<u64, BTreeSet<u32>>> {
-    let mut pids: BTreeMap<String, BTreeMap<u64, BTreeSet<u32>>> = BTreeMap::new();
+/// The processes each bot wrote to its stderr logs (`pid NAMESPACE/PID`
+/// lines), by game.
+fn pids_in_logs(out: &Path) -> BTreeMap<String, BTreeMap<u64, BTreeSet<String>>> {
+    let mut pids: BTreeMap<String, BTreeMap<u64, BTreeSet<String>>> = BTreeMap::new();
     for entry in std::fs::read_dir(out.join("logs")).expect("a logs folder").flatten() {
         let name = entry.file_name().into_string().expect("a UTF-8 file name");
         // game-000003-seat2-NAME.log
@@ -786,14 +787,14 @@ fn pids_in_logs(out: &Path) -> BTreeMap<String, BTreeMap<u64, BTreeSet<u32>>> {
                     .or_default()
                     .entry(game.parse().expect("a game number"))
                     .or_default()
-                    .insert(pid.parse().expect("a pid"));
+                    .insert(pid.to_owned());
             }
         }
     }
     pids
 }
 
-fn restart_tournament(scratch: &Scratch, restart: Option<&str>) -> BTreeMap<String, Vec<u32>> {
+fn restart_tournament(scratch: &Scratch, restart: Option<&str>) -> BTreeMap<String, Vec<String>> {
     let bots = [
         scratch.paced_bot("one", &["--pid-to-stderr"]),
         scratch.paced_bot("two", &["--pid-to-stderr"]),
@@ -866,10 +867,10 @@ fn a_bot_is_restarted_after_a_timeout_and_plays_on() {
     assert_eq!(&rows[0]["winner"], "rs");
 
     let games = pids_in_logs(&out).remove("staller").expect("the staller's logs");
-    let pid_of = |game: u64| -> u32 {
+    let pid_of = |game: u64| -> String {
         let pids = &games[&game];
         assert_eq!(pids.len(), 1, "game {game}: {pids:?}");
-        *pids.first().unwrap()
+        pids.first().unwrap().clone()
     };
     assert_ne!(pid_of(1), pid_of(2), "the bot that timed out was not restarted");
     for game in 3..=6 {

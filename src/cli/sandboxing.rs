@@ -109,9 +109,13 @@ pub fn prepare_sandbox(
         Some(sandbox) => {
             let missing = sandbox.protections().missing();
             if !missing.is_empty() {
+                let why = sandbox
+                    .why_no_boxes()
+                    .map(|why| format!(" (a box could not be made: {why})"))
+                    .unwrap_or_default();
                 warn(&format!(
-                    "this machine lacks {}; bots run with the other protections",
-                    missing.join(", ")
+                    "this machine lacks {}{why}; bots run with the other protections",
+                    missing.join("; ")
                 ));
             }
             format!("sandbox: {}", sandbox.summary())

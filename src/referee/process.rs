@@ -25,7 +25,8 @@ use super::deadline::Deadline;
 use super::forfeit::{Activity, Crash, Ending, last_stderr_lines};
 use super::lines::{LineError, LineReader};
 use super::{LogPath, reaper};
-use crate::sandbox::{BotSandbox, CommandFiles, Sandbox, SandboxError, ScratchFolder, limit_hit};
+use crate::os::sandbox::{Handle, StartError};
+use crate::sandbox::{BotSandbox, CommandFiles, LimitReached, Sandbox, SandboxError, limit_hit};
 
 /// How to start a bot.
 #[derive(Clone, Debug)]
@@ -145,18 +146,12 @@ pub enum CommandError {
     Empty,
     #[error("cannot split the command `{command}`: {message}")]
     Split { command: String, message: String },
-    #[error("cannot start `{command}`: {source}")]
-    Spawn {
-        command: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("cannot start `{command}`: {source}")]
-    Sandbox {
-        command: String,
-        #[source]
-        source: SandboxError,
-    },
+    // The cause is part of the message, not a source of its own: a chain
+    // printed in full would say it twice.
+    #[error("cannot start `{command}`: {error}")]
+    Spawn { command: String, error: std::io::Error },
+    #[error("cannot start `{command}`: {error}")]
+    Sandbox { command: String, error: SandboxError },
 }
 
 /// Where a bot's stderr goes: the current game's log file, capped in size.
@@ -343,53 +338,89 @@ impl std::fmt::Debug for LocalPlayer {
 
 /// What runs behind a bot's pipes.
 enum Runner {
-    /// A program: its pid (also its process group), its stderr drain, and
-    /// its sandbox's scratch folder (removed once the program is gone).
+    /// A program: its pid, its stderr drain, and its sandbox with the
+    /// handle that kills it (without one, its pid leads its process group).
     Program {
         pid: u32,
         stderr_log: Arc<Mutex<StderrLog>>,
         stderr_task: JoinHandle<()>,
-        sandbox: Option<(Arc<BotSandbox>, ScratchFolder)>,
+        sandbox: Option<(Arc<BotSandbox>, Handle)>,
     },
     /// A local player, whose session is the [`Exit`] task.
     Local,
 }
 
+impl Runner {
+    /// Kills a program and everything it started that is still with it
+    /// (its box, or its process group); a local player has nothing to kill.
+    fn kill(&self) {
+        match self {
+            Runner::Program { sandbox: Some((_, handle)), .. } => handle.kill(),
+            Runner::Program { pid, sandbox: None, .. } => crate::os::kill_group(*pid),
+            Runner::Local => {}
+        }
+    }
+
+    /// Whether processes the program started may have left it, to be
+    /// swept: never from a box.
+    fn may_leave_orphans(&self) -> bool {
+        match self {
+            Runner::Program { sandbox: Some((_, handle)), .. } => handle.may_leave_orphans(),
+            Runner::Program { sandbox: None, .. } => true,
+            Runner::Local => false,
+        }
+    }
+}
+
+/// How a bot ended: its exit status, and a limit its box saw it reach.
+#[derive(Clone, Copy, Debug)]
+struct Ended {
+    status: ExitStatus,
+    reached: Option<LimitReached>,
+}
+
+impl Ended {
+    fn plain(status: ExitStatus) -> Ended {
+        Ended { status, reached: None }
+    }
+}
+
 /// The end of a bot: a task that finishes when the bot does (it reaps a
-/// program, or it is a local player's session), and its status once known.
+/// program, or it is a local player's session), and its end once known.
 ///
 /// Awaiting the task itself, rather than a channel it fills, keeps the
 /// check for an exit that races every reply cheap.
 struct Exit {
-    task: JoinHandle<ExitStatus>,
-    status: Option<ExitStatus>,
+    task: JoinHandle<Ended>,
+    ended: Option<Ended>,
 }
 
 impl Exit {
-    fn new(task: JoinHandle<ExitStatus>) -> Exit {
-        Exit { task, status: None }
+    fn new(task: JoinHandle<Ended>) -> Exit {
+        Exit { task, ended: None }
     }
 
     /// Waits until the bot has ended. Cancel-safe.
-    async fn wait(&mut self) -> ExitStatus {
-        if let Some(status) = self.status {
-            return status;
+    async fn wait(&mut self) -> Ended {
+        if let Some(ended) = self.ended {
+            return ended;
         }
         // A task that failed or was cancelled stands for a plain exit.
-        let status = (&mut self.task).await.unwrap_or_else(|_| ExitStatus::from_raw(0));
-        self.status = Some(status);
-        status
+        let ended =
+            (&mut self.task).await.unwrap_or_else(|_| Ended::plain(ExitStatus::from_raw(0)));
+        self.ended = Some(ended);
+        ended
     }
 
-    /// The status, if the bot has ended already.
-    fn now(&mut self) -> Option<ExitStatus> {
-        if self.status.is_none() && self.task.is_finished() {
+    /// The end, if the bot has ended already.
+    fn now(&mut self) -> Option<Ended> {
+        if self.ended.is_none() && self.task.is_finished() {
             let mut context = Context::from_waker(Waker::noop());
             if let Poll::Ready(result) = Pin::new(&mut self.task).poll(&mut context) {
-                self.status = Some(result.unwrap_or_else(|_| ExitStatus::from_raw(0)));
+                self.ended = Some(result.unwrap_or_else(|_| Ended::plain(ExitStatus::from_raw(0))));
             }
         }
-        self.status
+        self.ended
     }
 }
 
@@ -416,15 +447,15 @@ impl BotProcess {
         max_line_bytes: usize,
         stderr_cap: u64,
     ) -> Result<BotProcess, CommandError> {
-        // Spawning and registering behind the gate keeps an orphan sweep
-        // from mistaking the new bot for an escaped process.
-        let gate = reaper::spawning();
+        // Registered before a sweep may look: it must never take the new
+        // bot for an escaped process.
+        let spawning = reaper::Spawning::start();
         let started = match &command.sandbox {
             Some(sandbox) => start_sandboxed(command, sandbox)?,
             None => start_plain(command)?,
         };
-        reaper::register(started.pid);
-        drop(gate);
+        spawning.register(started.pid);
+        drop(spawning);
 
         let Started { pid, stdin, stdout, mut stderr, exit, sandbox } = started;
         let stderr_log = Arc::new(Mutex::new(StderrLog::new(stderr_cap)));
@@ -455,7 +486,7 @@ impl BotProcess {
             (player.start)(LocalIo { requests: Box::new(requests), replies: Box::new(replies) });
         let exit = Exit::new(tokio::spawn(async move {
             session.await;
-            ExitStatus::from_raw(0)
+            Ended::plain(ExitStatus::from_raw(0))
         }));
         BotProcess::with(
             Runner::Local,
@@ -595,7 +626,12 @@ impl BotProcess {
     /// waiting to read its input (so any reply it wrote is stuck in its
     /// output buffer), or busy.
     pub fn activity(&self) -> Activity {
-        match self.pid().and_then(crate::os::reading_stdin) {
+        let bot_pid = match &self.runner {
+            Runner::Program { sandbox: Some((_, handle)), .. } => handle.bot_pid(),
+            Runner::Program { pid, .. } => Some(*pid),
+            Runner::Local => None,
+        };
+        match bot_pid.and_then(crate::os::reading_stdin) {
             Some(true) => Activity::WaitingForInput,
             Some(false) => Activity::Busy,
             None => Activity::Unknown,
@@ -616,11 +652,12 @@ impl BotProcess {
         }
         drop(self.stdin.take());
         let exited_in_grace = tokio::time::timeout(grace, self.exit.wait()).await.is_ok();
+        // Also when the bot exited by itself: its children may live on and
+        // hold the pipes open.
+        self.runner.kill();
+        let leaves_orphans = self.runner.may_leave_orphans();
         match &mut self.runner {
-            Runner::Program { pid, stderr_task, .. } => {
-                // Also when the leader exited by itself: its children may
-                // live on and hold the pipes open.
-                crate::os::kill_group(*pid);
+            Runner::Program { stderr_task, .. } => {
                 self.exit.wait().await;
                 // stderr ends once every writer is gone; one that escaped the
                 // group is killed by the sweep, so do not wait for it here.
@@ -628,7 +665,9 @@ impl BotProcess {
                 {
                     stderr_task.abort();
                 }
-                reaper::sweep_orphans_now_and_then(Duration::from_millis(200));
+                if leaves_orphans {
+                    reaper::request_sweep();
+                }
                 Stopped { exited_in_grace }
             }
             Runner::Local => {
@@ -651,11 +690,9 @@ impl Drop for BotProcess {
         // Dropped without `stop` (a cancelled game, a panic): still kill the
         // group, and the wait task reaps the leader; or end the local task.
         if !self.stopped {
+            self.runner.kill();
             match &self.runner {
-                Runner::Program { pid, stderr_task, .. } => {
-                    crate::os::kill_group(*pid);
-                    stderr_task.abort();
-                }
+                Runner::Program { stderr_task, .. } => stderr_task.abort(),
                 Runner::Local => self.exit.task.abort(),
             }
         }
@@ -670,7 +707,7 @@ struct Started {
     stdout: BotOutput,
     stderr: BotOutput,
     exit: Exit,
-    sandbox: Option<(Arc<BotSandbox>, ScratchFolder)>,
+    sandbox: Option<(Arc<BotSandbox>, Handle)>,
 }
 
 /// Starts `command` without a sandbox, through tokio, in a process group of
@@ -689,7 +726,7 @@ fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
     }
     let mut child = builder
         .spawn()
-        .map_err(|source| CommandError::Spawn { command: command.display(), source })?;
+        .map_err(|source| CommandError::Spawn { command: command.display(), error: source })?;
     let pid = child.id().expect("a just-spawned child has a pid");
     let stdin = child.stdin.take().expect("stdin is piped");
     let stdout = child.stdout.take().expect("stdout is piped");
@@ -699,7 +736,7 @@ fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
         reaper::unregister(pid);
         // Waiting only fails if the child was already reaped elsewhere;
         // report that as a plain exit.
-        status.unwrap_or_else(|_| ExitStatus::from_raw(0))
+        Ended::plain(status.unwrap_or_else(|_| ExitStatus::from_raw(0)))
     }));
     Ok(Started {
         pid,
@@ -711,18 +748,29 @@ fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
     })
 }
 
-/// Starts `command` in `sandbox` (which makes it a session leader), its
-/// exit watched through a pidfd.
+/// Starts `command` in `sandbox`, its exit watched through a pidfd.
 fn start_sandboxed(
     command: &BotCommand,
     sandbox: &Arc<BotSandbox>,
 ) -> Result<Started, CommandError> {
-    let (mut prepared, scratch) = sandbox
-        .prepare(&command.argv, command.dir.as_deref(), &command.env)
-        .map_err(|source| CommandError::Sandbox { command: command.display(), source })?;
-    let spawn_error = |source| CommandError::Spawn { command: command.display(), source };
-    let spawned = crate::os::sandbox::spawn(&mut prepared).map_err(spawn_error)?;
+    let started =
+        sandbox.start(&command.argv, command.dir.as_deref(), &command.env).map_err(|error| {
+            match error {
+                StartError::Exec(source) => {
+                    CommandError::Spawn { command: command.display(), error: source }
+                }
+                StartError::Sandbox(source) => {
+                    CommandError::Sandbox { command: command.display(), error: source }
+                }
+                StartError::Box { doing, error } => CommandError::Sandbox {
+                    command: command.display(),
+                    error: SandboxError::Setup(format!("{doing}: {error}")),
+                },
+            }
+        })?;
+    let crate::os::sandbox::Started { spawned, handle, ending } = started;
     let pid = spawned.pid;
+    let spawn_error = |source| CommandError::Spawn { command: command.display(), error: source };
     let pipes = (|| {
         Ok::<_, std::io::Error>((
             pipe::Sender::from_owned_fd(spawned.stdin)?,
@@ -737,7 +785,7 @@ fn start_sandboxed(
     let (stdin, stdout, stderr, pidfd) = match pipes {
         Ok(pipes) => pipes,
         Err(error) => {
-            crate::os::kill_group(pid);
+            handle.kill();
             return Err(spawn_error(error));
         }
     };
@@ -753,7 +801,8 @@ fn start_sandboxed(
             }
         };
         reaper::unregister(pid);
-        status.unwrap_or_else(|| ExitStatus::from_raw(0))
+        let (status, reached) = ending.finish(status.unwrap_or_else(|| ExitStatus::from_raw(0)));
+        Ended { status, reached }
     }));
     Ok(Started {
         pid,
@@ -761,7 +810,7 @@ fn start_sandboxed(
         stdout: Box::new(stdout),
         stderr: Box::new(stderr),
         exit,
-        sandbox: Some((Arc::clone(sandbox), scratch)),
+        sandbox: Some((Arc::clone(sandbox), handle)),
     })
 }
 
@@ -778,14 +827,16 @@ async fn wait_for_exit(exit: &mut Exit, deadline: Instant) {
 /// wrote to stderr (often the error itself: a traceback's last frame,
 /// "can't open file").
 fn crash(exit: &mut Exit, runner: &Runner, ending: Ending) -> Crash {
-    let status = exit.now();
+    let ended = exit.now();
+    let status = ended.map(|ended| ended.status);
+    let reached = ended.and_then(|ended| ended.reached);
     let mut crash = Crash { ending, status, limit: None, stderr_tail: Vec::new() };
     if let Runner::Program { stderr_log, sandbox, .. } = runner {
         let log = stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let signal = status.and_then(|status| status.signal());
         crash.limit = sandbox
             .as_ref()
-            .and_then(|(sandbox, _)| limit_hit(sandbox.limits(), signal, &log.tail.bytes));
+            .and_then(|(sandbox, _)| limit_hit(sandbox.limits(), reached, signal, &log.tail.bytes));
         crash.stderr_tail = last_stderr_lines(&log.tail.bytes, log.tail.cut);
     }
     crash

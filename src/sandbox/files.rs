@@ -1,6 +1,7 @@
 //! Which files a bot may read: system folders, its interpreter's
 //! installation, and the folders of the files its command names, less what
-//! belongs to the arena or to other bots.
+//! belongs to the arena or to other bots, and never anything inside a
+//! `.git` folder (where a CI checkout keeps its token).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -32,10 +33,6 @@ const ETC_ENTRIES: [&str; 17] = [
     "python3*",
     "java-*",
 ];
-
-/// Device files every bot may use.
-pub const DEVICES: [&str; 5] =
-    ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
 /// The system paths a bot may read: [`SYSTEM_FOLDERS`] and the chosen
 /// entries of /etc, those that exist.
@@ -71,19 +68,27 @@ pub struct CommandFiles {
     /// Installations of the interpreters it runs (a program found in PATH,
     /// the interpreter of a `#!` line), outside the system folders.
     pub installations: Vec<PathBuf>,
+    /// The paths the command reaches as written (absolute, links not
+    /// resolved): its program, the files and folders it names, the
+    /// interpreters it runs. A box recreates the links on their way.
+    pub reached: Vec<PathBuf>,
 }
 
 impl CommandFiles {
     /// Looks up the files of `argv` run in `dir` with `path` as PATH.
     pub fn of(argv: &[String], dir: &Path, path: &std::ffi::OsStr) -> CommandFiles {
         let mut files = CommandFiles::default();
+        // The working folder must exist where the bot runs.
+        files.reach(dir);
         let Some((program, arguments)) = argv.split_first() else { return files };
         if program.contains('/') {
             if let Some(file) = existing_file(&dir.join(program)) {
                 files.add_interpreter_of(&file, path);
                 files.own.push(file);
+                files.reach(&dir.join(program));
             }
         } else if let Some(found) = find_in_path(program, path) {
+            files.reach(&found);
             files.add_installation(&found);
             if let Ok(real) = found.canonicalize() {
                 files.add_installation(&real);
@@ -95,10 +100,12 @@ impl CommandFiles {
             if let Some(file) = existing_file(&named) {
                 files.add_interpreter_of(&file, path);
                 files.own.push(file);
+                files.reach(&named);
             } else if let Ok(folder) = named.canonicalize()
                 && folder.is_dir()
             {
                 files.own_folders.push(folder);
+                files.reach(&named);
             }
         }
         files.own.sort();
@@ -106,6 +113,12 @@ impl CommandFiles {
         files.installations.sort();
         files.installations.dedup();
         files
+    }
+
+    fn reach(&mut self, path: &Path) {
+        if let Ok(absolute) = std::path::absolute(path) {
+            self.reached.push(absolute);
+        }
     }
 
     /// The folders holding the bot's own files, and those its command names.
@@ -139,6 +152,7 @@ impl CommandFiles {
             Some(PathBuf::from(interpreter))
         };
         if let Some(program) = program {
+            self.reach(&program);
             self.add_installation(&program);
             if let Ok(real) = program.canonicalize() {
                 self.add_installation(&real);
@@ -175,6 +189,78 @@ fn shebang(file: &Path) -> Option<String> {
     let head = head[..count].strip_prefix(b"#!")?;
     let end = head.iter().position(|&byte| byte == b'\n').unwrap_or(head.len());
     Some(String::from_utf8_lossy(&head[..end]).trim().to_owned())
+}
+
+/// Whether `path` lies inside a `.git` folder (or is one).
+pub fn in_git_folder(path: &Path) -> bool {
+    path.components().any(|component| component.as_os_str() == ".git")
+}
+
+/// The path with links resolved; for a path that does not exist yet, its
+/// parent's resolved path and its name.
+pub fn real_path(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    if let Ok(real) = absolute.canonicalize() {
+        return real;
+    }
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(parent), Some(name)) => real_path(parent).join(name),
+        _ => absolute,
+    }
+}
+
+/// What the bot whose command names `own` may read: the system paths, its
+/// interpreter's installation, the folders of its own files and those it
+/// names, and `read_paths` (a setting), less `protected` (the results
+/// folder, the tournament file), the other bots' files (`others`), and every
+/// `.git` folder at the top of a granted folder. A file or folder the
+/// command names inside one of those is not granted at all.
+pub fn grants(
+    own: &CommandFiles,
+    others: &[CommandFiles],
+    protected: &[PathBuf],
+    read_paths: &[PathBuf],
+) -> Vec<Grant> {
+    let mut excluded = protected.to_vec();
+    for other in others.iter().filter(|other| *other != own) {
+        excluded.extend(other.own.iter().filter(|file| !own.own.contains(file)).cloned());
+        // Another bot's folder, unless this bot's own files are in it.
+        let own_folders = own.folders();
+        excluded.extend(other.folders().into_iter().filter(|folder| {
+            !own.own.iter().any(|file| file.starts_with(folder))
+                && !own_folders.iter().any(|mine| mine.starts_with(folder))
+        }));
+    }
+    // Only what exists needs keeping out, and a folder is split into its
+    // entries only around something that does.
+    excluded.retain(|path| path.exists());
+    let forbidden = |path: &Path| {
+        in_git_folder(path) || excluded.iter().any(|excluded| path.starts_with(excluded))
+    };
+    let mut own = own.clone();
+    own.own.retain(|file| !forbidden(file));
+    own.own_folders.retain(|folder| !forbidden(folder));
+    let mut grants: Vec<Grant> = system_paths().into_iter().map(Grant::Whole).collect();
+    let folders = own
+        .installations
+        .iter()
+        .cloned()
+        .chain(own.folders())
+        .chain(read_paths.iter().map(|path| real_path(path)));
+    for folder in folders {
+        if forbidden(&folder) {
+            continue;
+        }
+        let mut excluded = excluded.clone();
+        let git = folder.join(".git");
+        if git.exists() {
+            excluded.push(git);
+        }
+        grants.extend(tree_without(&folder, &excluded));
+    }
+    grants.sort();
+    grants.dedup();
+    grants
 }
 
 /// A path to open to a bot.

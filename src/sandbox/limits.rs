@@ -6,15 +6,17 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-/// The resource limits of every bot process. Each applies per process tree
-/// where the machine allows it (see [`super::Protections`]).
+/// The resource limits of every bot process. Each applies to the whole box
+/// where a cgroup keeps it, else per process (see [`super::Protections`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Limits {
-    /// Bytes of private writable memory (RLIMIT_DATA): heap and anonymous
-    /// mappings. Address space merely reserved is not counted, so V8 and the
-    /// JVM start under it.
+    /// Bytes of memory: of the whole box, every kind (a cgroup), or else
+    /// private writable memory per process (RLIMIT_DATA) and the box's
+    /// resident memory (the watchdog). Address space merely reserved is not
+    /// counted, so V8 and the JVM start under it.
     pub memory: u64,
-    /// Processes and threads the bot may run at once (RLIMIT_NPROC).
+    /// Processes and threads the bot may run at once (its cgroup, or
+    /// RLIMIT_NPROC in its user namespace).
     pub processes: u64,
     /// CPU time of each process, over its whole life (RLIMIT_CPU).
     #[serde(serialize_with = "seconds")]
@@ -23,6 +25,10 @@ pub struct Limits {
     pub open_files: u64,
     /// Largest file the bot may write (RLIMIT_FSIZE).
     pub file_size: u64,
+    /// Size of the box's private tmpfs (its /tmp, HOME and TMPDIR), and of
+    /// its /dev/shm. Kept in memory, so counted as memory where a cgroup
+    /// counts it.
+    pub scratch: u64,
 }
 
 impl Default for Limits {
@@ -33,6 +39,7 @@ impl Default for Limits {
             cpu_time: Duration::from_secs(600),
             open_files: 512,
             file_size: 64 << 20,
+            scratch: 64 << 20,
         }
     }
 }
@@ -45,18 +52,43 @@ impl fmt::Display for Limits {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "memory {}, {} processes, CPU {}, {} open files, files up to {}, no core dumps",
+            "memory {}, {} processes, CPU {}, {} open files, files up to {}, scratch {}, no core dumps",
             show_size(self.memory),
             self.processes,
             humantime::format_duration(self.cpu_time),
             self.open_files,
-            show_size(self.file_size)
+            show_size(self.file_size),
+            show_size(self.scratch)
         )
     }
 }
 
-/// A limit a dead bot most likely ran into, named for its forfeit detail.
-pub fn limit_hit(limits: &Limits, signal: Option<i32>, stderr_tail: &[u8]) -> Option<String> {
+/// A limit the box itself saw a bot reach: a cgroup's count of what it
+/// refused or killed, or the memory watchdog.
+#[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitReached {
+    Memory,
+    Processes,
+}
+
+/// A limit a dead bot ran into (`reached`, when the box saw it) or most
+/// likely ran into, named for its forfeit detail.
+pub fn limit_hit(
+    limits: &Limits,
+    reached: Option<LimitReached>,
+    signal: Option<i32>,
+    stderr_tail: &[u8],
+) -> Option<String> {
+    match reached {
+        Some(LimitReached::Memory) => {
+            return Some(format!("over its memory limit ({})", show_size(limits.memory)));
+        }
+        Some(LimitReached::Processes) => {
+            return Some(format!("at its process limit ({} processes)", limits.processes));
+        }
+        None => {}
+    }
     match signal {
         Some(crate::os::SIGNAL_CPU_LIMIT) => {
             return Some(format!(
@@ -153,14 +185,18 @@ mod tests {
     fn the_limit_hit_is_named() {
         let limits = Limits::default();
         assert!(
-            limit_hit(&limits, Some(crate::os::SIGNAL_CPU_LIMIT), b"").unwrap().contains("CPU")
+            limit_hit(&limits, None, Some(crate::os::SIGNAL_CPU_LIMIT), b"")
+                .unwrap()
+                .contains("CPU")
         );
         assert!(
-            limit_hit(&limits, Some(crate::os::SIGNAL_FILE_SIZE_LIMIT), b"")
+            limit_hit(&limits, None, Some(crate::os::SIGNAL_FILE_SIZE_LIMIT), b"")
                 .unwrap()
                 .contains("64 MiB")
         );
-        assert!(limit_hit(&limits, None, b"...\nMemoryError\n").unwrap().contains("1 GiB"));
-        assert_eq!(limit_hit(&limits, Some(11), b"ok"), None);
+        assert!(limit_hit(&limits, None, None, b"...\nMemoryError\n").unwrap().contains("1 GiB"));
+        assert_eq!(limit_hit(&limits, None, Some(11), b"ok"), None);
+        let killed = limit_hit(&limits, Some(LimitReached::Memory), Some(9), b"").unwrap();
+        assert_eq!(killed, "over its memory limit (1 GiB)");
     }
 }

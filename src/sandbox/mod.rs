@@ -4,27 +4,37 @@
 //!
 //! Settings go in ([`SandboxSettings`]); [`Sandbox::new`] probes once per run
 //! what this machine can enforce ([`Protections`]); [`Sandbox::for_bot`]
-//! works out what one bot may read; and [`BotSandbox::prepare`] readies a
-//! command to start sandboxed. Per process that is:
+//! works out what one bot may see ([`files`] and [`layout`]); and
+//! `BotSandbox::start` starts one of its processes. Each process gets, where
+//! the machine allows it, a box of its own built as an allowlist:
 //!
-//! - its own Landlock domain: read and execute on system folders, its
-//!   interpreter's installation and the folders of its own files (less the
-//!   results, the tournament file, `.git` and other bots' files); read and
-//!   write in a scratch folder of its own (its HOME and TMPDIR, removed
-//!   afterwards); no TCP; no signals to, and no ptrace, /proc fd, mem or
-//!   environ access of, any process outside it;
-//! - its own session, so no terminal and no way into the arena's group;
-//! - a clean environment (PATH, locale, HOME, TMPDIR, its own `env`) and no
-//!   file descriptor but 0, 1 and 2;
-//! - resource limits ([`Limits`]); a user namespace of its own (or, under
-//!   root, a user id of its own) so that the process limit counts it alone;
-//! - a seccomp filter for what Landlock does not cover.
+//! - namespaces: user (the bot is an id of the box, mapped to no host
+//!   user's), PID (the box's first process is arena's; when it ends,
+//!   everything in the box dies at once), IPC, network (a loopback of its
+//!   own unless the network is allowed), UTS and mount: a root holding only
+//!   read-only views of the system folders, the bot's own files and its
+//!   interpreter's installation, a fresh /proc, a few devices, and a private
+//!   size-limited tmpfs as /tmp (its HOME and TMPDIR) and /dev/shm;
+//! - a cgroup where arena may make one: memory of every kind, processes,
+//!   an equal CPU share per box; else resource limits, a memory watchdog and
+//!   one session per box (the scheduler shares CPU by session);
+//! - Landlock inside the box (writes only to scratch, no TCP, no signals
+//!   or abstract sockets beyond the box) and a seccomp allowlist last.
+//!
+//! Where namespaces cannot be made (a container that forbids them, a
+//! distribution that restricts unprivileged user namespaces), bots run in
+//! the older arrangement: Landlock over the host's files with a scratch
+//! folder on disk, a user id or user namespace of their own, resource
+//! limits and the same seccomp allowlist; what that lacks is said once, and
+//! `sandbox = "required"` refuses it.
 //!
 //! Nothing is added per move: all of it happens when a process starts.
 
 // Only the Linux sandbox grants files; the stub leaves most of this unused.
 #[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
 pub(crate) mod files;
+#[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
+pub(crate) mod layout;
 mod limits;
 
 use std::fmt;
@@ -33,9 +43,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use files::{CommandFiles, in_system_folder};
-pub use limits::{Limits, limit_hit, parse_size, show_size};
+pub use limits::{LimitReached, Limits, limit_hit, parse_size, show_size};
 // The sandbox itself makes system calls: it lives in the OS layer.
-pub use crate::os::sandbox::{BotSandbox, Sandbox, ScratchFolder};
+pub use crate::os::sandbox::{BotSandbox, Sandbox};
 
 /// Whether bots run sandboxed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,7 +56,8 @@ pub enum SandboxMode {
     /// Every protection this machine offers; what it lacks is said once.
     #[default]
     On,
-    /// Refuse to run unless Landlock and seccomp are both available.
+    /// Refuse to run unless every protection is in force: a box per bot,
+    /// cgroup limits, Landlock and seccomp.
     Required,
 }
 
@@ -78,9 +89,19 @@ impl Default for SandboxSettings {
 #[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
 pub enum SandboxError {
     #[error(
-        "the sandbox is required (`sandbox = \"required\"`) but this machine lacks {0}; run on Linux 5.13 or later with Landlock enabled, or set `sandbox = true` to run with what there is"
+        "the sandbox is required (`sandbox = \"required\"`, `--require-sandbox`) but this machine lacks {0}; run arena as root or where it may make namespaces and a cgroup (a systemd unit with Delegate=yes, a container with its own cgroup namespace), or set `sandbox = true` to run with what there is"
     )]
     Required(String),
+    #[error(
+        "the {limit} limit for bots ({value}) is above arena's own hard limit ({hard}), which no bot may exceed; lower `{key}` in the tournament file (or its flag), or raise arena's limit (`ulimit -H{flag}`) before starting it"
+    )]
+    AboveOwnLimit {
+        limit: &'static str,
+        key: &'static str,
+        flag: char,
+        value: String,
+        hard: String,
+    },
     #[error(
         "arena sandboxes bots on Linux only; on this system run with `sandbox = false` (or `--sandbox off`)"
     )]
@@ -99,22 +120,47 @@ pub enum SandboxError {
     },
 }
 
+/// The cgroup hierarchy a box's limits are kept in.
+#[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CgroupVersion {
+    /// The v1 memory, pids and cpu controllers (writable by root).
+    V1,
+    /// The unified hierarchy, in a subtree delegated to arena's user.
+    V2,
+}
+
 /// What this machine lets the sandbox enforce, probed once per run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Protections {
     /// The kernel's Landlock ABI, when Landlock is enabled.
     pub landlock_abi: Option<u32>,
     pub seccomp: bool,
-    /// Each bot in a user namespace of its own (arena not root).
-    pub user_namespace: bool,
-    /// Arena runs as root: each bot gets a user id of its own.
+    /// Arena runs as root.
     pub as_root: bool,
+    /// Each process in a box of namespaces of its own.
+    pub boxes: bool,
+    /// Where each box's limits are kept, if arena may make cgroups.
+    pub cgroup: Option<CgroupVersion>,
+    /// Without boxes: each bot in a user namespace of its own (arena not
+    /// root), so that the process limit counts it alone.
+    pub user_namespace: bool,
 }
 
 impl Protections {
     /// What a full sandbox needs and this machine lacks.
     pub fn missing(&self) -> Vec<&'static str> {
         let mut missing = Vec::new();
+        if !self.boxes {
+            missing.push(
+                "namespaces for a box per bot (bots share the host's files, processes and IPC, behind Landlock)",
+            );
+        }
+        if self.cgroup.is_none() {
+            missing.push(
+                "a cgroup arena may write (memory falls back to resource limits and a watchdog, CPU to one session per box)",
+            );
+        }
         match self.landlock_abi {
             None => missing.push("Landlock (Linux 5.13+, enabled at boot)"),
             Some(abi) if abi < 4 => missing.push("Landlock TCP rules (Linux 6.7+)"),
@@ -124,18 +170,37 @@ impl Protections {
         if !self.seccomp {
             missing.push("seccomp");
         }
-        if !self.as_root && !self.user_namespace {
+        if !self.boxes && !self.as_root && !self.user_namespace {
             missing.push("unprivileged user namespaces (so no process limit)");
         }
         missing
+    }
+
+    /// Whether everything `sandbox = "required"` asks for is here: boxes,
+    /// cgroups, Landlock and seccomp.
+    #[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
+    pub fn complete(&self) -> bool {
+        self.boxes && self.cgroup.is_some() && self.landlock_abi.is_some() && self.seccomp
     }
 }
 
 impl fmt::Display for Protections {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.boxes {
+            write!(f, "a box per bot (user, PID, mount, IPC, UTS and network namespaces)")?;
+        } else {
+            write!(f, "no box per bot")?;
+        }
+        match self.cgroup {
+            Some(CgroupVersion::V1) => write!(f, ", cgroup v1 limits")?,
+            Some(CgroupVersion::V2) => write!(f, ", cgroup v2 limits")?,
+            None => {
+                write!(f, ", no cgroup (resource limits, a memory watchdog, a session per box)")?
+            }
+        }
         match self.landlock_abi {
             Some(abi) => {
-                write!(f, "landlock ABI {abi} (files")?;
+                write!(f, ", landlock ABI {abi} (files")?;
                 if abi >= 4 {
                     write!(f, ", TCP")?;
                 }
@@ -144,10 +209,12 @@ impl fmt::Display for Protections {
                 }
                 write!(f, ")")?;
             }
-            None => write!(f, "no landlock")?,
+            None => write!(f, ", no landlock")?,
         }
-        write!(f, ", {}", if self.seccomp { "seccomp" } else { "no seccomp" })?;
-        if self.as_root {
+        write!(f, ", {}", if self.seccomp { "seccomp allowlist" } else { "no seccomp" })?;
+        if self.boxes {
+            Ok(())
+        } else if self.as_root {
             write!(f, ", a user id per bot (arena runs as root; capabilities dropped)")
         } else if self.user_namespace {
             write!(f, ", a user namespace per bot")

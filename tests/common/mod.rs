@@ -226,7 +226,7 @@ pub fn transcript_of(out: &Path, row: &Row) -> Vec<Value> {
 
 /// The pids the fixtures wrote to their stderr (`arena-test-pid N`), as
 /// found in the logs anywhere under `folder`.
-pub fn recorded_pids(folder: &Path) -> Vec<u32> {
+pub fn recorded_pids(folder: &Path) -> Vec<RecordedPid> {
     let mut pids = Vec::new();
     let Ok(entries) = std::fs::read_dir(folder) else { return pids };
     for entry in entries.flatten() {
@@ -236,9 +236,13 @@ pub fn recorded_pids(folder: &Path) -> Vec<u32> {
         } else if path.extension().is_some_and(|extension| extension == "log") {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
             pids.extend(text.lines().filter_map(|line| {
-                line.strip_prefix("arena-test-pid ").map(|pid| {
-                    pid.trim().parse::<u32>().unwrap_or_else(|_| panic!("a pid, not `{line}`"))
-                })
+                let mut words = line.strip_prefix("arena-test-pid ")?.split_ascii_whitespace();
+                let mut next = || words.next().unwrap_or_else(|| panic!("a short line: `{line}`"));
+                let pid = next().parse::<u32>().unwrap_or_else(|_| panic!("a pid, not `{line}`"));
+                let namespace = next().to_owned();
+                let started =
+                    next().parse::<u64>().unwrap_or_else(|_| panic!("ticks, not `{line}`"));
+                Some(RecordedPid { pid, namespace, started })
             }));
         }
     }
@@ -264,14 +268,55 @@ fn live_state(pid: u32) -> Option<(char, String)> {
     proc_state(pid).filter(|(state, _)| !matches!(state, 'Z' | 'X'))
 }
 
-/// Fails unless every process in `pids` has ended, giving them a few
-/// seconds: signals and reaping take effect asynchronously.
-pub fn assert_processes_gone(pids: &[u32]) {
+/// A process a fixture recorded: its pid in its PID namespace
+/// (`pid:[INODE]`; a box has one of its own) and its start time in clock
+/// ticks since boot, which together name it on the host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedPid {
+    pub pid: u32,
+    pub namespace: String,
+    pub started: u64,
+}
+
+/// The start time of `pid` in clock ticks since boot.
+fn start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 1..].split_ascii_whitespace().nth(19)?.parse().ok()
+}
+
+/// The live host process that `recorded` names, if any: same namespace and
+/// start time (a namespace's number may be reused by a later box).
+fn live_recorded(recorded: &RecordedPid) -> Option<(u32, char, String)> {
+    let entries = std::fs::read_dir("/proc").ok()?;
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| start_ticks(pid) == Some(recorded.started))
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/ns/pid"))
+                .is_ok_and(|link| link.to_str() == Some(recorded.namespace.as_str()))
+        })
+        .find_map(|pid| live_state(pid).map(|(state, name)| (pid, state, name)))
+}
+
+/// Fails unless every process in `pids` has ended (in a box of its own,
+/// every process of its box), giving them a few seconds: signals and
+/// reaping take effect asynchronously.
+pub fn assert_processes_gone(pids: &[RecordedPid]) {
     let deadline = Instant::now() + GONE_WITHIN;
+    let own = std::fs::read_link("/proc/self/ns/pid").expect("this process's PID namespace");
     loop {
         let alive: Vec<(u32, char, String)> = pids
             .iter()
-            .filter_map(|&pid| live_state(pid).map(|(state, name)| (pid, state, name)))
+            .filter_map(|recorded| {
+                if Path::new(&recorded.namespace) == own {
+                    live_state(recorded.pid)
+                        .filter(|_| start_ticks(recorded.pid) == Some(recorded.started))
+                        .map(|(state, name)| (recorded.pid, state, name))
+                } else {
+                    live_recorded(recorded)
+                }
+            })
             .collect();
         if alive.is_empty() {
             return;

@@ -348,15 +348,35 @@ pub fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
 }
 
 /// Words of a refusal as programs print them, and what the sandbox refused.
-const DENIALS: [(&str, &str); 4] = [
+const DENIALS: [(&str, &str); 6] = [
     ("Permission denied", "your bot tried to open a file outside its folders"),
     ("PermissionError", "your bot tried to open a file outside its folders"),
     (
         "Operation not permitted",
         "your bot tried something the sandbox forbids (another process, the network, or a protected system call)",
     ),
+    (
+        "Function not implemented",
+        "your bot made a system call the sandbox refuses (see protocol.md section 7)",
+    ),
     ("Read-only file system", "your bot tried to write outside its scratch folder"),
+    ("No space left on device", "your bot filled its scratch folder"),
 ];
+
+/// Words of a missing file as programs print them: in a box, a file
+/// outside the bot's folders does not exist.
+const MISSING: [&str; 3] = ["No such file or directory", "FileNotFoundError", "ENOENT"];
+
+/// A path `line` names that exists on this machine, though the bot was told
+/// it does not: its box does not show it.
+fn hidden_path(line: &str) -> Option<&str> {
+    if !MISSING.iter().any(|words| line.contains(words)) {
+        return None;
+    }
+    line.split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | ',' | '(' | ')' | ':' | '`'))
+        .filter(|word| word.starts_with('/') && word.len() > 1)
+        .find(|word| std::path::Path::new(word).exists())
+}
 
 /// Whether the bot's stderr shows the sandbox refusing it something.
 pub fn sandbox_item(evidence: &Evidence, limits: Option<&Limits>) -> Item {
@@ -371,9 +391,16 @@ pub fn sandbox_item(evidence: &Evidence, limits: Option<&Limits>) -> Item {
             let denial = DENIALS
                 .iter()
                 .find(|(words, _)| line.contains(words))
-                .map(|(_, what)| (*what).to_owned());
+                .map(|(_, what)| (*what).to_owned())
+                .or_else(|| {
+                    hidden_path(line).map(|path| {
+                        format!(
+                            "your bot tried to open {path}, which is outside its folders (its box does not show it)"
+                        )
+                    })
+                });
             let Some(what) = denial.or_else(|| {
-                limit_hit(limits, None, line.as_bytes())
+                limit_hit(limits, None, None, line.as_bytes())
                     .map(|limit| format!("your bot ran {limit}"))
             }) else {
                 continue;
@@ -388,7 +415,7 @@ pub fn sandbox_item(evidence: &Evidence, limits: Option<&Limits>) -> Item {
                 evidence: format!("game {}: {what}; {said}: {}", index + 1, printable(line)),
                 line: None,
                 hint: Some(
-                    "a bot may read the system and the folders of its program and script, write only in $HOME (= $TMPDIR, its scratch folder), and has no network (protocol.md section 7); keep the files it reads beside its program, or allow a path with --allow-read (read_paths in a tournament file)".to_owned(),
+                    "a bot sees the system folders, its interpreter and the folders of its program and script, writes only in /tmp (its HOME and TMPDIR), and has no network (protocol.md section 7); keep the files it reads beside its program, or allow a path with --allow-read (read_paths in a tournament file)".to_owned(),
                 ),
             };
         }

@@ -8,7 +8,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 
 use crate::sandbox::{
-    CommandFiles, Limits, Protections, SandboxError, SandboxMode, SandboxSettings,
+    CommandFiles, LimitReached, Limits, Protections, SandboxError, SandboxMode, SandboxSettings,
 };
 
 /// Never made here.
@@ -18,13 +18,6 @@ pub enum Sandbox {}
 /// Never made here.
 #[derive(Debug)]
 pub enum BotSandbox {}
-
-/// Never made here.
-#[derive(Debug)]
-pub enum ScratchFolder {}
-
-/// Never made here.
-pub enum Prepared {}
 
 /// A started process (never made here).
 pub struct Spawned {
@@ -38,6 +31,55 @@ pub struct Spawned {
     pub stdout: OwnedFd,
     /// Arena's end of its stderr.
     pub stderr: OwnedFd,
+}
+
+/// A sandboxed process just started (never made here).
+pub struct Started {
+    pub spawned: Spawned,
+    pub handle: Handle,
+    pub ending: ProcessEnd,
+}
+
+/// Never made here.
+pub enum Handle {}
+
+impl Handle {
+    /// Never called.
+    pub fn kill(&self) {
+        match *self {}
+    }
+
+    /// Never called.
+    pub fn bot_pid(&self) -> Option<u32> {
+        match *self {}
+    }
+
+    /// Never called.
+    pub fn may_leave_orphans(&self) -> bool {
+        match *self {}
+    }
+}
+
+/// Never made here.
+pub enum ProcessEnd {}
+
+impl ProcessEnd {
+    /// Never called.
+    pub fn finish(self, _waited: ExitStatus) -> (ExitStatus, Option<LimitReached>) {
+        match self {}
+    }
+}
+
+/// Why a sandboxed process did not start (only `Sandbox` is made here).
+#[allow(dead_code)]
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    #[error(transparent)]
+    Exec(io::Error),
+    #[error("{doing}: {error}")]
+    Box { doing: &'static str, error: io::Error },
 }
 
 impl Sandbox {
@@ -54,6 +96,11 @@ impl Sandbox {
 
     /// Never called.
     pub fn protections(&self) -> Protections {
+        match *self {}
+    }
+
+    /// Never called.
+    pub fn why_no_boxes(&self) -> Option<&str> {
         match *self {}
     }
 
@@ -89,19 +136,14 @@ impl BotSandbox {
     }
 
     /// Never called.
-    pub fn prepare(
+    pub fn start(
         &self,
         _argv: &[String],
         _dir: Option<&Path>,
         _env: &[(String, String)],
-    ) -> Result<(Prepared, ScratchFolder), SandboxError> {
+    ) -> Result<Started, StartError> {
         match *self {}
     }
-}
-
-/// Never called.
-pub fn spawn(prepared: &mut Prepared) -> io::Result<Spawned> {
-    match *prepared {}
 }
 
 /// Never called with a real descriptor here.

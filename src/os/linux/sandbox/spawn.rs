@@ -1,38 +1,16 @@
-//! Starting a sandboxed bot process the way posix_spawn starts a program:
-//! `clone` with `CLONE_VM | CLONE_VFORK`, the child running the sandbox
-//! steps on a stack of its own, then exec. Until the exec the child borrows
-//! the arena's memory instead of copying it: a fork would copy the arena's
-//! page tables and tear them down again at exec, which costs more than all
-//! the sandbox steps together. std's `Command` forks as soon as a step must
-//! run before exec, hence this module.
-//!
-//! The calling thread waits (`CLONE_VFORK`) until the child has exec'd or
-//! failed; a failure's errno comes back through a close-on-exec pipe. The
-//! exit is watched through a pidfd, so nothing here needs SIGCHLD.
+//! What starting a sandboxed process takes on either path (a box, or the
+//! fallback without namespaces): pipes, the argument vectors exec wants,
+//! waiting through a pidfd, and the steps every child takes before exec.
 
-use std::ffi::{CString, c_char, c_int, c_void};
+use std::ffi::{CString, c_char, c_int};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 
-use super::child::ChildSetup;
-
-/// The child's stack: ample for the sandbox steps, which make system calls
-/// and little else.
-const CHILD_STACK: usize = 96 * 1024;
-
-/// A program ready to start: everything the child needs, made beforehand.
-pub struct Prepared {
-    pub(super) program: CString,
-    pub(super) argv: Vec<CString>,
-    pub(super) envp: Vec<CString>,
-    pub(super) dir: Option<CString>,
-    pub(super) setup: ChildSetup,
-}
-
-/// A started process: its pid, a pidfd to wait on, and the arena's ends of
-/// its stdin, stdout and stderr.
+/// A started process: the pid arena watches (a box's first process, or
+/// the bot itself without a box), a pidfd to wait on and signal, and the
+/// arena's ends of the bot's stdin, stdout and stderr.
 pub struct Spawned {
     pub pid: u32,
     pub pidfd: OwnedFd,
@@ -41,160 +19,10 @@ pub struct Spawned {
     pub stderr: OwnedFd,
 }
 
-/// What the child reads, on the parent's stack (the parent waits).
-struct ChildJob<'a> {
-    program: *const c_char,
-    argv: *const *const c_char,
-    envp: *const *const c_char,
-    dir: *const c_char,
-    /// The child's ends of the three pipes, to become 0, 1 and 2.
-    stdio: [RawFd; 3],
-    /// Where an errno goes if the child fails before exec.
-    error: RawFd,
-    /// The signal mask to start the program with.
-    mask: libc::sigset_t,
-    setup: &'a mut ChildSetup,
-}
-
-/// Starts `prepared`.
-pub fn spawn(prepared: &mut Prepared) -> io::Result<Spawned> {
-    let (stdin_read, stdin_write) = pipe()?;
-    let (stdout_read, stdout_write) = pipe()?;
-    let (stderr_read, stderr_write) = pipe()?;
-    let (error_read, error_write) = pipe()?;
-    let argv = null_terminated(&prepared.argv);
-    let envp = null_terminated(&prepared.envp);
-    let mut stack = vec![0u8; CHILD_STACK];
-    // SAFETY: the stack is ours until the child has exec'd or exited, which
-    // CLONE_VFORK waits for; the top is aligned as the ABI wants.
-    let stack_top = unsafe {
-        let top = stack.as_mut_ptr().add(CHILD_STACK);
-        top.sub(top as usize % 16)
-    };
-    let mut job = ChildJob {
-        program: prepared.program.as_ptr(),
-        argv: argv.as_ptr(),
-        envp: envp.as_ptr(),
-        dir: prepared.dir.as_ref().map_or(std::ptr::null(), |dir| dir.as_ptr()),
-        stdio: [stdin_read.as_raw_fd(), stdout_write.as_raw_fd(), stderr_write.as_raw_fd()],
-        error: error_write.as_raw_fd(),
-        // SAFETY: an all-zero sigset_t is a valid (empty) set.
-        mask: unsafe { std::mem::zeroed() },
-        setup: &mut prepared.setup,
-    };
-    let mut pidfd: c_int = -1;
-    // SAFETY: signals are blocked across the clone so that no handler of
-    // the arena's runs in the child (it resets them all before unblocking);
-    // the child only reads `job` and the prepared strings, all alive until
-    // clone returns.
-    let pid = unsafe {
-        let mut all: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&mut all);
-        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut job.mask);
-        let pid = libc::clone(
-            child_main,
-            stack_top.cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD | libc::SIGCHLD,
-            (&raw mut job).cast(),
-            &raw mut pidfd,
-        );
-        let clone_error = io::Error::last_os_error();
-        libc::pthread_sigmask(libc::SIG_SETMASK, &job.mask, std::ptr::null_mut());
-        if pid < 0 {
-            return Err(clone_error);
-        }
-        pid
-    };
-    drop((stdin_read, stdout_write, stderr_write, error_write));
-    // SAFETY: CLONE_PIDFD stored a new descriptor that is ours alone.
-    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
-    let mut errno = [0u8; 4];
-    // The child has exec'd (the pipe closed empty) or failed (an errno).
-    // SAFETY: reads into a local buffer.
-    let read = unsafe { libc::read(error_read.as_raw_fd(), errno.as_mut_ptr().cast(), 4) };
-    if read == 4 {
-        let _ = wait_exited(&pidfd, true);
-        return Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)));
-    }
-    drop(stack);
-    Ok(Spawned {
-        pid: pid as u32,
-        pidfd,
-        stdin: stdin_write,
-        stdout: stdout_read,
-        stderr: stderr_read,
-    })
-}
-
-/// The exit status of the process behind `pidfd`, reaping it: `None` if it
-/// is still running and `block` is false.
-pub fn wait_exited(pidfd: &OwnedFd, block: bool) -> io::Result<Option<ExitStatus>> {
-    let flags = libc::WEXITED | if block { 0 } else { libc::WNOHANG };
-    // SAFETY: waitid fills the zeroed siginfo it is given.
-    unsafe {
-        let mut info: libc::siginfo_t = std::mem::zeroed();
-        if libc::waitid(libc::P_PIDFD, pidfd.as_raw_fd() as libc::id_t, &mut info, flags) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if info.si_pid() == 0 {
-            return Ok(None);
-        }
-        let status = info.si_status();
-        // As a wait status: the code in the second byte, or the signal.
-        Ok(Some(ExitStatus::from_raw(match info.si_code {
-            libc::CLD_EXITED => (status & 0xff) << 8,
-            libc::CLD_DUMPED => status | 0x80,
-            _ => status,
-        })))
-    }
-}
-
-extern "C" fn child_main(job: *mut c_void) -> c_int {
-    // SAFETY: `job` is the parent's ChildJob, alive while the parent waits.
-    let job = unsafe { &mut *job.cast::<ChildJob<'_>>() };
-    // SAFETY: in the child before exec, with everything prepared.
-    let errno = unsafe { run_child(job) };
-    // SAFETY: reports the errno and ends the child without running any of
-    // the arena's exit code.
-    unsafe {
-        libc::write(job.error, (&raw const errno).cast(), 4);
-        libc::_exit(127)
-    }
-}
-
-/// The child's steps; returns an errno only if one fails or exec does.
-unsafe fn run_child(job: &mut ChildJob<'_>) -> c_int {
-    let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL);
-    // SAFETY: system calls on this (child) process with prepared pointers.
-    unsafe {
-        // A bot starts with every signal at its default, as a program does;
-        // and no handler of the arena's may run in its memory.
-        for signal in 1..=64 {
-            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
-                libc::signal(signal, libc::SIG_DFL);
-            }
-        }
-        libc::sigprocmask(libc::SIG_SETMASK, &job.mask, std::ptr::null_mut());
-        for (target, &fd) in job.stdio.iter().enumerate() {
-            if libc::dup2(fd, target as c_int) < 0 {
-                return errno();
-            }
-        }
-        if !job.dir.is_null() && libc::chdir(job.dir) < 0 {
-            return errno();
-        }
-        if let Err(error) = job.setup.apply() {
-            return error.raw_os_error().unwrap_or(libc::EINVAL);
-        }
-        libc::execve(job.program, job.argv, job.envp);
-        errno()
-    }
-}
-
 /// A pipe whose two ends close on exec, both numbered 3 or more (so that
 /// making them the child's 0, 1 and 2 never overwrites one with another,
 /// even when the arena runs with a standard stream closed).
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: pipe2 fills the two descriptors, which are then ours.
     let [read, write] = unsafe {
@@ -221,88 +49,147 @@ fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
 }
 
 /// Pointers to `strings`, ending in a null pointer, as exec wants them.
-fn null_terminated(strings: &[CString]) -> Vec<*const c_char> {
+pub fn null_terminated(strings: &[CString]) -> Vec<*const c_char> {
     strings.iter().map(|string| string.as_ptr()).chain(std::iter::once(std::ptr::null())).collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::super::child::Identity;
-    use super::*;
-
-    fn prepared(argv: &[&str]) -> Prepared {
-        let strings =
-            |words: &[&str]| words.iter().map(|word| CString::new(*word).unwrap()).collect();
-        Prepared {
-            program: CString::new(argv[0]).unwrap(),
-            argv: strings(argv),
-            envp: strings(&["PATH=/usr/bin:/bin"]),
-            dir: Some(CString::new("/").unwrap()),
-            setup: ChildSetup {
-                identity: Identity::Same,
-                rlimits: Vec::new(),
-                ruleset: None,
-                filter: None,
-            },
+/// The exit status of the process behind `pidfd`, reaping it: `None` if it
+/// is still running and `block` is false.
+pub fn wait_exited(pidfd: &OwnedFd, block: bool) -> io::Result<Option<ExitStatus>> {
+    let flags = libc::WEXITED | if block { 0 } else { libc::WNOHANG };
+    // SAFETY: waitid fills the zeroed siginfo it is given.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        if libc::waitid(libc::P_PIDFD, pidfd.as_raw_fd() as libc::id_t, &mut info, flags) != 0 {
+            return Err(io::Error::last_os_error());
         }
-    }
-
-    #[test]
-    fn exit_codes_and_signals_come_back_through_the_pidfd() {
-        for (script, code, signal) in [
-            ("exit 3", Some(3), None),
-            ("kill -SEGV $$", None, Some(libc::SIGSEGV)),
-            ("true", Some(0), None),
-        ] {
-            let spawned = spawn(&mut prepared(&["/bin/sh", "-c", script])).expect("sh starts");
-            let status = wait_exited(&spawned.pidfd, true).unwrap().expect("blocking wait");
-            assert_eq!((status.code(), status.signal()), (code, signal), "{script}");
+        if info.si_pid() == 0 {
+            return Ok(None);
         }
+        let status = info.si_status();
+        // As a wait status: the code in the second byte, or the signal.
+        Ok(Some(ExitStatus::from_raw(match info.si_code {
+            libc::CLD_EXITED => (status & 0xff) << 8,
+            libc::CLD_DUMPED => status | 0x80,
+            _ => status,
+        })))
     }
+}
 
-    #[test]
-    fn the_child_gets_its_pipes_folder_and_session() {
-        let script =
-            "read line; echo \"$line $(pwd)\"; echo oops >&2; [ $$ = $(ps -o sid= -p $$) ]";
-        let spawned = spawn(&mut prepared(&["/bin/sh", "-c", script])).expect("sh starts");
-        let mut stdin = std::fs::File::from(spawned.stdin);
-        std::io::Write::write_all(&mut stdin, b"hello\n").unwrap();
-        drop(stdin);
-        let mut output = String::new();
-        std::io::Read::read_to_string(&mut std::fs::File::from(spawned.stdout), &mut output)
-            .unwrap();
-        let mut errors = String::new();
-        std::io::Read::read_to_string(&mut std::fs::File::from(spawned.stderr), &mut errors)
-            .unwrap();
-        assert_eq!(output, "hello /\n");
-        assert_eq!(errors, "oops\n");
-        let status = wait_exited(&spawned.pidfd, true).unwrap().unwrap();
-        assert_eq!(status.code(), Some(0), "not a session leader");
+/// SIGKILL to the process behind `pidfd`; an error only means it is gone.
+pub fn kill_pidfd(pidfd: &OwnedFd) {
+    // SAFETY: a signal to one process through its descriptor.
+    unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            pidfd.as_raw_fd(),
+            libc::SIGKILL,
+            std::ptr::null::<libc::siginfo_t>(),
+            0,
+        );
     }
+}
 
-    #[test]
-    fn a_program_that_cannot_be_run_is_an_error_not_a_process() {
-        let error = spawn(&mut prepared(&["/no/such/program"])).err().expect("an error");
-        assert_eq!(error.raw_os_error(), Some(libc::ENOENT));
-        // A script without a #! line: the kernel cannot run it.
-        let folder = tempfile::tempdir().unwrap();
-        let script = folder.path().join("bot");
-        std::fs::write(&script, "print('no #! line')\n").unwrap();
-        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .unwrap();
-        // Another test thread forking while the script was open for writing
-        // holds it open for a moment (until its child's exec closes it), so
-        // the kernel may say "text file busy" first.
-        let mut error = None;
-        for _ in 0..50 {
-            let attempt =
-                spawn(&mut prepared(&[script.to_str().unwrap()])).err().expect("an error");
-            if attempt.raw_os_error() != Some(libc::ETXTBSY) {
-                error = Some(attempt);
-                break;
+/// Blocks every signal on the calling thread, returning the mask it had:
+/// held across a clone so that no handler of the arena's runs in the
+/// child, which restores the mask itself once its handlers are reset.
+pub fn block_signals() -> libc::sigset_t {
+    // SAFETY: fills a set on the stack and swaps this thread's mask.
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        old
+    }
+}
+
+/// Restores the mask [`block_signals`] returned.
+pub fn restore_signals(mask: &libc::sigset_t) {
+    // SAFETY: sets this thread's mask from a valid set.
+    unsafe {
+        libc::pthread_sigmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
+    }
+}
+
+/// A program starts with every signal at its default and `mask` blocked,
+/// as a program does; no handler of the arena's may run in the child.
+///
+/// # Safety
+/// Only in a child between clone and exec.
+pub unsafe fn default_signals(mask: &libc::sigset_t) {
+    // SAFETY: system calls on the calling process only.
+    unsafe {
+        for signal in 1..=64 {
+            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+                libc::signal(signal, libc::SIG_DFL);
             }
-            std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        assert_eq!(error.and_then(|error| error.raw_os_error()), Some(libc::ENOEXEC));
+        libc::sigprocmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
     }
+}
+
+/// Every descriptor above stderr is closed at exec: a bot inherits nothing
+/// of the arena's (its results files, terminal, other bots' pipes).
+///
+/// # Safety
+/// Only in a child between clone and exec.
+pub unsafe fn close_inherited_files_at_exec() {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: flags on this process's own descriptors.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) != 0 {
+            for fd in 3..4096 {
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+        }
+    }
+}
+
+/// Applies `rlimits` (`(resource, soft, hard)`) to the calling process.
+///
+/// # Safety
+/// Only in a child between clone and exec.
+pub unsafe fn set_rlimits(rlimits: &[(c_int, u64, u64)]) -> io::Result<()> {
+    for &(resource, soft, hard) in rlimits {
+        let value = libc::rlimit { rlim_cur: soft, rlim_max: hard };
+        // SAFETY: prlimit on this process (0) with a value on the stack.
+        check(unsafe {
+            libc::syscall(libc::SYS_prlimit64, 0, resource, &value, std::ptr::null_mut::<u8>())
+        } as c_int)?;
+    }
+    Ok(())
+}
+
+/// Loads `filter` on the calling thread (and so on every process it starts
+/// from then on), with no_new_privs.
+///
+/// `SECCOMP_FILTER_FLAG_SPEC_ALLOW` keeps the kernel from forcing its
+/// speculative store bypass mitigation on filtered tasks: that mitigation
+/// shields a process from code running inside it, not one process from
+/// another, and on a virtual machine it costs a trap at every context switch
+/// between the referee and a bot, that is, at every move.
+pub fn load_filter(filter: &seccompiler::BpfProgram) -> io::Result<()> {
+    const SECCOMP_SET_MODE_FILTER: libc::c_uint = 1;
+    const SECCOMP_FILTER_FLAG_SPEC_ALLOW: libc::c_uint = 1 << 2;
+    let program = libc::sock_fprog {
+        len: u16::try_from(filter.len()).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?,
+        // The kernel copies the program; it does not write to it.
+        filter: filter.as_ptr().cast::<libc::sock_filter>().cast_mut(),
+    };
+    // SAFETY: prctl and seccomp with a program that outlives the calls.
+    unsafe {
+        check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+        check(libc::syscall(
+            libc::SYS_seccomp,
+            SECCOMP_SET_MODE_FILTER,
+            SECCOMP_FILTER_FLAG_SPEC_ALLOW,
+            &program,
+        ) as c_int)?;
+    }
+    Ok(())
+}
+
+pub fn check(result: c_int) -> io::Result<c_int> {
+    if result < 0 { Err(io::Error::last_os_error()) } else { Ok(result) }
 }

@@ -1,4 +1,5 @@
-//! What a new bot process does to itself between fork and exec.
+//! What a new bot process does to itself between fork and exec, where no
+//! box can be made.
 //!
 //! This runs in the forked child of a multi-threaded program, so it makes
 //! only system calls: every path, map line and rule was prepared before the
@@ -8,9 +9,12 @@
 
 use std::ffi::CString;
 use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::Arc;
 
 use seccompiler::BpfProgram;
+
+use super::spawn::{check, close_inherited_files_at_exec, load_filter, set_rlimits};
 
 /// The user id of a bot started by root is this plus the bot's pid, so
 /// that no two live bots share one (and none is a real user's).
@@ -36,8 +40,10 @@ pub struct ChildSetup {
     pub identity: Identity,
     /// `(resource, soft limit, hard limit)`.
     pub rlimits: Vec<(libc::c_int, u64, u64)>,
-    /// Taken by the first (and only) call in the child.
-    pub ruleset: Option<landlock::RulesetCreated>,
+    /// The Landlock ruleset to restrict the process with. The child only
+    /// reads its number: it shares the arena's memory, and the descriptor
+    /// is the arena's to close once the child has exec'd.
+    pub ruleset: Option<OwnedFd>,
     pub filter: Option<Arc<BpfProgram>>,
 }
 
@@ -66,12 +72,12 @@ impl ChildSetup {
     /// # Safety
     /// Only in a child between fork and exec (it changes the process for
     /// good and must not run anywhere else).
-    pub unsafe fn apply(&mut self) -> io::Result<()> {
+    pub unsafe fn apply(&self) -> io::Result<()> {
         // SAFETY: plain system calls on this process, with pointers to
         // memory prepared before the fork.
         unsafe {
             check(libc::setsid())?;
-            mark_inherited_files_close_on_exec();
+            close_inherited_files_at_exec();
             match &self.identity {
                 Identity::Same => {}
                 Identity::UserNamespace { uid_map, gid_map } => {
@@ -82,13 +88,12 @@ impl ChildSetup {
                 }
                 Identity::OwnUser { scratch } => become_own_user(scratch)?,
             }
-            for &(resource, soft, hard) in &self.rlimits {
-                let value = libc::rlimit { rlim_cur: soft, rlim_max: hard };
-                check(libc::setrlimit(resource as _, &value))?;
-            }
-            if let Some(ruleset) = self.ruleset.take() {
-                // Also sets no_new_privs: nothing the bot runs gains rights.
-                ruleset.restrict_self().map_err(|_| io::Error::from_raw_os_error(libc::EPERM))?;
+            set_rlimits(&self.rlimits)?;
+            if let Some(ruleset) = &self.ruleset {
+                // no_new_privs first: nothing the bot runs gains rights.
+                check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+                check(libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0)
+                    as libc::c_int)?;
             }
             if let Some(filter) = &self.filter {
                 load_filter(filter)?;
@@ -96,35 +101,6 @@ impl ChildSetup {
         }
         Ok(())
     }
-}
-
-/// Loads `filter` on the calling thread (and so on every process it starts
-/// from then on), with no_new_privs.
-///
-/// `SECCOMP_FILTER_FLAG_SPEC_ALLOW` keeps the kernel from forcing its
-/// speculative store bypass mitigation on filtered tasks: that mitigation
-/// shields a process from code running inside it, not one process from
-/// another, and on a virtual machine it costs a trap at every context switch
-/// between the referee and a bot, that is, at every move.
-pub fn load_filter(filter: &BpfProgram) -> io::Result<()> {
-    const SECCOMP_SET_MODE_FILTER: libc::c_uint = 1;
-    const SECCOMP_FILTER_FLAG_SPEC_ALLOW: libc::c_uint = 1 << 2;
-    let program = libc::sock_fprog {
-        len: u16::try_from(filter.len()).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?,
-        // The kernel copies the program; it does not write to it.
-        filter: filter.as_ptr().cast::<libc::sock_filter>().cast_mut(),
-    };
-    // SAFETY: prctl and seccomp with a program that outlives the calls.
-    unsafe {
-        check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
-        check(libc::syscall(
-            libc::SYS_seccomp,
-            SECCOMP_SET_MODE_FILTER,
-            SECCOMP_FILTER_FLAG_SPEC_ALLOW,
-            &program,
-        ) as libc::c_int)?;
-    }
-    Ok(())
 }
 
 /// Drops root: a user id of its own, no capability but reading.
@@ -144,9 +120,14 @@ unsafe fn become_own_user(scratch: &CString) -> io::Result<()> {
             0,
             0,
         ))?;
-        check(libc::setgroups(0, std::ptr::null()))?;
-        check(libc::setresgid(id, id, id))?;
-        check(libc::setresuid(id, id, id))?;
+        // Raw system calls: glibc's wrappers signal every thread of the
+        // process they think they are in, and this child shares the
+        // arena's memory and so its list of threads.
+        check(
+            libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) as libc::c_int
+        )?;
+        check(libc::syscall(libc::SYS_setresgid, id, id, id) as libc::c_int)?;
+        check(libc::syscall(libc::SYS_setresuid, id, id, id) as libc::c_int)?;
         let header = CapHeader { version: 0x2008_0522, pid: 0 };
         let read = 1 << CAP_DAC_READ_SEARCH;
         let data = [
@@ -167,20 +148,6 @@ unsafe fn become_own_user(scratch: &CString) -> io::Result<()> {
     Ok(())
 }
 
-/// Every descriptor above stderr is closed at exec: a bot inherits nothing
-/// of the arena's (its results files, terminal, other bots' pipes).
-unsafe fn mark_inherited_files_close_on_exec() {
-    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
-    // SAFETY: flags on this process's own descriptors.
-    unsafe {
-        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) != 0 {
-            for fd in 3..4096 {
-                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
-            }
-        }
-    }
-}
-
 unsafe fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
     // SAFETY: open, write and close with valid pointers.
     unsafe {
@@ -192,8 +159,4 @@ unsafe fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-fn check(result: libc::c_int) -> io::Result<libc::c_int> {
-    if result < 0 { Err(io::Error::last_os_error()) } else { Ok(result) }
 }

@@ -1,0 +1,169 @@
+//! The memory watchdog: where no cgroup counts a box's memory, one thread
+//! of the arena looks at every such box a few times a second and kills a
+//! box whose processes hold more than the memory limit.
+//!
+//! It counts what the kernel counts resident and no limit of a process
+//! covers: anonymous memory (the heap, stacks, `MAP_GROWSDOWN` mappings)
+//! and shared memory mapped in (shared anonymous mappings, System V and
+//! POSIX shared memory), summed over the box's processes, so shared pages
+//! mapped by two processes count twice. Unmapped shared memory is bounded
+//! elsewhere: the box's tmpfs folders by their size, System V segments by
+//! the IPC namespace's limits, and `memfd_create` is refused without a
+//! cgroup. The check runs on its own thread, never on a game's.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::Duration;
+
+use super::spawn::kill_pidfd;
+
+/// How often a box is looked at.
+const INTERVAL: Duration = Duration::from_millis(50);
+
+/// A box the watchdog looks at.
+struct Watched {
+    /// The box's first process: every other is its descendant.
+    pid: u32,
+    pidfd: OwnedFd,
+    limit_bytes: u64,
+    over: Arc<AtomicBool>,
+}
+
+#[derive(Default)]
+struct Registry {
+    boxes: Mutex<Vec<Watched>>,
+    wake: Condvar,
+}
+
+fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        std::thread::Builder::new()
+            .name("arena-memory-watchdog".into())
+            .spawn(watch)
+            .expect("the memory watchdog's thread starts");
+        Registry::default()
+    })
+}
+
+/// A box being watched; it is forgotten when this is dropped.
+pub struct Watch {
+    pid: u32,
+    over: Arc<AtomicBool>,
+}
+
+impl Watch {
+    /// Watches the box whose first process is `pid` (`pidfd` a duplicate
+    /// of its descriptor, for killing it).
+    pub fn start(pid: u32, pidfd: OwnedFd, limit_bytes: u64) -> Watch {
+        let over = Arc::new(AtomicBool::new(false));
+        let registry = registry();
+        let mut boxes = registry.boxes.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        boxes.push(Watched { pid, pidfd, limit_bytes, over: Arc::clone(&over) });
+        registry.wake.notify_one();
+        Watch { pid, over }
+    }
+
+    /// Whether the watchdog killed the box for its memory.
+    pub fn killed_for_memory(&self) -> bool {
+        self.over.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let mut boxes = registry().boxes.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        boxes.retain(|watched| watched.pid != self.pid || !Arc::ptr_eq(&watched.over, &self.over));
+    }
+}
+
+fn watch() {
+    let registry = registry();
+    loop {
+        let pids: Vec<(u32, u64)> = {
+            let mut boxes = registry.boxes.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            while boxes.is_empty() {
+                boxes = registry.wake.wait(boxes).unwrap_or_else(|poisoned| poisoned.into_inner());
+            }
+            boxes.iter().map(|watched| (watched.pid, watched.limit_bytes)).collect()
+        };
+        // Measured without the lock: starting and ending boxes never wait
+        // for /proc.
+        let over: Vec<u32> = pids
+            .into_iter()
+            .filter(|&(pid, limit)| box_memory(pid) > limit)
+            .map(|(pid, _)| pid)
+            .collect();
+        if !over.is_empty() {
+            let boxes = registry.boxes.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            for watched in boxes.iter().filter(|watched| over.contains(&watched.pid)) {
+                watched.over.store(true, Ordering::Release);
+                // The descriptor names the process itself, never a pid
+                // that was reused.
+                if watched.pidfd.as_raw_fd() >= 0 {
+                    kill_pidfd(&watched.pidfd);
+                }
+            }
+        }
+        std::thread::sleep(INTERVAL);
+    }
+}
+
+/// Bytes of anonymous and shared memory resident in `pid` and all its
+/// descendants.
+pub fn box_memory(pid: u32) -> u64 {
+    let mut total = 0;
+    let mut pending = vec![pid];
+    while let Some(pid) = pending.pop() {
+        total += resident_unbacked(pid);
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
+        for task in tasks.flatten() {
+            let children = task.path().join("children");
+            if let Ok(text) = std::fs::read_to_string(children) {
+                pending.extend(
+                    text.split_ascii_whitespace().filter_map(|pid| pid.parse::<u32>().ok()),
+                );
+            }
+        }
+    }
+    total
+}
+
+/// RssAnon and RssShmem of one process, in bytes.
+fn resident_unbacked(pid: u32) -> u64 {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return 0 };
+    status
+        .lines()
+        .filter_map(|line| line.strip_prefix("RssAnon:").or_else(|| line.strip_prefix("RssShmem:")))
+        .filter_map(|value| value.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
+        .sum::<u64>()
+        * 1024
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_tree_memory_counts_its_children() {
+        // A shell that starts a child holding 64 MiB of anonymous memory.
+        let mut child = std::process::Command::new("python3")
+            .args(["-c", "import os,time\nif os.fork()==0:\n b=bytearray(64<<20)\n time.sleep(30)\nelse:\n time.sleep(30)"])
+            .spawn()
+            .expect("python3 runs");
+        let pid = child.id();
+        let mut seen = 0;
+        for _ in 0..100 {
+            seen = box_memory(pid);
+            if seen > 60 << 20 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = std::process::Command::new("pkill").args(["-P", &pid.to_string()]).status();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(seen > 60 << 20, "{seen} bytes seen");
+    }
+}

@@ -1,0 +1,231 @@
+//! What a bot's box holds, worked out before its process starts.
+//!
+//! A box's root is an empty tmpfs. Into it go, at the paths they have on
+//! the host, read-only views of what the bot may read (its [`Grant`]s: the
+//! system folders, its interpreter's installation, its own files), the
+//! folders that lead to them, and the symbolic links its command and
+//! working folder go through (`/bin -> usr/bin`, a home folder that is a
+//! link). Nothing else of the host exists in the box; /proc, /dev, /tmp and
+//! /dev/shm are the box's own and are not part of the layout.
+//!
+//! This module only reads the host's file system (to tell folders from
+//! files and to read links); the mounts themselves are made by the OS layer.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+use super::files::Grant;
+
+/// Paths the box makes for itself: no grant may show the host's there.
+const BOX_OWN: [&str; 4] = ["/proc", "/dev", "/sys", "/run"];
+
+/// One thing in a box's root, in the order they are made.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Entry {
+    /// An empty folder: one that leads to something shown, or the working
+    /// folder.
+    Folder(PathBuf),
+    /// A host folder (or file) shown read-only at the same path.
+    Bind { path: PathBuf, file: bool },
+    /// A symbolic link, as the host has it.
+    Link { path: PathBuf, target: PathBuf },
+}
+
+/// A box's root, as the entries to make in order: folders first (parents
+/// before children), then the views, then the links.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    folders: BTreeSet<PathBuf>,
+    binds: Vec<(PathBuf, bool)>,
+    links: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Layout {
+    /// The layout that shows `grants` and lets `reached` (the bot's working
+    /// folder and the paths its command names, as written) resolve in the
+    /// box as they do on the host.
+    pub fn new(grants: &[Grant], reached: &[PathBuf]) -> Layout {
+        let mut layout = Layout::default();
+        // Sorted, so that a folder comes before what lies inside it.
+        let mut grants = grants.to_vec();
+        grants.sort();
+        for grant in &grants {
+            match grant {
+                Grant::Whole(path) => layout.show(path),
+                Grant::List(path) => layout.folder(path),
+            }
+        }
+        for path in reached {
+            layout.reach(path);
+        }
+        layout
+    }
+
+    /// The entries to make, in order.
+    pub fn entries(&self) -> Vec<Entry> {
+        let folders = self.folders.iter().cloned().map(Entry::Folder);
+        let binds =
+            self.binds.iter().map(|(path, file)| Entry::Bind { path: path.clone(), file: *file });
+        let links = self
+            .links
+            .iter()
+            .map(|(path, target)| Entry::Link { path: path.clone(), target: target.clone() });
+        folders.chain(binds).chain(links).collect()
+    }
+
+    /// Whether `path` is inside something shown whole (so it exists in the
+    /// box as on the host).
+    fn shown(&self, path: &Path) -> bool {
+        self.binds.iter().any(|(bound, _)| path.starts_with(bound))
+    }
+
+    fn box_own(path: &Path) -> bool {
+        path == Path::new("/") || BOX_OWN.iter().any(|own| path.starts_with(own))
+    }
+
+    /// Shows the host's `path` whole: as a link if it is one (a merged
+    /// /usr's `/bin`), else as a read-only view.
+    fn show(&mut self, path: &Path) {
+        if Layout::box_own(path) || self.shown(path) {
+            return;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+        if meta.file_type().is_symlink() {
+            if let Ok(target) = std::fs::read_link(path) {
+                self.link(path, target);
+            }
+            return;
+        }
+        if let Some(parent) = path.parent() {
+            self.folder(parent);
+        }
+        self.binds.push((path.to_path_buf(), !meta.is_dir()));
+    }
+
+    /// Makes `path` and the folders above it, where they are not shown.
+    fn folder(&mut self, path: &Path) {
+        if Layout::box_own(path) || self.shown(path) {
+            return;
+        }
+        for ancestor in path.ancestors() {
+            if ancestor == Path::new("/") || !self.folders.insert(ancestor.to_path_buf()) {
+                break;
+            }
+        }
+    }
+
+    fn link(&mut self, path: &Path, target: PathBuf) {
+        if Layout::box_own(path) || self.shown(path) || self.links.iter().any(|(at, _)| at == path)
+        {
+            return;
+        }
+        if let Some(parent) = path.parent() {
+            self.folder(parent);
+        }
+        self.links.push((path.to_path_buf(), target));
+    }
+
+    /// Makes the host path `path` (absolute, as written, maybe through
+    /// links) resolve in the box: every link on the way is made, and where
+    /// it ends up is a folder if nothing shows it.
+    fn reach(&mut self, path: &Path) {
+        let mut resolved = PathBuf::from("/");
+        for component in path.components() {
+            match component {
+                Component::RootDir | Component::CurDir | Component::Prefix(_) => continue,
+                Component::ParentDir => {
+                    resolved.pop();
+                    continue;
+                }
+                Component::Normal(name) => {
+                    let next = resolved.join(name);
+                    let Ok(meta) = std::fs::symlink_metadata(&next) else { return };
+                    if meta.file_type().is_symlink() {
+                        let Ok(target) = std::fs::read_link(&next) else { return };
+                        self.link(&next, target);
+                        let Ok(real) = next.canonicalize() else { return };
+                        resolved = real;
+                    } else {
+                        resolved = next;
+                    }
+                }
+            }
+        }
+        if resolved.is_dir() {
+            self.folder(&resolved);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grants_become_views_with_the_folders_that_lead_to_them() {
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("bots/mine/lib")).unwrap();
+        std::fs::write(root.join("bots/mine/bot.py"), "").unwrap();
+        std::fs::write(root.join("bots/other.py"), "").unwrap();
+        let grants = [
+            Grant::List(root.join("bots")),
+            Grant::Whole(root.join("bots/mine")),
+            Grant::Whole(root.join("bots/mine/lib")),
+            Grant::Whole(PathBuf::from("/proc")),
+        ];
+        let layout = Layout::new(&grants, &[]);
+        let entries = layout.entries();
+        assert!(entries.contains(&Entry::Folder(root.clone())));
+        assert!(entries.contains(&Entry::Folder(root.join("bots"))));
+        assert!(entries.contains(&Entry::Bind { path: root.join("bots/mine"), file: false }));
+        // Inside a view already; and /proc is the box's own.
+        assert_eq!(entries.iter().filter(|entry| matches!(entry, Entry::Bind { .. })).count(), 1);
+        assert!(
+            !entries
+                .iter()
+                .any(|entry| matches!(entry, Entry::Folder(path) if path.starts_with("/proc")))
+        );
+        // Folders come first, parents before children.
+        let folders: Vec<&Entry> =
+            entries.iter().take_while(|entry| matches!(entry, Entry::Folder(_))).collect();
+        assert_eq!(folders.len(), entries.len() - 1);
+        let position = |path: &Path| {
+            entries.iter().position(|entry| entry == &Entry::Folder(path.to_path_buf()))
+        };
+        assert!(position(&root) < position(&root.join("bots")));
+    }
+
+    #[test]
+    fn links_on_the_way_to_a_named_path_are_made() {
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("data/me/bots")).unwrap();
+        std::fs::write(root.join("data/me/bots/bot.py"), "").unwrap();
+        std::os::unix::fs::symlink(root.join("data/me"), root.join("home")).unwrap();
+        let grants = [Grant::Whole(root.join("data/me/bots"))];
+        let layout = Layout::new(&grants, &[root.join("home/bots/bot.py"), root.join("work")]);
+        let entries = layout.entries();
+        assert!(
+            entries
+                .contains(&Entry::Link { path: root.join("home"), target: root.join("data/me") }),
+            "{entries:?}"
+        );
+        assert!(entries.contains(&Entry::Bind { path: root.join("data/me/bots"), file: false }));
+    }
+
+    #[test]
+    fn a_merged_usr_keeps_its_top_level_links() {
+        let grants = [Grant::Whole(PathBuf::from("/bin")), Grant::Whole(PathBuf::from("/usr"))];
+        let entries = Layout::new(&grants, &[]).entries();
+        let bin = std::fs::symlink_metadata("/bin").unwrap();
+        if bin.file_type().is_symlink() {
+            assert!(entries.iter().any(
+                |entry| matches!(entry, Entry::Link { path, .. } if path == Path::new("/bin"))
+            ));
+        } else {
+            assert!(entries.contains(&Entry::Bind { path: PathBuf::from("/bin"), file: false }));
+        }
+        assert!(entries.contains(&Entry::Bind { path: PathBuf::from("/usr"), file: false }));
+    }
+}
