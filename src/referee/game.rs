@@ -726,56 +726,67 @@ async fn read_reply<M: serde::de::DeserializeOwned>(
     after: Option<Notice>,
 ) -> (Option<(Vec<u8>, Instant)>, Result<Reply<M>, Forfeit>) {
     let request = asked.request;
-    let watched = stuck.filter(|_| request.is_start()).zip(process.pid());
-    let received = match watched {
-        Some((stuck, pid)) => tokio::select! {
-            // A line that arrived wins over the news that the bot waits.
-            biased;
-            received = process.receive(deadline) => Ok(received),
-            waited = sits_waiting_for_input(pid, stuck) => Err(waited),
+    let accept = |line: &[u8]| {
+        let received_at = Instant::now();
+        let reply = parse_reply::<M>(line, request.answer, request.id)
+            .map_err(|bad| Forfeit::refused(request, bad, cut(line), after));
+        (Some((line.to_vec(), received_at)), reply)
+    };
+    let failure = match stuck.filter(|_| request.is_start() && process.pid().is_some()) {
+        Some(stuck) => match receive_watching(process, deadline, stuck).await {
+            Ok(line) => return accept(&line),
+            Err(Watched::Failed(failure)) => failure,
+            Err(Watched::Stuck(waited)) => {
+                let partial = process.partial_line();
+                let stall = Stall::Stuck { waited, partial_bytes: partial.len() };
+                let timeout =
+                    Timeout { allowed: asked.limit.allowed, bank: asked.limit.bank, stall };
+                let line = (!partial.is_empty()).then(|| cut(partial));
+                return (None, Err(Forfeit::timed_out(request, timeout, line)));
+            }
         },
-        None => Ok(process.receive(deadline).await),
+        None => match process.receive(deadline).await {
+            Ok(line) => return accept(line),
+            Err(failure) => failure,
+        },
     };
-    let received = match received {
-        Ok(received) => received,
-        Err(waited) => {
-            let partial = process.partial_line();
-            let stall = Stall::Stuck { waited, partial_bytes: partial.len() };
-            let timeout = Timeout { allowed: asked.limit.allowed, bank: asked.limit.bank, stall };
-            let line = (!partial.is_empty()).then(|| cut(partial));
-            return (None, Err(Forfeit::timed_out(request, timeout, line)));
-        }
-    };
-    match received {
-        Ok(line) => {
-            let received_at = Instant::now();
-            let reply = parse_reply::<M>(line, request.answer, request.id)
-                .map_err(|bad| Forfeit::refused(request, bad, cut(line), after));
-            (Some((line.to_vec(), received_at)), reply)
-        }
-        Err(failure) => {
-            let bot_was = process.activity();
-            let forfeit =
-                forfeit_from(failure, request, asked.limit, process.partial_line(), bot_was);
-            (None, Err(forfeit))
-        }
-    }
+    let bot_was = process.activity();
+    let forfeit = forfeit_from(failure, request, asked.limit, process.partial_line(), bot_was);
+    (None, Err(forfeit))
 }
 
-/// Resolves once process `pid` has been seen blocked reading its input at
-/// every look for at least `stuck` (looking every 25 ms), with how long
-/// that was; never where the system cannot tell. A bot that wrote its reply
-/// and then went to read is seen only after the reply is in the pipe, where
-/// the caller finds it first.
-async fn sits_waiting_for_input(pid: u32, stuck: Duration) -> Duration {
+/// How a watched wait for a reply ended without one.
+enum Watched {
+    Failed(Failure),
+    /// The bot sat waiting for its input this long.
+    Stuck(Duration),
+}
+
+/// Reads the next line before `deadline` as [`BotProcess::receive`] does,
+/// looking every 25 ms at what the bot does meanwhile: once it has been
+/// seen blocked reading its input at every look for at least `stuck`, it
+/// has nothing left to do and its reply is stuck in its buffer. A bot that
+/// wrote its reply and then went to read is seen only after the reply is in
+/// the pipe, where the next look for a line finds it first. The line is
+/// copied out, so the loop may borrow the process again.
+async fn receive_watching(
+    process: &mut BotProcess,
+    deadline: Instant,
+    stuck: Duration,
+) -> Result<Vec<u8>, Watched> {
     const LOOK_EVERY: Duration = Duration::from_millis(25);
     let mut since = None;
     loop {
-        tokio::time::sleep(LOOK_EVERY).await;
-        if crate::os::reading_stdin(pid) == Some(true) {
+        let until = deadline.min(Instant::now() + LOOK_EVERY);
+        match process.receive(until).await {
+            Ok(line) => return Ok(line.to_vec()),
+            Err(Failure::NoLine) if until < deadline => {}
+            Err(failure) => return Err(Watched::Failed(failure)),
+        }
+        if process.activity() == Activity::WaitingForInput {
             let waited = since.get_or_insert_with(Instant::now).elapsed();
             if waited >= stuck {
-                return waited;
+                return Err(Watched::Stuck(waited));
             }
         } else {
             since = None;
