@@ -41,8 +41,15 @@ run "kept alive, 1 at a time, 20000 games" 20000 1 after-doubt false
 off1=$(rate)
 run "kept alive, 1 at a time, 20000 games, transcripts" 20000 1 after-doubt true
 on1=$(rate)
+run "kept alive, 1 at a time, 20000 games, no sandbox" 20000 1 after-doubt false false
+bare1=$(rate)
 run "kept alive, 2 at a time, 200000 games" 200000 2 after-doubt false
 off2=$(rate)
+run "kept alive, 2 at a time, 200000 games, no sandbox" 200000 2 after-doubt false false
+bare2=$(rate)
+awk -v box1="$off1" -v bare1="$bare1" -v box2="$off2" -v bare2="$bare2" 'BEGIN {
+  printf "kept alive in a box: %.0f%% of the speed unsandboxed (1 at a time), %.0f%% (2 at a time)\n", 100 * box1 / bare1, 100 * box2 / bare2
+}'
 run "kept alive, 2 at a time, 200000 games, transcripts" 200000 2 after-doubt true
 on2=$(rate)
 awk -v on1="$on1" -v off1="$off1" -v on2="$on2" -v off2="$off2" 'BEGIN {

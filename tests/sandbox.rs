@@ -12,115 +12,16 @@ mod common;
 use std::net::{TcpListener, UdpSocket};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{PYTHON_RANDOM_BOT, Row, Run, Scratch, read_games_csv, read_transcript, repo_dir};
-
-/// The victim: a copy of the Python starter bot, so that an attack on its
-/// program file touches nothing in the repository.
-const VICTIM: &str = "random_bot";
-
-/// One run of the hostile bot (seat 1 of a one-game match) against the
-/// victim (seat 2).
-struct Attack {
-    scratch: Scratch,
-    run: Run,
-    rows: Vec<Row>,
-    /// What the hostile bot reported: `succeeded: ...` or `failed: ...`.
-    outcome: String,
-}
-
-impl Attack {
-    fn succeeded(&self) -> bool {
-        self.outcome.starts_with("succeeded")
-    }
-
-    fn victim_forfeit(&self) -> &str {
-        let row = &self.rows[0];
-        if &row["forfeiter"] == VICTIM { &row["reason"] } else { "" }
-    }
-}
-
-/// A copy of the victim in the scratch folder; returns its path.
-fn victim_copy(scratch: &Scratch) -> PathBuf {
-    let folder = scratch.out().with_file_name("victim");
-    std::fs::create_dir_all(&folder).expect("a folder for the victim");
-    let copy = folder.join("random_bot.py");
-    let bot = std::fs::read_to_string(repo_dir().join("bots/python/random_bot.py"))
-        .expect("the Python random bot");
-    // It writes to stderr at once, so that it has a log for an attacker
-    // to look for (the kit itself writes none).
-    let loud = "import sys\nprint('the victim, starting', file=sys.stderr, flush=True)\n";
-    std::fs::write(&copy, format!("{loud}{bot}")).expect("copying the victim");
-    copy
-}
-
-/// Runs `attack` (with `argument`) once, the sandbox on or off.
-fn attack(name: &str, argument: Option<&str>, sandbox: bool) -> Attack {
-    attack_in(Scratch::new(), "tests/fixtures/hostile.py", name, argument, sandbox, &[])
-}
-
-fn attack_in(
-    scratch: Scratch,
-    hostile: &str,
-    name: &str,
-    argument: Option<&str>,
-    sandbox: bool,
-    extra: &[&str],
-) -> Attack {
-    let out = scratch.out();
-    let hostile_command = match argument {
-        Some(argument) => format!("{hostile} {name} {}", shell_words::quote(argument)),
-        None => format!("{hostile} {name}"),
-    };
-    let mut args =
-        vec!["--seed", "8", "--move-timeout", "3s", "--name1", "hostile", "--name2", VICTIM];
-    if !sandbox {
-        args.push("--no-sandbox");
-    }
-    args.extend_from_slice(extra);
-    let run = play_hostile(&scratch, &hostile_command, &args);
-    // An attack on the results may leave games.csv unreadable: no rows then.
-    let rows = std::panic::catch_unwind(|| read_games_csv(&out)).unwrap_or_default();
-    let outcome = hostile_outcome(&out, name);
-    Attack { scratch, run, rows, outcome }
-}
-
-/// Plays one game of Number Snatch: `hostile` (a command line) in seat 1
-/// against a copy of the victim, with `extra` arguments.
-fn play_hostile(scratch: &Scratch, hostile: &str, extra: &[&str]) -> Run {
-    let victim = format!("python3 {}", victim_copy(scratch).display());
-    let out = scratch.out();
-    let out = out.to_str().expect("a UTF-8 path");
-    let mut args = vec!["match", "number-snatch", hostile, &victim, "--games", "1", "--out", out];
-    args.extend_from_slice(extra);
-    scratch.arena(&args)
-}
-
-/// The hostile bot's report of `name` in its game log.
-fn hostile_outcome(out: &Path, name: &str) -> String {
-    let log = out.join("logs/game-000001-seat1-hostile.log");
-    let text = std::fs::read_to_string(&log).unwrap_or_default();
-    let prefix = format!("attack {name}: ");
-    text.lines()
-        .find_map(|line| line.strip_prefix(&prefix))
-        .map(str::to_owned)
-        .unwrap_or_else(|| panic!("no report of `{name}` in {}:\n{text}", log.display()))
-}
-
-/// Runs `name` with the sandbox off (it must succeed) and on (it must
-/// fail); returns both runs.
-fn both_ways(name: &str, argument: Option<&str>) -> (Attack, Attack) {
-    let open = attack(name, argument, false);
-    assert!(open.succeeded(), "{name} without the sandbox: {}\n{:?}", open.outcome, open.run);
-    let closed = attack(name, argument, true);
-    assert!(!closed.succeeded(), "{name} with the sandbox: {}", closed.outcome);
-    closed.run.assert_success();
-    closed.scratch.assert_fixture_processes_gone();
-    (open, closed)
-}
+use common::hostile::{
+    Attack, VICTIM, attack, attack_in, both_ways, hostile_outcome, play_hostile, reported_outcome,
+    victim_copy,
+};
+use common::unprivileged::Unprivileged;
+use common::{PYTHON_RANDOM_BOT, Scratch, read_games_csv, read_transcript, repo_dir};
 
 #[test]
 fn a_bot_cannot_kill_its_opponent() {
@@ -503,82 +404,35 @@ fn honest_bots_play_every_game_in_the_sandbox() {
 }
 
 /// The same attacks, and honest bots in every game, the arena run by an
-/// unprivileged user: as root the tests above run the bots under their own
-/// user ids; here the arena itself is unprivileged and each bot gets a user
-/// namespace. When the tests run
-/// as root, the arena is started as uid 65534 through setpriv, from a copy
-/// of what it needs in a folder that user can read.
+/// unprivileged user (uid 65534 through setpriv when the tests run as
+/// root): each bot's box is made in a user namespace of arena's user, and
+/// with no cgroup to write, memory falls back to resource limits and the
+/// watchdog, CPU to a session per box; the run says so.
 #[test]
 fn attacks_fail_when_the_arena_runs_as_an_unprivileged_user() {
-    // SAFETY: geteuid cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
-    let place = tempfile::Builder::new().prefix("arena-unprivileged-").tempdir().expect("a folder");
-    let base = place.path();
-    std::fs::set_permissions(base, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let fixtures = base.join("fixtures");
-    std::fs::create_dir(&fixtures).expect("a folder");
-    for file in ["hostile.py", "botlib.py"] {
-        std::fs::copy(repo_dir().join("tests/fixtures").join(file), fixtures.join(file))
-            .expect("copying a fixture");
-    }
-    std::fs::copy(repo_dir().join("bots/python/random_bot.py"), base.join("random_bot.py"))
-        .expect("copying the victim");
-    let arena = base.join("arena");
-    std::fs::copy(env!("CARGO_BIN_EXE_arena"), &arena).expect("copying the arena");
-    for (from, to) in [
-        (common::rust_random_bot(), "random-bot"),
-        (common::rust_strong_bot(), "strong-bot"),
-        (&repo_dir().join("bots/javascript/random_bot.js"), "random_bot.js"),
-    ] {
-        std::fs::copy(from, base.join(to)).expect("copying a bot");
-    }
-    let runs = base.join("runs");
-    std::fs::create_dir(&runs).expect("a folder");
-    std::fs::set_permissions(&runs, std::fs::Permissions::from_mode(0o777)).expect("chmod");
-
-    let secret = base.join("secret.toml");
-    std::fs::write(&secret, "token\n").expect("a secret");
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a listener");
-    let port = listener.local_addr().expect("an address").port().to_string();
-    let cases: [(&str, Option<&str>); 8] = [
-        ("kill-opponent", None),
-        ("answer-for-opponent", None),
-        ("ptrace-opponent", None),
-        ("opponent-environment", None),
-        ("renice-opponent", None),
-        ("read-file", Some(secret.to_str().expect("UTF-8"))),
-        ("connect-tcp", Some(&port)),
-        ("fork-many", None),
-    ];
-    let unprivileged = |args: &[&str]| {
-        let mut command = if root {
-            let mut command = Command::new("setpriv");
-            command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
-            command.arg(&arena);
-            command
-        } else {
-            Command::new(&arena)
-        };
-        // The system's python3: an interpreter under root's home is out of
-        // this user's reach.
-        command.current_dir(base).env("PATH", "/usr/local/bin:/usr/bin:/bin").args(args);
-        let output = command.output().expect("the arena runs");
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let place = Unprivileged::new();
+    let base = place.base();
+    let run = |args: &[&str]| {
+        let run = place.arena(args);
+        run.assert_success();
+        assert!(run.stdout.contains("sandbox: a box per bot"), "{}", run.stdout);
         assert!(
-            output.status.success(),
-            "{args:?}: {stdout}\n{}",
-            String::from_utf8_lossy(&output.stderr)
+            run.stdout
+                .contains("no cgroup (resource limits, a memory watchdog, a session per box)"),
+            "{}",
+            run.stdout
         );
-        assert!(stdout.contains("sandbox: a box per bot") || !root, "{stdout}");
+        assert!(run.stderr.contains("lacks a cgroup arena may write"), "{}", run.stderr);
+        run
     };
     // Honest bots play every game.
     for game in common::GAMES {
         for (first, second) in
             [("python3 random_bot.py", "./strong-bot"), ("node random_bot.js", "./random-bot")]
         {
-            let out = runs.join(format!("{game}-{}", &second[2..]));
+            let out = place.out(&format!("{game}-{}", &second[2..]));
             let out = out.to_str().expect("UTF-8");
-            unprivileged(&[
+            run(&[
                 "match",
                 game,
                 first,
@@ -595,18 +449,55 @@ fn attacks_fail_when_the_arena_runs_as_an_unprivileged_user() {
             }
         }
     }
+    let secret = base.join("secret.toml");
+    std::fs::write(&secret, "token\n").expect("a secret");
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a listener");
+    let port = listener.local_addr().expect("an address").port().to_string();
+    let socket_folder = tempfile::tempdir().expect("a folder");
+    std::fs::set_permissions(socket_folder.path(), std::fs::Permissions::from_mode(0o777))
+        .expect("chmod");
+    let datagrams = socket_folder.path().join("log.sock");
+    let _datagram_socket = std::os::unix::net::UnixDatagram::bind(&datagrams).expect("a socket");
+    std::fs::set_permissions(&datagrams, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    // The victim in a folder of its own, as a league's bots are.
+    let victim_folder = base.join("victim");
+    std::fs::create_dir(&victim_folder).expect("a folder");
+    let victim = victim_folder.join("random_bot.py");
+    std::fs::copy(base.join("random_bot.py"), &victim).expect("copying the victim");
+    let path = |path: &Path| format!("path:{}", path.display());
+    let cases: Vec<(&str, Option<String>)> = vec![
+        ("kill-opponent", None),
+        ("answer-for-opponent", None),
+        ("ptrace-opponent", None),
+        ("opponent-environment", None),
+        ("renice-opponent", None),
+        ("read-file", Some(path(&secret))),
+        ("connect-tcp", Some(port.clone())),
+        ("fork-many", None),
+        ("change-file", Some(path(&victim))),
+        ("chmod-results", None),
+        ("watch-folder", Some(path(&victim_folder))),
+        ("sendto-unix", Some(path(&datagrams))),
+        ("io-uring-socket", None),
+        ("arena-command-line", None),
+        ("fill-scratch", None),
+        ("hoard-shared", None),
+        ("hoard-memfd", None),
+        ("hoard-sysv", None),
+        ("hoard-growsdown", None),
+    ];
     for (name, argument) in cases {
-        let out = runs.join(name);
-        let hostile = match argument {
-            Some(argument) => format!("fixtures/hostile.py {name} path:{argument}"),
+        let out = place.out(name);
+        let hostile = match &argument {
+            Some(argument) => format!("fixtures/hostile.py {name} {argument}"),
             None => format!("fixtures/hostile.py {name}"),
         };
         let out_text = out.to_str().expect("UTF-8");
-        unprivileged(&[
+        run(&[
             "match",
             "number-snatch",
             &hostile,
-            "python3 random_bot.py",
+            "python3 victim/random_bot.py",
             "--name1",
             "hostile",
             "--name2",
@@ -615,12 +506,230 @@ fn attacks_fail_when_the_arena_runs_as_an_unprivileged_user() {
             "1",
             "--move-timeout",
             "3s",
+            "--memory-limit",
+            "256MiB",
+            "--seed",
+            "8",
             "--out",
             out_text,
         ]);
-        let outcome = hostile_outcome(&out, name);
-        assert!(outcome.starts_with("failed"), "{name} as an unprivileged user: {outcome}");
         let rows = read_games_csv(&out);
         assert_ne!(&rows[0]["forfeiter"], VICTIM, "{name}: {}", &rows[0]["forfeit_detail"]);
+        match reported_outcome(&out, name) {
+            Some(outcome) => {
+                assert!(outcome.starts_with("failed"), "{name} as an unprivileged user: {outcome}")
+            }
+            // Killed in the middle of it: by the memory watchdog, and said.
+            None => assert!(
+                rows[0]["forfeit_detail"].contains("over its memory limit (256 MiB)"),
+                "{name}: {}",
+                &rows[0]["forfeit_detail"]
+            ),
+        }
+        assert!(std::fs::metadata(&victim).expect("the victim").permissions().mode() & 0o777 != 0);
     }
+    // The two seats cannot talk, and a box's scratch goes with it.
+    for (name, argument) in
+        [("talk-sysv", "x"), ("talk-unix", "unprivileged"), ("litter", "arena-litter-unprivileged")]
+    {
+        let out = place.out(name);
+        let hostile = format!("fixtures/hostile.py {name} {argument}");
+        let out_text = out.to_str().expect("UTF-8");
+        run(&["match", "number-snatch", &hostile, &hostile, "--games", "1", "--out", out_text]);
+        for seat in ["seat1", "seat2"] {
+            let log = std::fs::read_dir(out.join("logs"))
+                .expect("logs")
+                .flatten()
+                .find(|entry| entry.file_name().to_string_lossy().contains(seat))
+                .expect("a log of the seat");
+            let text = std::fs::read_to_string(log.path()).expect("the log");
+            let prefix = format!("attack {name}: ");
+            let outcome =
+                text.lines().find_map(|line| line.strip_prefix(&prefix)).expect("a report");
+            let expected = if name == "litter" { "succeeded" } else { "failed" };
+            assert!(outcome.starts_with(expected), "{name}, {seat}: {outcome}");
+        }
+    }
+    assert!(!std::env::temp_dir().join("arena-litter-unprivileged").exists());
+    // Nothing a box started outlives it.
+    let out = place.out("session-chain");
+    let out_text = out.to_str().expect("UTF-8");
+    run(&[
+        "match",
+        "number-snatch",
+        "fixtures/hostile.py session-chain",
+        "python3 random_bot.py",
+        "--name1",
+        "hostile",
+        "--games",
+        "1",
+        "--out",
+        out_text,
+    ]);
+    assert!(
+        reported_outcome(&out, "session-chain")
+            .is_some_and(|outcome| outcome.starts_with("succeeded"))
+    );
+    common::assert_processes_gone(&common::recorded_pids(&out));
+}
+
+/// Where no box can be made (here: a user namespace that allows no nested
+/// one, as a container or a distribution's policy may), bots run in the
+/// fallback, which says so and what it lacks, and still stops the attacks
+/// on the opponent, the files and the network.
+#[test]
+fn the_fallback_without_namespaces_says_so_and_holds() {
+    let run_without_namespaces = |args: &[&str], out: &Path| {
+        let output = Command::new("unshare")
+            .args([
+                "-U",
+                "-r",
+                "sh",
+                "-c",
+                "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"",
+            ])
+            .arg(env!("CARGO_BIN_EXE_arena"))
+            .args(args)
+            .args(["--out", out.to_str().expect("UTF-8")])
+            .current_dir(repo_dir())
+            .output()
+            .expect("unshare runs");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "{stdout}\n{stderr}");
+        assert!(stdout.contains("sandbox: no box per bot"), "{stdout}");
+        assert!(
+            stderr.contains("a box could not be made: making the box's namespaces"),
+            "{stderr}"
+        );
+    };
+    let scratch = Scratch::new();
+    let honest = scratch.out().join("honest");
+    run_without_namespaces(
+        &[
+            "match",
+            "number-duel",
+            PYTHON_RANDOM_BOT,
+            "node bots/javascript/random_bot.js",
+            "--games",
+            "2",
+        ],
+        &honest,
+    );
+    for row in read_games_csv(&honest) {
+        assert_eq!(&row["reason"], "normal", "{}", &row["forfeit_detail"]);
+    }
+    let secret = scratch.out().with_file_name("tournament.toml");
+    std::fs::write(&secret, "token\n").expect("a secret");
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a listener");
+    let port = listener.local_addr().expect("an address").port().to_string();
+    let secret_argument = format!("path:{}", secret.display());
+    for (name, argument) in [
+        ("kill-opponent", None),
+        ("read-file", Some(secret_argument.as_str())),
+        ("connect-tcp", Some(port.as_str())),
+    ] {
+        let out = scratch.out().join(name);
+        let hostile = match argument {
+            Some(argument) => format!("tests/fixtures/hostile.py {name} {argument}"),
+            None => format!("tests/fixtures/hostile.py {name}"),
+        };
+        run_without_namespaces(
+            &[
+                "match",
+                "number-snatch",
+                &hostile,
+                PYTHON_RANDOM_BOT,
+                "--name1",
+                "hostile",
+                "--games",
+                "1",
+            ],
+            &out,
+        );
+        let outcome = hostile_outcome(&out, name);
+        assert!(outcome.starts_with("failed"), "{name} in the fallback: {outcome}");
+    }
+}
+
+/// `--require-sandbox` (`sandbox = "required"`) runs where every
+/// protection is in force and refuses, naming what is missing, where it is
+/// not: an unprivileged arena may make no cgroup here.
+#[test]
+fn a_required_sandbox_refuses_what_is_missing() {
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let args = [
+        "match",
+        "number-snatch",
+        PYTHON_RANDOM_BOT,
+        PYTHON_RANDOM_BOT,
+        "--games",
+        "1",
+        "--require-sandbox",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ];
+    if root {
+        scratch.arena(args).assert_success();
+    }
+    let place = Unprivileged::new();
+    let out = place.out("required");
+    let refused = place.arena(&[
+        "match",
+        "number-snatch",
+        "python3 random_bot.py",
+        "python3 random_bot.py",
+        "--games",
+        "1",
+        "--require-sandbox",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{}\n{}", refused.stdout, refused.stderr);
+    assert!(refused.stderr.contains("the sandbox is required"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("a cgroup arena may write"), "{}", refused.stderr);
+    assert!(!out.join("games.csv").exists(), "games were played");
+}
+
+/// What the arena makes for boxes goes when it ends: no cgroup of an ended
+/// run remains in any hierarchy.
+#[test]
+fn no_cgroup_outlives_its_run() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    scratch
+        .arena([
+            "match",
+            "number-snatch",
+            PYTHON_RANDOM_BOT,
+            PYTHON_RANDOM_BOT,
+            "--games",
+            "2",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ])
+        .assert_success();
+    let mut left = Vec::new();
+    let mut folders = vec![std::path::PathBuf::from("/sys/fs/cgroup")];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else { continue };
+        for entry in entries.flatten() {
+            if !entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                continue;
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            match name.strip_prefix("arena-").and_then(|pid| pid.split('-').next()) {
+                // A run's folder: its arena must still be running.
+                Some(pid) if !Path::new(&format!("/proc/{pid}")).exists() => {
+                    left.push(entry.path())
+                }
+                Some(_) => {}
+                None => folders.push(entry.path()),
+            }
+        }
+    }
+    assert!(left.is_empty(), "cgroups of ended runs: {left:?}");
 }

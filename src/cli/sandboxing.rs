@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::sandbox::{Sandbox, SandboxMode, SandboxSettings, parse_size};
+use crate::sandbox::{Sandbox, SandboxError, SandboxMode, SandboxSettings, parse_size};
 use crate::seeds::{SEED_KEY_VARIABLE, SeedKey};
 use crate::units::parse_duration;
 
@@ -18,8 +18,9 @@ pub struct SandboxArgs {
     /// environment, files and network. For debugging your own bot only.
     #[arg(long, conflicts_with = "require_sandbox")]
     no_sandbox: bool,
-    /// Refuse to run unless Landlock and seccomp are available, instead of
-    /// warning and running with the protections there are.
+    /// Refuse to run unless every protection is in force (a box per bot,
+    /// cgroup limits, Landlock and seccomp), instead of warning and running
+    /// with the protections there are.
     #[arg(long)]
     require_sandbox: bool,
     /// Memory of each bot process (heap and anonymous mappings; address
@@ -38,6 +39,10 @@ pub struct SandboxArgs {
     /// Largest file a bot may write [default: 64MiB].
     #[arg(long, value_parser = parse_size, value_name = "SIZE")]
     file_size_limit: Option<u64>,
+    /// Size of each bot's scratch folder: its /tmp (HOME and TMPDIR) and
+    /// its /dev/shm, each a private tmpfs of this size [default: 64MiB].
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    scratch_limit: Option<u64>,
     /// Let bots use the network (TCP, UDP and unix sockets of the host).
     #[arg(long)]
     allow_network: bool,
@@ -67,6 +72,7 @@ impl SandboxArgs {
             (self.process_limit, &mut limits.processes),
             (self.open_files_limit, &mut limits.open_files),
             (self.file_size_limit, &mut limits.file_size),
+            (self.scratch_limit, &mut limits.scratch),
         ] {
             if let Some(value) = flag {
                 *limit = value;
@@ -98,7 +104,14 @@ pub fn prepare_sandbox(
     settings: &SandboxSettings,
     protected: &[&Path],
 ) -> anyhow::Result<(Option<Arc<Sandbox>>, String, String)> {
-    let sandbox = Sandbox::new(settings, protected)?;
+    let sandbox = Sandbox::new(settings, protected).map_err(|error| match error {
+        // The settings ask for what this machine or these limits cannot
+        // give: input to correct.
+        SandboxError::Required(_) | SandboxError::AboveOwnLimit { .. } => {
+            anyhow::Error::new(super::options::UsageError(error.to_string()))
+        }
+        other => anyhow::Error::new(other),
+    })?;
     let line = match &sandbox {
         None => {
             warn(

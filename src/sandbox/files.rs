@@ -86,9 +86,11 @@ impl CommandFiles {
                 files.add_interpreter_of(&file, path);
                 files.own.push(file);
                 files.reach(&dir.join(program));
+                files.add_python_environment(&dir.join(program));
             }
         } else if let Some(found) = find_in_path(program, path) {
             files.reach(&found);
+            files.add_python_environment(&found);
             files.add_installation(&found);
             if let Ok(real) = found.canonicalize() {
                 files.add_installation(&real);
@@ -110,6 +112,7 @@ impl CommandFiles {
         }
         files.own.sort();
         files.own.dedup();
+        files.add_node_modules();
         files.installations.sort();
         files.installations.dedup();
         files
@@ -140,6 +143,62 @@ impl CommandFiles {
         }
     }
 
+    /// The Python virtual environment `program` (as written) runs in, if
+    /// it is one's interpreter (a `pyvenv.cfg` above its `bin` folder): the
+    /// environment, and the installation it was made from (its `home`),
+    /// which its interpreter is a link to and reads its standard library
+    /// from.
+    fn add_python_environment(&mut self, program: &Path) {
+        let Some(root) = program.parent().filter(|bin| bin.ends_with("bin")).and_then(Path::parent)
+        else {
+            return;
+        };
+        let Ok(config) = std::fs::read_to_string(root.join("pyvenv.cfg")) else { return };
+        if let Ok(root) = root.canonicalize() {
+            self.installations.push(root);
+        }
+        let home = config.lines().find_map(|line| {
+            let (key, value) = line.split_once('=')?;
+            (key.trim() == "home").then(|| PathBuf::from(value.trim()))
+        });
+        if let Some(home) = home {
+            self.reach(&home);
+            self.add_installation(&home.join("python"));
+            if let Ok(real) = home.canonicalize() {
+                self.add_installation(&real.join("python"));
+            }
+        }
+    }
+
+    /// The `node_modules` folders a JavaScript file of the bot's resolves
+    /// packages from: in its folder and each above it, up to its project's
+    /// root (the folder with `.git`) or eight levels.
+    fn add_node_modules(&mut self) {
+        let scripts: Vec<PathBuf> = self
+            .own
+            .iter()
+            .filter(|file| {
+                file.extension()
+                    .and_then(|extension| extension.to_str())
+                    .is_some_and(|extension| matches!(extension, "js" | "mjs" | "cjs" | "ts"))
+            })
+            .cloned()
+            .collect();
+        for script in scripts {
+            for folder in script.ancestors().skip(1).take(8) {
+                let modules = folder.join("node_modules");
+                if modules.is_dir() {
+                    self.own_folders.push(modules);
+                }
+                if folder.join(".git").exists() {
+                    break;
+                }
+            }
+        }
+        self.own_folders.sort();
+        self.own_folders.dedup();
+    }
+
     /// The interpreter named by `file`'s `#!` line, if it has one.
     fn add_interpreter_of(&mut self, file: &Path, path: &std::ffi::OsStr) {
         let Some(line) = shebang(file) else { return };
@@ -153,6 +212,7 @@ impl CommandFiles {
         };
         if let Some(program) = program {
             self.reach(&program);
+            self.add_python_environment(&program);
             self.add_installation(&program);
             if let Ok(real) = program.canonicalize() {
                 self.add_installation(&real);

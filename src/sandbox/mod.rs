@@ -158,7 +158,7 @@ impl Protections {
         }
         if self.cgroup.is_none() {
             missing.push(
-                "a cgroup arena may write (memory falls back to resource limits and a watchdog, CPU to one session per box)",
+                "a cgroup arena may write (memory falls back to resource limits and a watchdog, CPU to one session per bot)",
             );
         }
         match self.landlock_abi {
@@ -195,7 +195,8 @@ impl fmt::Display for Protections {
             Some(CgroupVersion::V1) => write!(f, ", cgroup v1 limits")?,
             Some(CgroupVersion::V2) => write!(f, ", cgroup v2 limits")?,
             None => {
-                write!(f, ", no cgroup (resource limits, a memory watchdog, a session per box)")?
+                let per = if self.boxes { "box" } else { "bot" };
+                write!(f, ", no cgroup (resource limits, a memory watchdog, a session per {per})")?
             }
         }
         match self.landlock_abi {

@@ -2,6 +2,9 @@
 //! reading what a match leaves on disk, building the Rust random bot, and
 //! checking that no bot process outlived its match.
 
+pub mod hostile;
+pub mod unprivileged;
+
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::fs::File;
@@ -297,6 +300,32 @@ fn live_recorded(recorded: &RecordedPid) -> Option<(u32, char, String)> {
                 .is_ok_and(|link| link.to_str() == Some(recorded.namespace.as_str()))
         })
         .find_map(|pid| live_state(pid).map(|(state, name)| (pid, state, name)))
+}
+
+/// The host pids of the recorded processes still alive.
+pub fn surviving(pids: &[RecordedPid]) -> Vec<u32> {
+    let own = std::fs::read_link("/proc/self/ns/pid").expect("this process's PID namespace");
+    pids.iter()
+        .filter_map(|recorded| {
+            if Path::new(&recorded.namespace) == own {
+                live_state(recorded.pid)
+                    .filter(|_| start_ticks(recorded.pid) == Some(recorded.started))
+                    .map(|_| recorded.pid)
+            } else {
+                live_recorded(recorded).map(|(pid, _, _)| pid)
+            }
+        })
+        .collect()
+}
+
+/// SIGKILL to each of `pids` (processes a test saw alive just now).
+pub fn kill_all(pids: &[u32]) {
+    for &pid in pids {
+        if let Ok(pid) = libc::pid_t::try_from(pid) {
+            // SAFETY: plain signal delivery.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
 }
 
 /// Fails unless every process in `pids` has ended (in a box of its own,

@@ -40,7 +40,7 @@ use std::path::Path;
 use std::process::ExitStatus;
 use std::sync::Arc;
 
-use seccompiler::BpfProgram;
+use super::seccomp::Filter;
 
 use super::landlock::InBoxRuleset;
 use super::spawn::{
@@ -79,8 +79,33 @@ pub struct BoxPlan {
 /// One step of building a box's root; paths are relative to the new root.
 enum Step {
     Folder(CString),
-    View { source: CString, target: CString, file: bool, device: bool },
-    Link { path: CString, target: CString },
+    View {
+        source: CString,
+        target: CString,
+        file: bool,
+        device: bool,
+    },
+    /// A small configuration file, copied rather than shown: writing one
+    /// into the root costs a fraction of a mount.
+    Copy {
+        target: CString,
+        contents: Vec<u8>,
+    },
+    Link {
+        path: CString,
+        target: CString,
+    },
+}
+
+/// Files of /etc up to this size are copied into a box rather than shown.
+const COPIED_UP_TO: u64 = 256 << 10;
+
+/// The contents of `path` if it is a configuration file small enough to be
+/// copied into each box.
+fn copied(path: &Path) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(path).ok()?;
+    (path.starts_with("/etc") && meta.is_file() && meta.len() <= COPIED_UP_TO)
+        .then(|| std::fs::read(path).ok())?
 }
 
 fn relative(path: &Path) -> Option<CString> {
@@ -106,6 +131,9 @@ impl BoxPlan {
             // A path that cannot be a C string cannot be opened either.
             let step = match entry {
                 Entry::Folder(path) => relative(&path).map(Step::Folder),
+                Entry::Bind { path, file: true } if let Some(contents) = copied(&path) => {
+                    relative(&path).map(|target| Step::Copy { target, contents })
+                }
                 Entry::Bind { path, file } => absolute(&path)
                     .zip(relative(&path))
                     .map(|(source, target)| Step::View { source, target, file, device: false }),
@@ -128,6 +156,8 @@ impl BoxPlan {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Failed {
+    Namespaces = 21,
+    Cgroup = 22,
     Isolate = 1,
     Open,
     Identity,
@@ -152,7 +182,9 @@ pub enum Failed {
 
 impl Failed {
     fn from_code(code: u32) -> Failed {
-        const ALL: [Failed; 20] = [
+        const ALL: [Failed; 22] = [
+            Failed::Namespaces,
+            Failed::Cgroup,
             Failed::Isolate,
             Failed::Open,
             Failed::Identity,
@@ -180,6 +212,8 @@ impl Failed {
     /// What the step does, for a message: "mounting /proc".
     pub fn doing(self) -> &'static str {
         match self {
+            Failed::Namespaces => "making the box's namespaces",
+            Failed::Cgroup => "joining the box's cgroup",
             Failed::Isolate => "isolating the box (session, mount propagation)",
             Failed::Open => "opening a path the box shows",
             Failed::Identity => "taking the box's user id",
@@ -235,7 +269,7 @@ pub struct BoxStart {
     pub workdir: CString,
     pub rlimits: Vec<(c_int, u64, u64)>,
     pub landlock: Option<InBoxRuleset>,
-    pub filter: Option<Arc<BpfProgram>>,
+    pub filter: Option<Arc<Filter>>,
     /// tmpfs options of the box's /tmp and /dev/shm.
     pub scratch_options: CString,
     /// Where arena's command line lies in memory (its copy in the box's
@@ -245,8 +279,8 @@ pub struct BoxStart {
     pub as_root: bool,
     /// The box has its own network namespace (a loopback to bring up).
     pub own_network: bool,
-    /// `cgroup.procs` files the first process joins before it goes on.
-    pub cgroup_procs: Vec<std::path::PathBuf>,
+    /// Files the first process joins its cgroup by (it writes "0" to each).
+    pub cgroup_joins: Vec<RawFd>,
 }
 
 /// What the box's first process reads: on the arena's stack, copied into
@@ -334,7 +368,7 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
     let clone_error = io::Error::last_os_error();
     restore_signals(&job.mask);
     if pid < 0 {
-        return Err(StartFailure { step: Failed::Isolate, error: clone_error });
+        return Err(StartFailure { step: Failed::Namespaces, error: clone_error });
     }
     // SAFETY: CLONE_PIDFD stored a new descriptor that is ours alone.
     let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
@@ -346,11 +380,6 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
     };
     if let Err(error) = identity_maps(pid as u32, start.as_root) {
         return Err(gone(StartFailure { step: Failed::Identity, error }));
-    }
-    for procs in &start.cgroup_procs {
-        if let Err(error) = std::fs::write(procs, pid.to_string()) {
-            return Err(gone(StartFailure { step: Failed::Isolate, error }));
-        }
     }
     let go = [1u8];
     // SAFETY: writes one byte from the stack to our end of the sync pipe.
@@ -471,6 +500,11 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
         blank(&start.command_line);
+        for &join in &start.cgroup_joins {
+            if libc::write(join, c"0".as_ptr().cast(), 1) != 1 {
+                return Err((Failed::Cgroup, errno()));
+            }
+        }
         libc::close(job.sync_write);
         keep_only(&job.keep);
         // The arena writes the id maps and the cgroup first; nothing comes
@@ -633,7 +667,7 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
                 BUILD_AT.as_ptr(),
                 tmpfs,
                 secure,
-                c"size=1m,mode=0755".as_ptr().cast(),
+                c"size=4m,mode=0755".as_ptr().cast(),
             ),
         )?;
         at(Failed::Root, libc::chdir(BUILD_AT.as_ptr()))?;
@@ -737,6 +771,21 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
                         ) as c_int,
                     )?;
                     libc::close(fd);
+                }
+                Step::Copy { target, contents } => {
+                    let fd = libc::open(
+                        target.as_ptr(),
+                        libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC,
+                        0o644,
+                    );
+                    if fd < 0 {
+                        return Err((Failed::View, errno()));
+                    }
+                    let written = libc::write(fd, contents.as_ptr().cast(), contents.len());
+                    libc::close(fd);
+                    if written != contents.len() as isize {
+                        return Err((Failed::View, errno()));
+                    }
                 }
                 Step::Link { path, target } => {
                     if libc::symlink(target.as_ptr(), path.as_ptr()) < 0 && errno() != libc::EEXIST
@@ -883,7 +932,7 @@ pub fn probe(network: bool, as_root: bool) -> Result<(), String> {
         command_line: command_line(),
         as_root,
         own_network: !network,
-        cgroup_procs: Vec::new(),
+        cgroup_joins: Vec::new(),
     };
     let started =
         spawn(&start).map_err(|failure| format!("{}: {}", failure.step.doing(), failure.error))?;

@@ -14,6 +14,7 @@
 
 use std::fs;
 use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,10 +35,12 @@ pub struct Cgroups {
     made: AtomicU64,
 }
 
-/// One box's cgroup: its folder in each hierarchy, by controller.
+/// One box's cgroup: its folder in each hierarchy, by controller, and the
+/// files a process joins it by, open for writing.
 #[derive(Debug)]
 struct BoxCgroup {
     folders: Vec<(&'static str, PathBuf)>,
+    joins: Vec<OwnedFd>,
 }
 
 /// A box cgroup lent to one box; back to the run's pool when dropped (after
@@ -109,7 +112,21 @@ impl Cgroups {
         for (_, folder) in &folders {
             fs::create_dir(folder)?;
         }
-        let cgroup = BoxCgroup { folders };
+        // A v1 hierarchy takes a single thread through `tasks` without
+        // the global lock a whole process's move takes (which waits for
+        // an RCU grace period: milliseconds); the box's first process is a
+        // single thread that writes itself ("0") there.
+        let join = match self.version {
+            CgroupVersion::V1 => "tasks",
+            CgroupVersion::V2 => "cgroup.procs",
+        };
+        let joins = folders
+            .iter()
+            .map(|(_, folder)| {
+                fs::OpenOptions::new().write(true).open(folder.join(join)).map(OwnedFd::from)
+            })
+            .collect::<io::Result<_>>()?;
+        let cgroup = BoxCgroup { folders, joins };
         let memory = self.limits.memory.to_string();
         let processes = self.limits.processes.to_string();
         match self.version {
@@ -156,7 +173,7 @@ impl BoxCgroup {
         self.folders.iter().find(|(name, _)| *name == controller).map(|(_, folder)| folder)
     }
 
-    /// The `cgroup.procs` files a process joins the box by.
+    /// The `cgroup.procs` files that list the box's processes.
     fn procs_files(&self) -> impl Iterator<Item = PathBuf> + '_ {
         self.folders.iter().map(|(_, folder)| folder.join("cgroup.procs"))
     }
@@ -201,9 +218,14 @@ impl BoxCgroup {
 }
 
 impl Lease {
-    /// The `cgroup.procs` files the box's first process must be written to.
-    pub fn procs_files(&self) -> Vec<PathBuf> {
-        self.cgroup.as_ref().map(|cgroup| cgroup.procs_files().collect()).unwrap_or_default()
+    /// The files, open for writing, the box's first process joins the box's
+    /// cgroup by (it writes "0", itself, to each). Opened by arena, whose
+    /// right to move a process there the kernel checks at the write.
+    pub fn join_files(&self) -> Vec<RawFd> {
+        self.cgroup
+            .as_ref()
+            .map(|cgroup| cgroup.joins.iter().map(AsRawFd::as_raw_fd).collect())
+            .unwrap_or_default()
     }
 
     /// A limit the box ran into since it started: the kernel killed one of

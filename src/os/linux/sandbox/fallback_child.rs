@@ -12,7 +12,7 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::Arc;
 
-use seccompiler::BpfProgram;
+use super::seccomp::Filter;
 
 use super::spawn::{check, close_inherited_files_at_exec, load_filter, set_rlimits};
 
@@ -44,7 +44,7 @@ pub struct ChildSetup {
     /// reads its number: it shares the arena's memory, and the descriptor
     /// is the arena's to close once the child has exec'd.
     pub ruleset: Option<OwnedFd>,
-    pub filter: Option<Arc<BpfProgram>>,
+    pub filter: Option<Arc<Filter>>,
 }
 
 const CAP_DAC_READ_SEARCH: u32 = 2;

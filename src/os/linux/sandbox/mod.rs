@@ -4,6 +4,7 @@
 //! promises is told in `crate::sandbox`.
 
 mod boxed;
+mod bpf;
 mod cgroup;
 mod fallback;
 mod fallback_child;
@@ -26,7 +27,6 @@ use ::landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,
     RulesetCreated, RulesetCreatedAttr, Scope,
 };
-use seccompiler::BpfProgram;
 
 pub use spawn::{Spawned, wait_exited};
 
@@ -38,6 +38,7 @@ use crate::sandbox::{
 use boxed::{BoxPlan, BoxStart};
 use fallback_child::{ChildSetup, Identity};
 use landlock::InBoxRuleset;
+use seccomp::Filter;
 
 /// The kernel's Landlock ABI version, if Landlock is enabled.
 fn landlock_abi() -> Option<u32> {
@@ -76,21 +77,36 @@ fn user_namespaces_work() -> bool {
     }
 }
 
+/// Whether arena runs as root with user ids to hand out: root of the
+/// host, or of a user namespace whose map holds the ids boxes get
+/// ([`boxed::ROOT_BOX_UID_BASE`] and up). Root of a namespace that maps
+/// itself alone (`unshare -r`) is an unprivileged user here.
 fn as_root() -> bool {
     // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    if unsafe { libc::geteuid() } != 0 {
+        return false;
+    }
+    let map = std::fs::read_to_string("/proc/self/uid_map").unwrap_or_default();
+    let wanted =
+        u64::from(boxed::ROOT_BOX_UID_BASE)..u64::from(boxed::ROOT_BOX_UID_BASE) + (1 << 23);
+    map.lines().any(|line| {
+        let numbers: Vec<u64> = line.split_ascii_whitespace().filter_map(|n| n.parse().ok()).collect();
+        matches!(numbers[..], [inside, _, count] if inside <= wanted.start && wanted.end <= inside + count)
+    })
 }
 
-/// Resource limits a bot gets, checked against arena's own hard limits: an
-/// unprivileged process (and a box's root, whose privileges end at its
-/// namespace) cannot raise a hard limit, so a bot limit above arena's own
-/// would fail every start.
+/// Resource limits a bot gets, checked against arena's own hard limits: a
+/// box's processes cannot raise a hard limit (their privileges end at
+/// their namespace), so a bot limit above arena's own would fail every
+/// start. Root raises its own hard limit to the bot's; anyone else is told
+/// which limit to lower or raise.
 fn check_own_limits(limits: &Limits) -> Result<(), SandboxError> {
     let checks = [
         (libc::RLIMIT_NOFILE, limits.open_files, "open files", "open_files_limit", 'n'),
         (libc::RLIMIT_FSIZE, limits.file_size, "file size", "file_size_limit", 'f'),
         (libc::RLIMIT_DATA, limits.memory, "memory", "memory_limit", 'd'),
         (libc::RLIMIT_CPU, limits.cpu_time.as_secs().max(1) + 1, "CPU time", "cpu_limit", 't'),
+        (libc::RLIMIT_NPROC, limits.processes, "process", "process_limit", 'u'),
     ];
     for (resource, value, limit, key, flag) in checks {
         let mut own = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
@@ -100,15 +116,21 @@ fn check_own_limits(limits: &Limits) -> Result<(), SandboxError> {
         {
             continue;
         }
-        if value > own.rlim_max && !as_root() {
-            return Err(SandboxError::AboveOwnLimit {
-                limit,
-                key,
-                flag,
-                value: value.to_string(),
-                hard: own.rlim_max.to_string(),
-            });
+        if value <= own.rlim_max {
+            continue;
         }
+        let raised = libc::rlimit { rlim_cur: own.rlim_cur, rlim_max: value };
+        // SAFETY: setrlimit on this process with a value on the stack.
+        if as_root() && unsafe { libc::setrlimit(resource, &raised) } == 0 {
+            continue;
+        }
+        return Err(SandboxError::AboveOwnLimit {
+            limit,
+            key,
+            flag,
+            value: value.to_string(),
+            hard: own.rlim_max.to_string(),
+        });
     }
     Ok(())
 }
@@ -120,7 +142,7 @@ pub struct Sandbox {
     protections: Protections,
     /// Why no box could be made, when none can.
     no_boxes: Option<String>,
-    filter: Option<Arc<BpfProgram>>,
+    filter: Option<Arc<Filter>>,
     /// Paths no bot may read: the results folder, the tournament file.
     protected: Vec<PathBuf>,
     cgroups: Option<Arc<cgroup::Cgroups>>,
@@ -161,8 +183,7 @@ impl Sandbox {
             network: settings.network,
             memory_counted: cgroups.is_some(),
         };
-        let filter = seccomp::filter(policy)
-            .map_err(|error| SandboxError::Setup(format!("seccomp filter: {error}")))?;
+        let filter = seccomp::filter(policy);
         let as_root = as_root();
         let protections = Protections {
             landlock_abi,
@@ -415,12 +436,9 @@ impl Handle {
 pub enum ProcessEnd {
     /// A box: the report pipe of its first process, its cgroup and its
     /// memory watch (released once the box is gone).
-    Box {
-        report: OwnedFd,
-        cgroup: Option<cgroup::Lease>,
-        watch: Option<watchdog::Watch>,
-    },
-    Plain,
+    Box { report: OwnedFd, cgroup: Option<cgroup::Lease>, watch: Option<watchdog::Watch> },
+    /// The fallback: the process itself, and its memory watch.
+    Plain { watch: watchdog::Watch },
 }
 
 impl ProcessEnd {
@@ -437,7 +455,9 @@ impl ProcessEnd {
                 };
                 (status, reached)
             }
-            ProcessEnd::Plain => (waited, None),
+            ProcessEnd::Plain { watch } => {
+                (waited, watch.killed_for_memory().then_some(LimitReached::Memory))
+            }
         }
     }
 }
@@ -553,7 +573,7 @@ impl BotSandbox {
             command_line: sandbox.command_line.clone(),
             as_root: sandbox.protections.as_root,
             own_network: !sandbox.settings.network,
-            cgroup_procs: cgroup.as_ref().map(|cgroup| cgroup.procs_files()).unwrap_or_default(),
+            cgroup_joins: cgroup.as_ref().map(|cgroup| cgroup.join_files()).unwrap_or_default(),
         };
         let started = boxed::spawn(&start).map_err(|failure| match failure.step {
             boxed::Failed::Exec => StartError::Exec(failure.error),
@@ -626,9 +646,14 @@ impl BotSandbox {
             setup,
         };
         let spawned = fallback::spawn(&mut prepared).map_err(StartError::Exec)?;
+        let pidfd = spawned
+            .pidfd
+            .try_clone()
+            .map_err(|error| StartError::Box { doing: "watching the bot's memory", error })?;
+        let watch = watchdog::Watch::start(spawned.pid, pidfd, sandbox.settings.limits.memory);
         Ok(Started {
             handle: Handle::Group { pid: spawned.pid, scratch },
-            ending: ProcessEnd::Plain,
+            ending: ProcessEnd::Plain { watch },
             spawned,
         })
     }

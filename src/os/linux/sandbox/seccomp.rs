@@ -16,14 +16,15 @@
 //! another process (priorities, limits) are allowed on the caller only.
 //!
 //! The kernel caches the verdict of calls the filter allows whatever their
-//! arguments, so a bot's reads and writes pay nothing for it per move.
+//! arguments, so a bot's reads and writes pay nothing for it per move. The
+//! filter is compiled by [`super::bpf`].
 
 use std::collections::BTreeMap;
 
-use seccompiler::{
-    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-    SeccompRule, TargetArch,
-};
+use super::bpf::{self, Comparison, Condition, Instruction, Verdict};
+
+/// A compiled filter, ready to load.
+pub type Filter = Vec<Instruction>;
 
 /// What the filter allows beyond the common list.
 #[derive(Clone, Copy, Debug)]
@@ -288,7 +289,6 @@ const ALLOWED_X86_64: &[libc::c_long] = &[
     libc::SYS_getpgrp,
     libc::SYS_arch_prctl,
     libc::SYS_getrlimit,
-    libc::SYS_sendto,
     libc::SYS_futimesat,
 ];
 #[cfg(not(target_arch = "x86_64"))]
@@ -307,25 +307,42 @@ const NAMESPACE_FLAGS: u64 = (libc::CLONE_NEWNS
 /// no address randomisation.
 const PERSONALITIES: [u64; 5] = [0, 0x0008, 0x0002_0000, 0x0002_0008, 0xffff_ffff];
 
-/// Builds the filter for this machine's architecture; `None` where
-/// seccompiler does not know the architecture.
-pub fn filter(policy: Policy) -> Result<Option<BpfProgram>, seccompiler::BackendError> {
-    let Ok(arch) = TargetArch::try_from(std::env::consts::ARCH) else { return Ok(None) };
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    for &call in ALLOWED.iter().chain(ALLOWED_X86_64) {
-        rules.insert(call, Vec::new());
-    }
-    let when = |conditions: Vec<SeccompCondition>| SeccompRule::new(conditions);
-    let low = |index: u8, operator: SeccompCmpOp, value: u64| {
-        SeccompCondition::new(index, SeccompCmpArgLen::Dword, operator, value)
-    };
-    let arg = |index: u8, operator: SeccompCmpOp, value: u64| {
-        SeccompCondition::new(index, SeccompCmpArgLen::Qword, operator, value)
-    };
-    use SeccompCmpOp::{Eq, MaskedEq};
+/// The architecture this build filters for (`AUDIT_ARCH_*`), and the call
+/// numbers above which another interface lies (x32 on x86-64).
+#[cfg(target_arch = "x86_64")]
+const ARCH: Option<(u32, Option<u32>)> = Some((0xC000_003E, Some(0x4000_0000)));
+#[cfg(target_arch = "aarch64")]
+const ARCH: Option<(u32, Option<u32>)> = Some((0xC000_00B7, None));
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const ARCH: Option<(u32, Option<u32>)> = None;
 
+fn number(call: libc::c_long) -> u32 {
+    u32::try_from(call).expect("system call numbers are small")
+}
+
+fn eq(argument: u8, value: u64) -> Condition {
+    Condition { argument, comparison: Comparison::Eq32(value as u32) }
+}
+
+fn ne(argument: u8, value: u64) -> Condition {
+    Condition { argument, comparison: Comparison::Ne32(value as u32) }
+}
+
+fn masked(argument: u8, mask: u64, value: u64) -> Condition {
+    Condition { argument, comparison: Comparison::MaskedEq64 { mask, value } }
+}
+
+/// Builds the filter for this machine's architecture; `None` on an
+/// architecture it does not know.
+pub fn filter(policy: Policy) -> Option<Filter> {
+    let (arch, reject_above) = ARCH?;
+    let mut table: BTreeMap<u32, Verdict> = BTreeMap::new();
+    for &call in ALLOWED.iter().chain(ALLOWED_X86_64) {
+        table.insert(number(call), Verdict::Allow);
+    }
+    let when = |rules: Vec<Vec<Condition>>| Verdict::When(rules);
     // A new process or thread, never a new namespace.
-    rules.insert(libc::SYS_clone, vec![when(vec![arg(0, MaskedEq(NAMESPACE_FLAGS), 0)?])?]);
+    table.insert(number(libc::SYS_clone), when(vec![vec![masked(0, NAMESPACE_FLAGS, 0)]]));
     // Calls that may name another process: the caller only (pid 0).
     for call in [
         libc::SYS_prlimit64,
@@ -333,34 +350,25 @@ pub fn filter(policy: Policy) -> Result<Option<BpfProgram>, seccompiler::Backend
         libc::SYS_sched_setparam,
         libc::SYS_sched_setattr,
     ] {
-        rules.insert(call, vec![when(vec![low(0, Eq, 0)?])?]);
+        table.insert(number(call), when(vec![vec![eq(0, 0)]]));
     }
     // setpriority(which, who, prio) and ioprio_set(which, who, prio):
     // the caller or its own group (who 0), never every process of a user.
     const IOPRIO_WHO_USER: u64 = 3;
-    rules.insert(
-        libc::SYS_setpriority,
-        vec![when(vec![low(0, SeccompCmpOp::Ne, libc::PRIO_USER as u64)?, low(1, Eq, 0)?])?],
+    table.insert(
+        number(libc::SYS_setpriority),
+        when(vec![vec![ne(0, libc::PRIO_USER as u64), eq(1, 0)]]),
     );
-    rules.insert(
-        libc::SYS_ioprio_set,
-        vec![when(vec![low(0, SeccompCmpOp::Ne, IOPRIO_WHO_USER)?, low(1, Eq, 0)?])?],
-    );
-    rules.insert(
-        libc::SYS_personality,
-        PERSONALITIES
-            .iter()
-            .map(|&value| when(vec![low(0, Eq, value)?]))
-            .collect::<Result<_, _>>()?,
+    table.insert(number(libc::SYS_ioprio_set), when(vec![vec![ne(0, IOPRIO_WHO_USER), eq(1, 0)]]));
+    table.insert(
+        number(libc::SYS_personality),
+        when(PERSONALITIES.iter().map(|&value| vec![eq(0, value)]).collect()),
     );
     // Terminal commands, except typing into a terminal (TIOCSTI) and the
     // console's own (TIOCLINUX).
-    rules.insert(
-        libc::SYS_ioctl,
-        vec![when(vec![
-            low(1, SeccompCmpOp::Ne, libc::TIOCSTI)?,
-            low(1, SeccompCmpOp::Ne, libc::TIOCLINUX)?,
-        ])?],
+    table.insert(
+        number(libc::SYS_ioctl),
+        when(vec![vec![ne(1, libc::TIOCSTI), ne(1, libc::TIOCLINUX)]]),
     );
     if policy.memory_counted {
         for call in [
@@ -370,61 +378,90 @@ pub fn filter(policy: Policy) -> Result<Option<BpfProgram>, seccompiler::Backend
             libc::SYS_shmdt,
             libc::SYS_shmctl,
         ] {
-            rules.insert(call, Vec::new());
+            table.insert(number(call), Verdict::Allow);
         }
     }
-    let families: &[i32] = if policy.boxed || policy.network {
-        &[libc::AF_UNIX, libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK]
-    } else {
-        &[libc::AF_UNIX]
-    };
     if policy.boxed || policy.network {
-        rules.insert(
-            libc::SYS_socket,
-            families
-                .iter()
-                .map(|&family| when(vec![low(0, Eq, family as u64)?]))
-                .collect::<Result<_, _>>()?,
+        let families = [libc::AF_UNIX, libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK];
+        table.insert(
+            number(libc::SYS_socket),
+            when(families.iter().map(|&family| vec![eq(0, family as u64)]).collect()),
         );
-        rules.insert(libc::SYS_connect, Vec::new());
-        #[cfg(not(target_arch = "x86_64"))]
-        rules.insert(libc::SYS_sendto, Vec::new());
+        table.insert(number(libc::SYS_connect), Verdict::Allow);
+        table.insert(number(libc::SYS_sendto), Verdict::Allow);
     } else {
         // Outside a box, unix stream sockets only, and no connecting or
         // sending by path: those would reach the host's sockets (Landlock
         // covers TCP, not unix sockets by path).
-        rules.insert(
-            libc::SYS_socket,
-            vec![when(vec![
-                low(0, Eq, libc::AF_UNIX as u64)?,
-                arg(1, MaskedEq(0xf), libc::SOCK_STREAM as u64)?,
-            ])?],
+        table.insert(
+            number(libc::SYS_socket),
+            when(vec![vec![eq(0, libc::AF_UNIX as u64), masked(1, 0xf, libc::SOCK_STREAM as u64)]]),
         );
-        rules.insert(libc::SYS_sendto, vec![when(vec![arg(4, Eq, 0)?])?]);
+        table.insert(number(libc::SYS_sendto), when(vec![vec![masked(4, u64::MAX, 0)]]));
     }
-    let filter = SeccompFilter::new(
-        rules,
-        SeccompAction::Errno(libc::ENOSYS as u32),
-        SeccompAction::Allow,
-        arch,
-    )?;
-    Ok(Some(filter.try_into()?))
+    Some(bpf::compile(arch, &table, libc::ENOSYS as u16, reject_above))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::bpf::interpret::{ALLOW, run};
     use super::*;
 
+    fn decide(policy: Policy, call: libc::c_long, arguments: [u64; 6]) -> bool {
+        let program = filter(policy).expect("a known architecture");
+        run(&program, number(call), ARCH.unwrap().0, arguments) == ALLOW
+    }
+
+    const BOXED: Policy = Policy { boxed: true, network: false, memory_counted: true };
+    const FALLBACK: Policy = Policy { boxed: false, network: false, memory_counted: false };
+
     #[test]
-    fn every_policy_builds() {
-        for boxed in [false, true] {
-            for network in [false, true] {
-                for memory_counted in [false, true] {
-                    let policy = Policy { boxed, network, memory_counted };
-                    let program = filter(policy).expect("a filter").expect("a known architecture");
-                    assert!(!program.is_empty());
-                }
-            }
+    fn the_allowlist_lets_programs_run_and_refuses_what_escapes() {
+        for call in
+            [libc::SYS_read, libc::SYS_write, libc::SYS_mmap, libc::SYS_futex, libc::SYS_execve]
+        {
+            assert!(decide(BOXED, call, [0; 6]), "call {call}");
         }
+        for call in [
+            libc::SYS_io_uring_setup,
+            libc::SYS_ptrace,
+            libc::SYS_bpf,
+            libc::SYS_mount,
+            libc::SYS_unshare,
+            libc::SYS_setns,
+            libc::SYS_keyctl,
+            libc::SYS_setsid,
+            libc::SYS_sched_setaffinity,
+            libc::SYS_clone3,
+            libc::SYS_process_vm_readv,
+        ] {
+            assert!(!decide(BOXED, call, [0; 6]), "call {call}");
+        }
+        let thread = (libc::CLONE_VM | libc::CLONE_THREAD | libc::CLONE_SIGHAND) as u64;
+        assert!(decide(BOXED, libc::SYS_clone, [thread, 0, 0, 0, 0, 0]));
+        assert!(!decide(BOXED, libc::SYS_clone, [libc::CLONE_NEWUSER as u64, 0, 0, 0, 0, 0]));
+        assert!(!decide(BOXED, libc::SYS_ioctl, [0, libc::TIOCSTI, 0, 0, 0, 0]));
+        assert!(decide(BOXED, libc::SYS_prlimit64, [0; 6]));
+        assert!(!decide(BOXED, libc::SYS_prlimit64, [1234, 0, 0, 0, 0, 0]));
+        // memfd and System V memory only where a cgroup counts them.
+        assert!(decide(BOXED, libc::SYS_memfd_create, [0; 6]));
+        assert!(!decide(FALLBACK, libc::SYS_memfd_create, [0; 6]));
+        // Outside a box: unix stream sockets, no connect, no sendto by path.
+        let inet = [libc::AF_INET as u64, libc::SOCK_STREAM as u64, 0, 0, 0, 0];
+        let unix = [libc::AF_UNIX as u64, libc::SOCK_STREAM as u64, 0, 0, 0, 0];
+        let datagram = [libc::AF_UNIX as u64, libc::SOCK_DGRAM as u64, 0, 0, 0, 0];
+        assert!(decide(BOXED, libc::SYS_socket, inet));
+        assert!(!decide(FALLBACK, libc::SYS_socket, inet));
+        assert!(decide(FALLBACK, libc::SYS_socket, unix));
+        assert!(!decide(FALLBACK, libc::SYS_socket, datagram));
+        assert!(!decide(FALLBACK, libc::SYS_connect, [0; 6]));
+        assert!(!decide(FALLBACK, libc::SYS_sendto, [3, 0, 5, 0, 0x1000, 16]));
+        assert!(decide(FALLBACK, libc::SYS_sendto, [3, 0, 5, 0, 0, 0]));
+    }
+
+    #[test]
+    fn the_filter_stays_small() {
+        let program = filter(BOXED).expect("a known architecture");
+        assert!(program.len() < 400, "{} instructions", program.len());
     }
 }

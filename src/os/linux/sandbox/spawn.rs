@@ -169,7 +169,7 @@ pub unsafe fn set_rlimits(rlimits: &[(c_int, u64, u64)]) -> io::Result<()> {
 /// shields a process from code running inside it, not one process from
 /// another, and on a virtual machine it costs a trap at every context switch
 /// between the referee and a bot, that is, at every move.
-pub fn load_filter(filter: &seccompiler::BpfProgram) -> io::Result<()> {
+pub fn load_filter(filter: &[super::bpf::Instruction]) -> io::Result<()> {
     const SECCOMP_SET_MODE_FILTER: libc::c_uint = 1;
     const SECCOMP_FILTER_FLAG_SPEC_ALLOW: libc::c_uint = 1 << 2;
     let program = libc::sock_fprog {

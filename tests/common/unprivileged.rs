@@ -1,0 +1,81 @@
+//! Running the arena as an unprivileged user: when the tests run as root,
+//! through `setpriv` as uid 65534, from a copy of what it needs in a folder
+//! that user can read (the repository may be under root's home, mode 0700).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::{Run, repo_dir, rust_random_bot, rust_strong_bot};
+
+/// A folder holding the arena, the fixtures and the bots, readable by
+/// every user, with `runs/` writable by every user.
+pub struct Unprivileged {
+    place: tempfile::TempDir,
+    root: bool,
+}
+
+impl Unprivileged {
+    pub fn new() -> Unprivileged {
+        // SAFETY: geteuid cannot fail.
+        let root = unsafe { libc::geteuid() } == 0;
+        let place =
+            tempfile::Builder::new().prefix("arena-unprivileged-").tempdir().expect("a folder");
+        let base = place.path();
+        std::fs::set_permissions(base, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let fixtures = base.join("fixtures");
+        std::fs::create_dir(&fixtures).expect("a folder");
+        for file in ["hostile.py", "botlib.py", "cpu_hungry.py"] {
+            std::fs::copy(repo_dir().join("tests/fixtures").join(file), fixtures.join(file))
+                .expect("copying a fixture");
+        }
+        let copies: [(PathBuf, &str); 5] = [
+            (repo_dir().join("bots/python/random_bot.py"), "random_bot.py"),
+            (repo_dir().join("bots/javascript/random_bot.js"), "random_bot.js"),
+            (rust_random_bot().to_owned(), "random-bot"),
+            (rust_strong_bot().to_owned(), "strong-bot"),
+            (PathBuf::from(env!("CARGO_BIN_EXE_arena")), "arena"),
+        ];
+        for (from, to) in copies {
+            std::fs::copy(from, base.join(to)).expect("copying a program");
+        }
+        let runs = base.join("runs");
+        std::fs::create_dir(&runs).expect("a folder");
+        std::fs::set_permissions(&runs, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        Unprivileged { place, root }
+    }
+
+    /// The folder everything is in (the runs' working folder).
+    pub fn base(&self) -> &Path {
+        self.place.path()
+    }
+
+    /// A results folder for `name` under `runs/`.
+    pub fn out(&self, name: &str) -> PathBuf {
+        self.base().join("runs").join(name)
+    }
+
+    /// Runs the arena copy with `args`, unprivileged, in the base folder,
+    /// with the system's PATH (an interpreter under root's home is out of
+    /// this user's reach).
+    pub fn arena(&self, args: &[&str]) -> Run {
+        let arena = self.base().join("arena");
+        let mut command = if self.root {
+            let mut command = Command::new("setpriv");
+            command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+            command.arg(&arena);
+            command
+        } else {
+            Command::new(&arena)
+        };
+        command.current_dir(self.base()).env("PATH", "/usr/local/bin:/usr/bin:/bin").args(args);
+        let started = std::time::Instant::now();
+        let output = command.output().expect("the arena runs");
+        Run {
+            status: output.status,
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            elapsed: started.elapsed(),
+        }
+    }
+}

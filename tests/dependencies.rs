@@ -1,0 +1,185 @@
+//! Bots with dependencies play in the box with nothing to set: a Python bot
+//! run by a virtual environment's interpreter (made from the system's
+//! Python or from a pyenv one) sees the environment's packages and the
+//! installation it was made from; a JavaScript bot sees its project's
+//! node_modules. As root and as an unprivileged user.
+
+#[allow(dead_code)]
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::unprivileged::Unprivileged;
+use common::{Run, Scratch, read_games_csv};
+
+/// A bot that plays the move its package chooses: it fails to start
+/// without the package.
+const BOT: &str = r#"
+import json, random, sys
+import arenatestpkg
+
+rng = random.Random()
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        rng.seed(message["seed"])
+        print(json.dumps({"type": "ready", "id": message["id"]}), flush=True)
+    elif message["type"] == "move":
+        move = arenatestpkg.choose(message["legal_moves"], rng)
+        print(json.dumps({"type": "move", "id": message["id"], "move": move}), flush=True)
+"#;
+
+const PACKAGE: &str = "def choose(legal, rng):\n    return rng.choice(legal)\n";
+
+const JS_BOT: &str = r#"
+const choose = require("arenatestpkg");
+const readline = require("readline");
+const lines = readline.createInterface({ input: process.stdin });
+lines.on("line", (line) => {
+  const message = JSON.parse(line);
+  if (message.type === "start") {
+    process.stdout.write(JSON.stringify({ type: "ready", id: message.id }) + "\n");
+  } else if (message.type === "move") {
+    process.stdout.write(JSON.stringify({ type: "move", id: message.id, move: choose(message.legal_moves) }) + "\n");
+  }
+});
+"#;
+
+const JS_PACKAGE: &str = "module.exports = (legal) => legal[0];\n";
+
+/// A virtual environment made by `python` in `folder/env`, holding the
+/// package `arenatestpkg`, and a bot in `folder/bot` (so that nothing of the
+/// environment is in the bot's own folder); returns the environment's
+/// `python`.
+fn environment(python: &str, folder: &Path) -> PathBuf {
+    let venv = folder.join("env/venv");
+    let made = Command::new(python)
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .expect("python makes a virtual environment");
+    assert!(made.success(), "{python} -m venv failed");
+    let interpreter = venv.join("bin/python");
+    let output = Command::new(&interpreter)
+        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+        .output()
+        .expect("the environment's python runs");
+    let site = PathBuf::from(String::from_utf8(output.stdout).expect("UTF-8").trim());
+    std::fs::create_dir_all(site.join("arenatestpkg")).expect("a package folder");
+    std::fs::write(site.join("arenatestpkg/__init__.py"), PACKAGE).expect("the package");
+    std::fs::create_dir_all(folder.join("bot")).expect("a folder");
+    std::fs::write(folder.join("bot/bot.py"), BOT).expect("the bot");
+    interpreter
+}
+
+/// A JavaScript project in `folder`: the bot in src/, its package in
+/// node_modules/ at the project's root.
+fn node_project(folder: &Path) -> PathBuf {
+    std::fs::create_dir_all(folder.join("src")).expect("a folder");
+    std::fs::create_dir_all(folder.join("node_modules/arenatestpkg")).expect("a folder");
+    std::fs::write(folder.join("node_modules/arenatestpkg/index.js"), JS_PACKAGE)
+        .expect("the package");
+    std::fs::write(folder.join("package.json"), "{\"name\": \"bot\"}\n").expect("package.json");
+    std::fs::write(folder.join("src/bot.js"), JS_BOT).expect("the bot");
+    folder.join("src/bot.js")
+}
+
+fn assert_played(run: &Run, out: &Path) {
+    run.assert_success();
+    assert!(run.stdout.contains("sandbox: a box per bot"), "{}", run.stdout);
+    for row in read_games_csv(out) {
+        assert_eq!(&row["reason"], "normal", "{}", &row["forfeit_detail"]);
+    }
+}
+
+/// The interpreter pyenv runs for `python3`, when pyenv is what PATH has.
+fn pyenv_python() -> Option<String> {
+    let output =
+        Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().ok()?;
+    let executable = String::from_utf8(output.stdout).ok()?.trim().to_owned();
+    executable.contains("/.pyenv/").then_some(executable)
+}
+
+#[test]
+fn bots_with_dependencies_play_in_the_box() {
+    let scratch = Scratch::new();
+    let base = scratch.out().with_file_name("bots");
+    let mut pythons = vec!["/usr/bin/python3".to_owned()];
+    pythons.extend(pyenv_python());
+    for (index, python) in pythons.iter().enumerate() {
+        let folder = base.join(format!("python-{index}"));
+        std::fs::create_dir_all(&folder).expect("a folder");
+        let interpreter = environment(python, &folder);
+        let command = format!("{} {}", interpreter.display(), folder.join("bot/bot.py").display());
+        let out = scratch.out().join(format!("venv-{index}"));
+        let run = scratch.arena([
+            "match",
+            "number-snatch",
+            &command,
+            "python3 bots/python/random_bot.py",
+            "--games",
+            "2",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ]);
+        assert_played(&run, &out);
+        // The same bot run as a script whose #! line names the environment.
+        let script = folder.join("bot/bot-script.py");
+        std::fs::write(&script, format!("#!{}\n{BOT}", interpreter.display())).expect("a script");
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let out = scratch.out().join(format!("shebang-{index}"));
+        let run = scratch.arena([
+            "match",
+            "number-snatch",
+            script.to_str().expect("UTF-8"),
+            "python3 bots/python/random_bot.py",
+            "--games",
+            "2",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ]);
+        assert_played(&run, &out);
+    }
+    let bot = node_project(&base.join("node"));
+    let command = format!("node {}", bot.display());
+    let out = scratch.out().join("node");
+    let run = scratch.arena([
+        "match",
+        "number-snatch",
+        &command,
+        "python3 bots/python/random_bot.py",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    assert_played(&run, &out);
+}
+
+#[test]
+fn bots_with_dependencies_play_in_the_box_when_the_arena_is_unprivileged() {
+    let place = Unprivileged::new();
+    let folder = place.base().join("venv-bot");
+    std::fs::create_dir(&folder).expect("a folder");
+    let interpreter = environment("/usr/bin/python3", &folder);
+    let node = node_project(&place.base().join("node-bot"));
+    for (name, command) in [
+        ("venv", format!("{} {}", interpreter.display(), folder.join("bot/bot.py").display())),
+        ("node", format!("node {}", node.display())),
+    ] {
+        let out = place.out(name);
+        let run = place.arena(&[
+            "match",
+            "number-snatch",
+            &command,
+            "python3 random_bot.py",
+            "--games",
+            "2",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ]);
+        assert_played(&run, &out);
+    }
+}
