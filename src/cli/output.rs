@@ -1,6 +1,6 @@
 //! What the commands print: one line per game and summaries.
 
-use crate::protocol::ResultReason;
+use crate::protocol::{ForfeitReason, ResultReason};
 use crate::referee::GameOutcome;
 use crate::results::{GameRow, tally};
 
@@ -8,6 +8,13 @@ use crate::results::{GameRow, tally};
 /// ended by a forfeit says so before the score it stopped at: "beta wins
 /// by forfeit at 0-0  [timeout: ...]".
 pub fn game_line(row: &GameRow, total: u64) -> String {
+    let head = format!(
+        "game {}/{}  seed {}  {} (1) vs {} (2)",
+        row.game_index, total, row.seed, row.seat1, row.seat2
+    );
+    if [row.forfeit1, row.forfeit2].contains(&Some(ForfeitReason::Withdrawn)) {
+        return format!("{head}: not played, {} withdrawn", row.forfeiter);
+    }
     let by_forfeit = match row.reason {
         ResultReason::Normal => "",
         _ => " by forfeit at",
@@ -17,10 +24,7 @@ pub fn game_line(row: &GameRow, total: u64) -> String {
         GameOutcome::BothLost => "both lose".to_owned(),
         GameOutcome::Seat1 | GameOutcome::Seat2 => format!("{} wins", row.winner),
     };
-    let mut line = format!(
-        "game {}/{}  seed {}  {} (1) vs {} (2): {verdict}{by_forfeit} {}-{}",
-        row.game_index, total, row.seed, row.seat1, row.seat2, row.score1, row.score2
-    );
+    let mut line = format!("{head}: {verdict}{by_forfeit} {}-{}", row.score1, row.score2);
     if row.reason != ResultReason::Normal {
         line.push_str(&format!("  [{}: {}]", row.reason, row.forfeit_detail));
     }

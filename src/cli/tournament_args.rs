@@ -78,6 +78,13 @@ pub struct TournamentArgs {
     /// may not read it.
     #[arg(long, value_name = "FILE")]
     pub openings: Option<PathBuf>,
+    /// Withdraw a bot from the run once it has crashed or failed to start
+    /// in N games in a row: its remaining games are recorded as lost
+    /// (forfeit `withdrawn`) without starting it, and a later run on the
+    /// same results folder plays them. 0 never withdraws [default: 5, or
+    /// the league file's `withdraw_after`].
+    #[arg(long, value_name = "N")]
+    pub withdraw_after: Option<u32>,
     /// Games played at once, each by two processes of its own [default: 1].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_CONCURRENCY)))]
     pub concurrency: Option<u32>,
@@ -199,6 +206,9 @@ impl TournamentArgs {
         }
         if let Some(concurrency) = self.concurrency {
             tournament.concurrency = concurrency as usize;
+        }
+        if let Some(games) = self.withdraw_after {
+            tournament.withdraw_after = games;
         }
         self.sandbox.apply_to(&mut tournament.sandbox);
         Ok(from)

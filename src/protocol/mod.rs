@@ -58,15 +58,20 @@ pub enum ForfeitReason {
     Crash,
     /// A line longer than the line limit.
     LineTooLong,
+    /// Not a protocol forfeit: the bot had crashed or failed to start in
+    /// so many games in a row that the run withdrew it, and recorded its
+    /// remaining games unplayed (games.csv only; no bot is ever told it).
+    Withdrawn,
 }
 
 impl ForfeitReason {
-    pub const ALL: [ForfeitReason; 5] = [
+    pub const ALL: [ForfeitReason; 6] = [
         ForfeitReason::Timeout,
         ForfeitReason::IllegalMove,
         ForfeitReason::Malformed,
         ForfeitReason::Crash,
         ForfeitReason::LineTooLong,
+        ForfeitReason::Withdrawn,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -76,6 +81,7 @@ impl ForfeitReason {
             ForfeitReason::Malformed => "malformed",
             ForfeitReason::Crash => "crash",
             ForfeitReason::LineTooLong => "line_too_long",
+            ForfeitReason::Withdrawn => "withdrawn",
         }
     }
 

@@ -73,6 +73,8 @@ pub enum Cause {
     IllegalMove,
     /// A line longer than `limit` bytes.
     LineTooLong { limit: usize },
+    /// No game: the bot was withdrawn from the run before it.
+    Withdrawn,
 }
 
 /// A message that needs no answer.
@@ -380,6 +382,18 @@ impl Forfeit {
             line,
             request,
             cause: Cause::LineTooLong { limit },
+        }
+    }
+
+    /// A game not played: the bot was withdrawn from the run, as `detail`
+    /// says.
+    pub fn withdrawn(detail: String) -> Forfeit {
+        Forfeit {
+            reason: ForfeitReason::Withdrawn,
+            detail,
+            line: None,
+            request: Request::start(0),
+            cause: Cause::Withdrawn,
         }
     }
 

@@ -273,6 +273,34 @@ pub struct GameReport {
 }
 
 impl GameReport {
+    /// A game not played because the bots `withdrawn` names (by seat, with
+    /// why) were withdrawn from the run: each loses it by that forfeit.
+    pub fn unplayed(seed: u64, withdrawn: [Option<String>; 2]) -> GameReport {
+        let forfeits = withdrawn.map(|why| why.map(Forfeit::withdrawn));
+        let winner = match &forfeits {
+            [Some(_), None] => Some(Seat::Two),
+            [None, Some(_)] => Some(Seat::One),
+            _ => None,
+        };
+        GameReport {
+            seed,
+            winner,
+            forfeits,
+            scores: [0, 0],
+            plies: 0,
+            duration: Duration::ZERO,
+            slowest_reply: [Duration::ZERO; 2],
+            moves_accepted: [0; 2],
+            slowest_move: [Duration::ZERO; 2],
+            notices_passed: [0; 2],
+            reported_names: [None, None],
+            answered_start: [false; 2],
+            unsaved_transcript: None,
+            transcript: None,
+            warnings: Vec::new(),
+        }
+    }
+
     /// `normal`, the forfeit reason, or `double_forfeit`.
     pub fn reason(&self) -> ResultReason {
         match &self.forfeits {

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+use super::file_check;
 use super::identity::{BotMaterial, Fingerprint, FingerprintError, Tree};
 use super::openings::{MAX_OPENINGS_BYTES, Openings};
 use super::schedule::{Schedule, SetupSeeds};
@@ -28,6 +29,9 @@ pub const MAX_GAMES_PER_PAIR: u32 = 10_000_000;
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 /// Most games at once.
 pub const MAX_CONCURRENCY: u32 = 256;
+/// Games in a row a bot may crash or fail to start in before it is
+/// withdrawn from a run.
+pub const DEFAULT_WITHDRAW_AFTER: u32 = 5;
 
 /// A tournament, checked and ready to run.
 #[derive(Clone, Debug)]
@@ -45,6 +49,9 @@ pub struct Tournament {
     pub settings: Settings,
     /// Games played at once.
     pub concurrency: usize,
+    /// A bot that crashes or fails to start in this many games in a row is
+    /// withdrawn from the run (0: never).
+    pub withdraw_after: u32,
     pub out: PathBuf,
     pub restart: Restart,
     /// Where games' transcripts go: the archive (a tournament file's
@@ -185,6 +192,50 @@ impl BotEntry {
     }
 }
 
+/// `path` without the `..` steps that undo a folder before them, for the
+/// user to read: `tournaments/../results/demo` is `results/demo`. The part
+/// that exists is resolved by the system (so a link is followed, never
+/// skipped), the rest by its words; the result is relative to the working
+/// folder when it lies inside it. A path without `..` is kept as written.
+pub fn tidy(path: &Path) -> PathBuf {
+    use std::path::Component;
+    if !path.components().any(|part| part == Component::ParentDir) {
+        return path.to_owned();
+    }
+    let Ok(here) = std::env::current_dir().and_then(|here| here.canonicalize()) else {
+        return path.to_owned();
+    };
+    let absolute = here.join(path);
+    let mut existing = absolute.as_path();
+    let mut missing = Vec::new();
+    let resolved = loop {
+        if let Ok(real) = existing.canonicalize() {
+            break real;
+        }
+        match (existing.parent(), existing.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                missing.push(last);
+                existing = parent;
+            }
+            _ => return path.to_owned(),
+        }
+    };
+    let mut tidy = resolved;
+    for part in missing.into_iter().rev() {
+        match part {
+            Component::ParentDir => {
+                tidy.pop();
+            }
+            Component::CurDir => {}
+            other => tidy.push(other),
+        }
+    }
+    match tidy.strip_prefix(&here) {
+        Ok(inside) if !inside.as_os_str().is_empty() => inside.to_owned(),
+        _ => tidy,
+    }
+}
+
 /// A tournament file that cannot be used, located as precisely as possible.
 #[derive(Debug, thiserror::Error)]
 #[error("{}{}: {message}", file.display(), location.as_ref().map(|(line, column)| format!(":{line}:{column}")).unwrap_or_default())]
@@ -211,6 +262,7 @@ struct RawTournament {
     move_cap: Option<Spanned<String>>,
     time_margin: Option<Spanned<String>>,
     concurrency: Option<Spanned<u32>>,
+    withdraw_after: Option<Spanned<u32>>,
     out: Option<Spanned<String>>,
     restart: Option<Spanned<Restart>>,
     transcripts: Option<bool>,
@@ -327,6 +379,10 @@ impl Tournament {
             location: span.map(|span| line_and_column(text, span.start)),
             message,
         };
+        // Every mistake of kind and form at once, in the file's terms.
+        if let Some(error) = file_check::error(file, text, &file_check::check(text)) {
+            return Err(error);
+        }
         let toml_error = |error: toml::de::Error| fail(error.span(), error.message().to_owned());
         let document = toml::Deserializer::parse(text).map_err(toml_error)?;
         // The path names the key of a value of the wrong type, which toml's
@@ -596,7 +652,7 @@ impl Tournament {
                 time_keys,
                 time_control,
             };
-            entry.command().check_program().map_err(|error| {
+            entry.command().check_files().map_err(|error| {
                 fail(Some(bot.command.span()), format!("bot `{name}`: command: {error}"))
             })?;
             bots.push(entry);
@@ -615,7 +671,7 @@ impl Tournament {
 
         let out = match (out, &raw.out) {
             (Some(out), _) => out.to_path_buf(),
-            (None, Some(path)) => folder.join(path.get_ref()),
+            (None, Some(path)) => tidy(&folder.join(path.get_ref())),
             (None, None) => {
                 let stem = file.file_stem().and_then(|stem| stem.to_str()).unwrap_or("tournament");
                 Path::new("results").join(stem)
@@ -629,6 +685,7 @@ impl Tournament {
             games_per_pair,
             settings,
             concurrency,
+            withdraw_after: raw.withdraw_after.map_or(DEFAULT_WITHDRAW_AFTER, Spanned::into_inner),
             out,
             restart: raw.restart.map(Spanned::into_inner).unwrap_or(Restart::AfterDoubt),
             transcripts: match raw.transcripts.unwrap_or(true) {
@@ -914,16 +971,56 @@ env = { LEVEL = "3" }
     }
 
     #[test]
+    fn paths_are_tidied_of_steps_back() {
+        // Tests run in the package's folder, which holds tournaments/.
+        assert_eq!(tidy(Path::new("tournaments/../results/demo")), Path::new("results/demo"));
+        assert_eq!(tidy(Path::new("no-such/../x/./y")), Path::new("x/y"));
+        assert_eq!(tidy(Path::new("results/demo")), Path::new("results/demo"));
+        let outside = tidy(Path::new("../elsewhere"));
+        assert!(outside.is_absolute() && outside.ends_with("elsewhere"), "{outside:?}");
+    }
+
+    /// The check that runs first (file_check.rs) knows every key the reader
+    /// takes, and no other: serde's refusal of an unknown key lists them.
+    #[test]
+    fn the_file_check_knows_the_keys_the_reader_takes() {
+        fn keys_of<T: serde::de::DeserializeOwned>(text: &str) -> Vec<String> {
+            let error = toml::from_str::<T>(text).err().expect("an unknown key").to_string();
+            let listed = error.split("expected one of ").nth(1).expect("the keys").lines().next();
+            let mut keys: Vec<String> = listed
+                .unwrap_or_default()
+                .split(", ")
+                .map(|key| key.trim().trim_matches('`').to_owned())
+                .collect();
+            keys.sort();
+            keys
+        }
+        let [file, bot, sprt] = file_check::known_keys().map(|mut keys| {
+            keys.sort();
+            keys
+        });
+        assert_eq!(keys_of::<RawTournament>("xyzzy = 1"), file);
+        assert_eq!(keys_of::<RawBot>("xyzzy = 1"), bot);
+        assert_eq!(keys_of::<RawSprt>("xyzzy = 1"), sprt);
+    }
+
+    #[test]
     fn errors_name_the_file_line_and_key() {
         let error = error_of(&GOOD.replace("games_per_pair = 4", "games_per_pair = 3"));
         assert!(error.starts_with("t.toml:4:") && error.contains("games_per_pair"), "{error}");
         let error = error_of(&GOOD.replace("seed = 3", "sed = 3"));
         assert!(error.starts_with("t.toml:3:") && error.contains("sed"), "{error}");
         let error = error_of(&GOOD.replace("seed = 3", "seed = \"x\""));
-        assert!(error.starts_with("t.toml:3:") && error.contains("seed: invalid type"), "{error}");
+        assert!(
+            error.starts_with(
+                "t.toml:3:8: seed: expected a whole number, such as 20, got the string \"x\""
+            ),
+            "{error}"
+        );
         let error = error_of(&GOOD.replace("[\"sh\"]", "[\"sh\", 4]"));
         assert!(
-            error.starts_with("t.toml:16:") && error.contains("[[bot]] 2, command, item 2: "),
+            error.starts_with("t.toml:16:")
+                && error.contains("[[bot]] 2 (`b`), command: item 2 is the number 4"),
             "{error}"
         );
         let error = error_of(&GOOD.replace("number-snatch", "chess"));
@@ -1034,7 +1131,7 @@ env = { LEVEL = "3" }
             "{error}"
         );
         let error = error_of(&with_clock("", "increment = \"fast\""));
-        assert!(error.starts_with("t.toml:18:13: bot `b`: increment: `fast`"), "{error}");
+        assert!(error.starts_with("t.toml:18:13: [[bot]] 2 (`b`), increment: `fast`"), "{error}");
     }
 
     #[test]

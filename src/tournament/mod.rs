@@ -10,6 +10,7 @@
 pub mod command_line;
 pub mod config;
 pub mod export;
+mod file_check;
 pub mod history;
 pub mod identity;
 pub mod openings;
@@ -20,6 +21,7 @@ pub mod schedule;
 pub mod sprt;
 pub mod standings;
 pub mod store;
+mod withdrawal;
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -36,10 +38,12 @@ use runner::start_workers;
 use schedule::{Schedule, ScheduledGame, Shard};
 pub use standings::Standing;
 use store::{GameKey, RecordedSettings, ResultsFolder};
+use withdrawal::Withdrawals;
 
 use crate::archive::{self, ArchiveSink};
 use crate::events::{Event, Reporter, Silent};
 use crate::games::GameId;
+use crate::protocol::ForfeitReason;
 use crate::referee::{BotCommand, GameReport, reaper};
 use crate::results::{FileLayout, GameRow, RowContext, TranscriptStore};
 use crate::sandbox::Sandbox;
@@ -160,6 +164,7 @@ pub(crate) struct Recorder {
     names: Vec<String>,
     game: GameId,
     stopper: Option<Stopper>,
+    withdrawals: Withdrawals,
 }
 
 impl Recorder {
@@ -175,10 +180,16 @@ impl Recorder {
         if let Some(error) = &report.unsaved_transcript {
             anyhow::bail!("game {}: {error}", game.index);
         }
+        let unplayed = report
+            .forfeits
+            .iter()
+            .flatten()
+            .any(|forfeit| forfeit.reason == ForfeitReason::Withdrawn);
         let transcript = match (&mut self.archive, transcript) {
             (Some(archive), Some(transcript)) => archive::reference(
                 archive.add(transcript).with_context(|| format!("game {}", game.index))?,
             ),
+            _ if unplayed => String::new(),
             _ => self.layout.transcript(game.index),
         };
         let names = &self.names;
@@ -197,6 +208,9 @@ impl Recorder {
         for message in &report.warnings {
             self.reporter.report(&Event::Warning { message });
         }
+        for message in self.withdrawals.count(game, report) {
+            self.reporter.report(&Event::Warning { message: &message });
+        }
         let done = self.meter.game_done(row.plies);
         self.reporter.report(&Event::GameFinished { done, total: self.to_play, game: &row });
         if let Some(stopper) = &mut self.stopper
@@ -212,6 +226,12 @@ impl Recorder {
     /// Where the game's files go.
     pub(crate) fn layout(&self) -> &FileLayout {
         &self.layout
+    }
+
+    /// Why each seat's bot of `game` is withdrawn from the run, if it is:
+    /// the game is then recorded unplayed.
+    pub(crate) fn withdrawn(&self, game: &ScheduledGame) -> [Option<String>; 2] {
+        self.withdrawals.of(game)
     }
 }
 
@@ -333,6 +353,7 @@ pub async fn run(
             archive,
             names: names.clone(),
             game: tournament.setup.game(),
+            withdrawals: Withdrawals::new(tournament.withdraw_after, names.clone()),
             stopper: options.stop_when.as_ref().map(|rule| Stopper {
                 rule: Arc::clone(rule),
                 cancel: Arc::clone(&cancel),

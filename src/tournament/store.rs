@@ -556,6 +556,7 @@ impl ResultsFolder {
             reporter.report(&Event::Warning { message: &message });
         }
         let rows = read_games_csv(&csv_path, true, reporter)?;
+        let rows = set_aside_unplayed(path, rows, reporter)?;
         let (rows, next_transcript) = check_transcripts(path, rows, reporter)?;
         let done = rows.iter().map(key_of_row).collect();
         let games_csv = GamesCsv::append_to(&csv_path)
@@ -675,6 +676,35 @@ impl ResultsFolder {
 
 /// Where rows of games.csv that are no game of the tournament go.
 const SET_ASIDE_CSV: &str = "set-aside.csv";
+
+/// Sets aside the rows of `rows` (games.csv's) of games a withdrawn bot
+/// did not play (forfeit `withdrawn`), so that this run plays them: the bot
+/// may have been fixed since (tournament/withdrawal.rs). Returns the rows
+/// kept.
+fn set_aside_unplayed(
+    folder: &Path,
+    rows: Vec<GameRow>,
+    reporter: &dyn Reporter,
+) -> anyhow::Result<Vec<GameRow>> {
+    let unplayed = |row: &GameRow| {
+        [row.forfeit1, row.forfeit2].contains(&Some(crate::protocol::ForfeitReason::Withdrawn))
+    };
+    if !rows.iter().any(unplayed) {
+        return Ok(rows);
+    }
+    let moved = set_aside_rows(folder, unplayed)?;
+    let mut bots: Vec<&str> = moved.iter().map(|row| row.forfeiter.as_str()).collect();
+    bots.sort_unstable();
+    bots.dedup();
+    let message = format!(
+        "{} games of {} were not played, their bot withdrawn ({}): they are set aside (set-aside.csv) and played now",
+        moved.len(),
+        folder.join(GAMES_CSV).display(),
+        bots.join(", ")
+    );
+    reporter.report(&Event::Warning { message: &message });
+    Ok(rows.into_iter().filter(|row| !unplayed(row)).collect())
+}
 
 /// Sets aside the rows of `rows` (games.csv's) whose transcript should be
 /// in the archive but is not (a crash came between the row and its

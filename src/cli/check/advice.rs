@@ -238,6 +238,8 @@ pub fn hint(forfeit: &Forfeit, log: Option<&Path>, language: Option<Language>) -
         Cause::LineTooLong { .. } => {
             "only protocol replies go to stdout, one JSON object per line: debug prints go to stderr".to_owned()
         }
+        // `arena check` withdraws no bot; a run that did said why.
+        Cause::Withdrawn => "fix what made it crash, then run again: its games are played again".to_owned(),
         Cause::Crash(crash) => {
             let mut hint = match crash.stderr_tail.is_empty() {
                 true => "your bot stopped and wrote nothing to stderr".to_owned(),

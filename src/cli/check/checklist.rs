@@ -138,6 +138,8 @@ fn topic(forfeit: &Forfeit, index: usize, evidence: &Evidence) -> Topic {
             Topic::SeveralGames
         }
         Cause::Crash(_) if at_start => Topic::Handshake,
+        // `arena check` withdraws no bot.
+        Cause::Withdrawn => Topic::Handshake,
         Cause::Crash(_) => Topic::KeepsRunning,
     }
 }
