@@ -55,6 +55,33 @@ enum Expect {
     Tables(&'static [Key]),
 }
 
+/// A value written with its unit, and how a bare number is read.
+struct Quantity {
+    what: &'static str,
+    examples: &'static str,
+    /// The unit a bare number most likely meant.
+    unit: &'static str,
+    unit_words: &'static str,
+    parse: fn(&str) -> Result<(), String>,
+}
+
+impl Quantity {
+    const DURATION: Quantity = Quantity {
+        what: "duration",
+        examples: "\"500ms\" or \"5s\"",
+        unit: "ms",
+        unit_words: "milliseconds",
+        parse: |text| parse_duration_or_zero(text).map(drop),
+    };
+    const SIZE: Quantity = Quantity {
+        what: "size",
+        examples: "\"512MiB\" or \"2GiB\"",
+        unit: "MiB",
+        unit_words: "mebibytes",
+        parse: |text| parse_size(text).map(drop),
+    };
+}
+
 /// A key a table may hold.
 #[derive(Clone, Copy)]
 struct Key {
@@ -257,32 +284,28 @@ fn check_value(key: &Key, value: &Spanned<DeValue<'_>>, prefix: &str, problems: 
                 "expected a game id in quotes, such as \"number-snatch\", got {got} (`arena games` lists them)"
             )),
         },
-        Expect::Duration => match (text, value.get_ref()) {
-            (Some(text), _) => {
-                if let Err(error) = parse_duration_or_zero(text) {
-                    fail(error);
+        Expect::Duration | Expect::Size => {
+            let quantity = match key.expect {
+                Expect::Duration => Quantity::DURATION,
+                _ => Quantity::SIZE,
+            };
+            let expected = format!(
+                "expected a {} with its unit, in quotes, such as {}",
+                quantity.what, quantity.examples
+            );
+            match (text, value.get_ref()) {
+                (Some(text), _) => {
+                    if let Err(error) = (quantity.parse)(text) {
+                        fail(error);
+                    }
                 }
+                (None, DeValue::Integer(number)) => fail(format!(
+                    "{expected}, got {got}: write {name} = \"{number}{}\" for {number} {}",
+                    quantity.unit, quantity.unit_words
+                )),
+                (None, _) => fail(format!("{expected}, got {got}")),
             }
-            (None, DeValue::Integer(number)) => fail(format!(
-                "expected a duration with its unit, in quotes, such as \"500ms\" or \"5s\", got {got}: write {name} = \"{number}ms\" for {number} milliseconds"
-            )),
-            (None, _) => fail(format!(
-                "expected a duration with its unit, in quotes, such as \"500ms\" or \"5s\", got {got}"
-            )),
-        },
-        Expect::Size => match (text, value.get_ref()) {
-            (Some(text), _) => {
-                if let Err(error) = parse_size(text) {
-                    fail(error);
-                }
-            }
-            (None, DeValue::Integer(number)) => fail(format!(
-                "expected a size with its unit, in quotes, such as \"512MiB\" or \"2GiB\", got {got}: write {name} = \"{number}MiB\" for {number} mebibytes"
-            )),
-            (None, _) => fail(format!(
-                "expected a size with its unit, in quotes, such as \"512MiB\" or \"2GiB\", got {got}"
-            )),
-        },
+        }
         Expect::Whole => match value.get_ref() {
             DeValue::Integer(_) => {}
             DeValue::String(text) if text.trim().parse::<u64>().is_ok() => fail(format!(
