@@ -12,6 +12,7 @@ mod game;
 pub mod lines;
 pub mod process;
 pub mod reaper;
+mod reply;
 mod script;
 pub mod transcript;
 
