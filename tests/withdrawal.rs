@@ -86,3 +86,47 @@ fn a_bot_that_always_crashes_is_withdrawn_and_its_games_are_played_once_it_is_fi
     assert_eq!(set_aside.len(), 9);
     assert!(set_aside.iter().all(|row| &row["reason"] == "withdrawn"));
 }
+
+/// The same in a tournament that keeps its transcripts in the archive: the
+/// rows of unplayed games go to games.csv with the others, and a run after
+/// the fix plays them.
+#[test]
+fn a_withdrawn_bot_in_a_tournament_is_replayed_by_the_next_run() {
+    let scratch = Scratch::new();
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    std::fs::write(folder.path().join("flaky.py"), FLAKY_BOT).expect("the bot's script");
+    let random = rust_random_bot().to_str().expect("a UTF-8 path").to_owned();
+    let file = folder.path().join("league.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"number-claim\"\ngames_per_pair = 8\nwithdraw_after = 2\nout = \"out\"\n\n[[bot]]\nname = \"flaky\"\ncommand = [\"python3\", \"flaky.py\"]\n\n[[bot]]\nname = \"random\"\ncommand = [{random:?}]\n"
+        ),
+    )
+    .expect("the tournament file");
+    let out = folder.path().join("out");
+    let run = scratch.arena(["run", file.to_str().expect("UTF-8")]);
+    run.assert_success();
+    assert_eq!(run.stderr.matches("is withdrawn from this run").count(), 1, "{}", run.stderr);
+    let rows = read_games_csv(&out);
+    let withdrawn: Vec<&common::Row> =
+        rows.iter().filter(|row| &row["reason"] == "withdrawn").collect();
+    assert_eq!(rows.len(), 8);
+    assert_eq!(withdrawn.len(), 6, "{rows:?}");
+    assert!(withdrawn.iter().all(|row| row["transcript"].is_empty()));
+    let standings = read_csv(&out.join("standings.csv"));
+    let flaky = standings.iter().find(|row| &row["bot"] == "flaky").expect("flaky's standing");
+    assert_eq!(&flaky["forfeits_withdrawn"], "6");
+
+    std::fs::write(folder.path().join("fixed"), "").expect("the fix");
+    let run = scratch.arena(["run", file.to_str().expect("UTF-8")]);
+    run.assert_success();
+    assert!(
+        run.stderr.contains("6 games of") && run.stderr.contains("played now"),
+        "{}",
+        run.stderr
+    );
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 8);
+    assert_eq!(rows.iter().filter(|row| &row["reason"] == "normal").count(), 6, "{rows:?}");
+}

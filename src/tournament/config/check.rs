@@ -11,16 +11,16 @@ use std::path::Path;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::config::ConfigError;
+use super::ConfigError;
 use crate::games::GameId;
 use crate::sandbox::parse_size;
 use crate::units::parse_duration_or_zero;
 
 /// One mistake: where it is (bytes of the file) and what to do about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
-    pub span: Range<usize>,
-    pub message: String,
+pub(super) struct Problem {
+    span: Range<usize>,
+    message: String,
 }
 
 /// What a key's value must be, in the terms a user writes it.
@@ -155,41 +155,32 @@ const FILE_KEYS: &[Key] = &[
 /// `[sprt]`, for the test that keeps these lists and the file's reader in
 /// step.
 #[cfg(test)]
-pub fn known_keys() -> [Vec<&'static str>; 3] {
+pub(super) fn known_keys() -> [Vec<&'static str>; 3] {
     [FILE_KEYS, BOT_KEYS, SPRT_KEYS].map(|keys| keys.iter().map(|key| key.name).collect())
 }
 
 /// The problems of `file` (whose text is `text`) as one error: the first
 /// at its place, then each other on a line of its own, each with the file,
 /// line and column, as a compiler lists them.
-pub fn error(file: &Path, text: &str, problems: &[Problem]) -> Option<ConfigError> {
-    let (first, others) = problems.split_first()?;
-    let mut message = first.message.clone();
-    for problem in others {
-        let (line, column) = line_and_column(text, problem.span.start);
-        message.push_str(&format!("\n{}:{line}:{column}: {}", file.display(), problem.message));
-    }
+pub(super) fn error(file: &Path, text: &str, problems: &[Problem]) -> Option<ConfigError> {
+    let mut errors = problems.iter().map(|problem| {
+        ConfigError::at(file, text, Some(problem.span.clone()), problem.message.clone())
+    });
+    let mut first = errors.next()?;
+    let others: Vec<String> = errors.map(|error| error.to_string()).collect();
     if !others.is_empty() {
-        message.push_str(&format!("\n({} problems in {})", problems.len(), file.display()));
+        for other in &others {
+            first.message.push('\n');
+            first.message.push_str(other);
+        }
+        first.message.push_str(&format!("\n({} problems in {})", problems.len(), file.display()));
     }
-    Some(ConfigError {
-        file: file.to_owned(),
-        location: Some(line_and_column(text, first.span.start)),
-        message,
-    })
-}
-
-/// The 1-based line and column of byte `offset` of `text`.
-fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |tail| tail.chars().count()) + 1;
-    (line, column)
+    Some(first)
 }
 
 /// Every problem of the tournament file `text`: its TOML syntax first (all
 /// that the parser can recover from), then its keys and values.
-pub fn check(text: &str) -> Vec<Problem> {
+pub(super) fn check(text: &str) -> Vec<Problem> {
     let (document, errors) = DeTable::parse_recoverable(text);
     if !errors.is_empty() {
         return errors
