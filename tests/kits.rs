@@ -104,11 +104,15 @@ fn build_check_and_play(kit: &Kit) {
     println!("arena check {} took {:.2?}", kit.command(), check.elapsed);
 
     let random_bot = rust_random_bot().to_str().expect("a UTF-8 path").to_owned();
+    // One seat-seed key for both matches (each folder would draw its own).
+    let key = scratch.out().with_file_name("seed-key");
+    std::fs::write(&key, "kits").expect("a key file");
+    let key = key.to_str().expect("a UTF-8 path").to_owned();
     let play = |out: &Path| {
         let out = out.to_str().expect("a UTF-8 path");
         let args =
             ["match", "number-duel", &kit.command(), &random_bot, "--games", "4", "--seed", "5"];
-        let run = scratch.arena(args.into_iter().chain(["--out", out]));
+        let run = scratch.arena(args.into_iter().chain(["--seed-key-file", &key, "--out", out]));
         run.assert_success();
         read_games_csv(Path::new(out))
     };
