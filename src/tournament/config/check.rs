@@ -144,6 +144,7 @@ const FILE_KEYS: &[Key] = &[
     key("cpu_limit", Expect::Duration),
     key("open_files_limit", Expect::Whole),
     key("file_size_limit", Expect::Size),
+    key("scratch_limit", Expect::Size),
     key("network", Expect::Bool),
     key("read_paths", Expect::Texts("paths")),
     key("bot", Expect::Tables(BOT_KEYS)),
