@@ -14,7 +14,7 @@ use super::options::{UsageError, default_bot_name, game_id_parser, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use super::terminal::Terminal;
 use crate::games::narrate::{Narrate, player};
-use crate::games::{GameId, GameSetup, Seat};
+use crate::games::{Game, GameId, GameSetup, Seat};
 use crate::players::{SharedConsole, human, random_player};
 use crate::protocol::{ForfeitReason, ResultReason};
 use crate::referee::{
@@ -65,7 +65,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         line => {
             let command =
                 BotCommand::parse(line).map_err(|error| UsageError(format!("--vs: {error}")))?;
-            command.check_program().map_err(|error| UsageError(format!("--vs: {error}")))?;
+            command.check_files().map_err(|error| UsageError(format!("--vs: {error}")))?;
             Some(command)
         }
     };
@@ -89,9 +89,25 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let seat = Seat::from_number(args.seat).expect("clap keeps the seat to 1 or 2");
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let console: SharedConsole = Arc::new(Mutex::new(Terminal));
+    let opponent = match (&opponent_command, args.vs.as_str()) {
+        (Some(command), _) => format!("the bot {}", default_bot_name(command)),
+        (None, "human") => "a second person at this keyboard".to_owned(),
+        (None, _) => "the built-in random player".to_owned(),
+    };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let report = with_game!(args.game, G => {
         let params = setup.params::<G>();
+        let turn_based = <G as Game>::new(params, seed).to_move().len() == 1;
+        crate::say!(
+            "You are {}{}, against {opponent} as {}. Type quit at any question to leave the game.",
+            player(seat),
+            match (turn_based, seat) {
+                (true, Seat::One) => " (you move first)",
+                (true, Seat::Two) => " (you move second)",
+                (false, _) => "",
+            },
+            player(seat.other())
+        );
         let you = Bot::local("you", human::<G>(Arc::clone(&console), true));
         let opponent = match (&opponent_command, args.vs.as_str()) {
             (Some(command), _) => Bot::new(default_bot_name(command), command.clone()),
@@ -144,7 +160,7 @@ fn result_lines(report: &GameReport, names: &[String; 2]) -> Vec<String> {
             Some(forfeit)
                 if names[seat.index()] == "you" && forfeit.reason == ForfeitReason::Crash =>
             {
-                lines.push(format!("{} left the game: the input ended.", label(seat)));
+                lines.push(format!("{} left the game.", label(seat)));
             }
             Some(forfeit) => {
                 lines.push(format!(

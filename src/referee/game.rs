@@ -7,8 +7,9 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use super::clock::Clock;
-use super::forfeit::{Activity, BankLeft, Crash, Ending, Request, Stall, Timeout};
-use super::process::{BotProcess, Failure};
+use super::forfeit::{Activity, BankLeft, Crash, Ending, Notice, Request};
+use super::process::BotProcess;
+use super::reply::{Asked, cut, forfeit_from, read_reply};
 use super::transcript::{Transcript, TranscriptBot, TranscriptTime};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameOutcome, GameReport, Settings};
 use crate::games::{Game, Seat};
@@ -16,10 +17,7 @@ use crate::printable::printable;
 use crate::protocol::encode::{
     OverMessage, StartMessage, append_played, message_line, move_request,
 };
-use crate::protocol::{ForfeitNotice, Played, Reply, ResultReason, ToBot, parse_reply};
-
-/// Longest offending line kept in a forfeit record.
-const OFFENDING_LINE_CHARS: usize = 300;
+use crate::protocol::{ForfeitNotice, Played, Reply, ResultReason, ToBot};
 
 /// The wait without a time limit: longer than any game or debugging
 /// session, and short enough that no clock overflows.
@@ -62,6 +60,9 @@ struct Answer<M> {
     /// The reply line as received, and when; none if no line came.
     received: Option<(Vec<u8>, Instant)>,
     reply: Result<Reply<M>, Forfeit>,
+    /// Whether the first line read was accepted right after a message that
+    /// needs no answer: evidence that the bot did not answer it.
+    notice_passed: bool,
 }
 
 /// A `start` line and its id.
@@ -72,14 +73,14 @@ struct Start {
 
 /// The time a bot has for one reply.
 #[derive(Clone, Copy)]
-struct TimeLimit {
+pub(super) struct TimeLimit {
     /// What the bot is told it has.
-    allowed: Duration,
+    pub(super) allowed: Duration,
     /// How long the referee waits: `allowed` and the leeway (`None`: no
     /// limit).
     wait: Option<Duration>,
     /// When `allowed` is all that is left of a game clock's bank.
-    bank: Option<BankLeft>,
+    pub(super) bank: Option<BankLeft>,
 }
 
 impl TimeLimit {
@@ -121,6 +122,7 @@ pub async fn play_game<G: Game>(
         slowest_reply: [Duration::ZERO; 2],
         moves_accepted: [0; 2],
         slowest_move: [Duration::ZERO; 2],
+        notices_passed: [0; 2],
         turn: 0,
         reported_names: [None, None],
         answered_start: [false, false],
@@ -189,6 +191,7 @@ struct Referee<'s, G: Game> {
     slowest_reply: [Duration; 2],
     moves_accepted: [u32; 2],
     slowest_move: [Duration; 2],
+    notices_passed: [u32; 2],
     /// The turns asked so far: the number of the turn being played.
     turn: u32,
     reported_names: [Option<String>; 2],
@@ -261,7 +264,7 @@ impl<G: Game> Referee<'_, G> {
                 br#"{"type":"x_arena_probe","note":"a message type bots do not know; ignore it"}
 "#;
             for seat in Seat::BOTH {
-                self.notify(bots, seat, notice);
+                self.notify(bots, seat, notice, Notice::Unknown);
             }
         }
         let startup = self.startup_limit();
@@ -405,20 +408,22 @@ impl<G: Game> Referee<'_, G> {
         let message: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Reveal { moves };
         let line = self.line(&message);
         for seat in Seat::BOTH {
-            self.notify(bots, seat, &line);
+            self.notify(bots, seat, &line, Notice::Reveal);
         }
     }
 
     /// Queues a message that needs no answer for `seat`, unless its bot is
     /// in doubt. It goes out with the bot's next request or when its session
     /// ends; a bot that cannot take it fails there.
-    fn notify(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, line: &[u8]) {
+    fn notify(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, line: &[u8], notice: Notice) {
         if self.in_doubt(seat) {
             return;
         }
-        let Some(process) = bots[seat.index()].process() else { return };
+        let bot = &mut bots[seat.index()];
+        let Some(process) = bot.process() else { return };
         self.transcript.sent(seat, Instant::now().into_std(), trim_newline(line));
         process.queue(line);
+        bot.unanswered_notice = Some(notice);
     }
 
     /// Runs the exchanges of one step: every request is written before any
@@ -432,21 +437,22 @@ impl<G: Game> Referee<'_, G> {
         let [first_bot, second_bot] = bots;
         let [first, second] = exchanges;
         let startup = self.startup_limit();
+        let stuck = self.settings.stuck_start_after;
         match (first.is_some(), second.is_some()) {
             // Most steps ask one seat: no joining needed.
             (true, false) => {
                 send(first_bot, first).await;
-                receive(first_bot, first, startup).await;
+                receive(first_bot, first, startup, stuck).await;
             }
             (false, true) => {
                 send(second_bot, second).await;
-                receive(second_bot, second, startup).await;
+                receive(second_bot, second, startup, stuck).await;
             }
             _ => {
                 tokio::join!(send(first_bot, first), send(second_bot, second));
                 tokio::join!(
-                    receive(first_bot, first, startup),
-                    receive(second_bot, second, startup)
+                    receive(first_bot, first, startup, stuck),
+                    receive(second_bot, second, startup, stuck)
                 );
             }
         }
@@ -470,6 +476,7 @@ impl<G: Game> Referee<'_, G> {
             let seat = exchange.seat;
             match &exchange.phase {
                 Phase::Answered(answer) => {
+                    self.notices_passed[seat.index()] += u32::from(answer.notice_passed);
                     if let Some((line, received_at, _)) = &answer.ready {
                         self.transcript.received_reply(seat, received_at.into_std(), line);
                     }
@@ -537,6 +544,7 @@ impl<G: Game> Referee<'_, G> {
             slowest_reply: self.slowest_reply,
             moves_accepted: self.moves_accepted,
             slowest_move: self.slowest_move,
+            notices_passed: self.notices_passed,
             reported_names: self.reported_names.clone(),
             answered_start: self.answered_start,
             unsaved_transcript: None,
@@ -570,7 +578,7 @@ impl<G: Game> Referee<'_, G> {
                 history_json: &self.history_json,
             };
             let line = self.probed(over.line());
-            self.notify(bots, seat, &line);
+            self.notify(bots, seat, &line, Notice::Over);
         }
         self.transcript.push(&ResultLine {
             kind: "result",
@@ -658,95 +666,40 @@ async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>) {
 
 /// Reads one exchange's reply (if its request went out) and parses it;
 /// first the `ready` to a `start` sent with the request, if there was one
-/// (with `startup` for it).
+/// (with `startup` for it). A `start` is judged early as
+/// [`Settings::stuck_start_after`] says.
 async fn receive<M: serde::de::DeserializeOwned>(
     bot: &mut Bot,
     exchange: &mut Option<Exchange<M>>,
     startup: TimeLimit,
+    stuck: Option<Duration>,
 ) {
     let Some(exchange) = exchange else { return };
     let Phase::Sent { sent_at } = exchange.phase else { return };
+    // Only the first line after a notice can be an answer to it.
+    let mut after = bot.unanswered_notice.take();
+    let noticed = after.is_some();
     let process = bot.process().expect("a bot that was sent a request runs");
     let mut ready = None;
     if let Some(start) = &exchange.start {
         let deadline = startup.deadline(sent_at);
         let asked = Asked { request: Request::start(start.id), limit: startup };
-        match read_reply::<M>(process, deadline, asked).await {
+        match read_reply::<M>(process, deadline, asked, stuck, after.take()).await {
             (Some((line, received_at)), Ok(Reply::Ready { name })) => {
                 ready = Some((line, received_at, name));
             }
             (received, reply) => {
-                exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
+                let notice_passed = false;
+                exchange.phase =
+                    Phase::Answered(Answer { sent_at, ready, received, reply, notice_passed });
                 return;
             }
         }
     }
     let clock_from = ready.as_ref().map_or(sent_at, |(_, received_at, _)| *received_at);
     let asked = Asked { request: exchange.asked, limit: exchange.limit };
-    let (received, reply) = read_reply(process, exchange.limit.deadline(clock_from), asked).await;
-    exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
-}
-
-/// What a reply answers, and the time the bot had for it.
-#[derive(Clone, Copy)]
-struct Asked {
-    request: Request,
-    limit: TimeLimit,
-}
-
-/// Reads the reply asked for before `deadline`: the line as received and
-/// when (if a line came), and the reply or the forfeit it makes.
-async fn read_reply<M: serde::de::DeserializeOwned>(
-    process: &mut BotProcess,
-    deadline: Instant,
-    asked: Asked,
-) -> (Option<(Vec<u8>, Instant)>, Result<Reply<M>, Forfeit>) {
-    let request = asked.request;
-    match process.receive(deadline).await {
-        Ok(line) => {
-            let received_at = Instant::now();
-            let reply = parse_reply::<M>(line, request.answer, request.id)
-                .map_err(|bad| Forfeit::refused(request, bad, cut(line)));
-            (Some((line.to_vec(), received_at)), reply)
-        }
-        Err(failure) => {
-            let bot_was = process.activity();
-            let forfeit =
-                forfeit_from(failure, request, asked.limit, process.partial_line(), bot_was);
-            (None, Err(forfeit))
-        }
-    }
-}
-
-/// The forfeit a failure to exchange with a bot makes: `limit` is the
-/// time the bot had for `request`, `partial` what arrived of a reply
-/// without its newline, `bot_was` what the bot was doing when it failed.
-fn forfeit_from(
-    failure: Failure,
-    request: Request,
-    limit: TimeLimit,
-    partial: &[u8],
-    bot_was: Activity,
-) -> Forfeit {
-    let line = (!partial.is_empty()).then(|| cut(partial));
-    let timeout = |stall| {
-        let timeout = Timeout { allowed: limit.allowed, bank: limit.bank, stall };
-        Forfeit::timed_out(request, timeout, line.clone())
-    };
-    match failure {
-        Failure::NoLine => timeout(Stall::NoLine { partial_bytes: partial.len(), bot_was }),
-        Failure::InputNotRead => timeout(Stall::InputNotRead),
-        Failure::Crash(crash) => Forfeit::crashed(request, crash, line),
-        Failure::LineTooLong { limit } => Forfeit::overlong(request, limit, line),
-    }
-}
-
-/// A line cut to a readable length for reports.
-fn cut(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(line);
-    if text.chars().count() <= OFFENDING_LINE_CHARS {
-        return text.into_owned();
-    }
-    let kept: String = text.chars().take(OFFENDING_LINE_CHARS).collect();
-    format!("{kept}… ({} bytes in all)", line.len())
+    let deadline = exchange.limit.deadline(clock_from);
+    let (received, reply) = read_reply(process, deadline, asked, stuck, after).await;
+    let notice_passed = noticed && (ready.is_some() || reply.is_ok());
+    exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply, notice_passed });
 }

@@ -22,7 +22,7 @@ use super::Recorder;
 use super::config::{Restart, Tournament};
 use super::schedule::Schedule;
 use crate::games::Game;
-use crate::referee::{Bot, BotCommand, Settings, play_game};
+use crate::referee::{Bot, BotCommand, GameReport, Settings, play_game};
 use crate::with_game;
 
 /// A run of consecutive setups of one pairing, played by one worker.
@@ -251,6 +251,22 @@ async fn work<G: Game>(
                 [&mut second.1, &mut first.1]
             };
             playing.store(game.index, Ordering::Relaxed);
+            let withdrawn = lock(&shared.recorder).withdrawn(&game);
+            if withdrawn.iter().any(Option::is_some) {
+                // Lost unplayed; the withdrawn bot's process, if one is
+                // held, is of no more use.
+                for (seat, why) in withdrawn.iter().enumerate() {
+                    if why.is_some() {
+                        seated[seat].stop(settings).await;
+                    }
+                }
+                let report = GameReport::unplayed(game.seed, withdrawn);
+                if let Err(error) = lock(&shared.recorder).record(&game, &report, None) {
+                    let _ = failures.send(error);
+                    break 'jobs;
+                }
+                continue;
+            }
             // Each round its own setup: an openings file varies them.
             let params = tournament.setup_of(game.round).params::<G>();
             let files = lock(&shared.recorder)
