@@ -175,10 +175,15 @@ mod tests {
 
     #[test]
     fn a_process_tree_memory_counts_its_children() {
-        // A process holding 64 MiB of anonymous memory, with a child that
-        // holds 64 MiB more: only the child's count.
+        // A process holding 64 MiB of anonymous memory, with a child (a new
+        // program, as a box's bot is) that holds 64 MiB more: only the
+        // child's count.
+        let grandchild = "b=bytearray(64<<20)\nimport time\ntime.sleep(30)";
+        let parent = format!(
+            "import subprocess\nb=bytearray(64<<20)\nsubprocess.run(['python3','-c',{grandchild:?}])"
+        );
         let mut child = std::process::Command::new("python3")
-            .args(["-c", "import os,time\nb=bytearray(64<<20)\nif os.fork()==0:\n c=bytearray(64<<20)\n time.sleep(30)\nelse:\n time.sleep(30)"])
+            .args(["-c", &parent])
             .spawn()
             .expect("python3 runs");
         let pid = child.id();
