@@ -12,6 +12,18 @@ use serde::Serialize;
 
 use crate::results::GameRow;
 
+/// A games.csv row as JSON: the forfeit columns a game without a forfeit
+/// leaves empty are `null` (a CSV cell has no null; JSON does).
+fn row_with_null_forfeits<S: serde::Serializer>(row: &&GameRow, to: S) -> Result<S::Ok, S::Error> {
+    let mut value = serde_json::to_value(row).map_err(serde::ser::Error::custom)?;
+    for column in ["forfeiter", "forfeit_detail"] {
+        if value[column] == "" {
+            value[column] = serde_json::Value::Null;
+        }
+    }
+    value.serialize(to)
+}
+
 /// Something that happened during a run.
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -29,7 +41,9 @@ pub enum Event<'a> {
         done: u64,
         /// Games this run plays in all.
         total: u64,
-        /// The game's row, as games.csv has it.
+        /// The game's row, as games.csv has it, but for its empty forfeit
+        /// columns, which are `null`.
+        #[serde(serialize_with = "row_with_null_forfeits")]
         game: &'a GameRow,
     },
     /// A bot of the results folder is another version now, or left the

@@ -22,6 +22,21 @@ fn item<'a>(run: &'a Run, title: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no `{title}` in:\n{}", run.stdout))
 }
 
+/// The items of the (first) game's checklist not judged for want of
+/// evidence, shown together in one line when there are several.
+fn not_judged(run: &Run) -> Vec<&str> {
+    let line = run
+        .stdout
+        .lines()
+        .map(str::trim_start)
+        .find(|line| line.starts_with("SKIP  "))
+        .unwrap_or_else(|| panic!("nothing was left unjudged:\n{}", run.stdout));
+    match line.strip_prefix("SKIP  not judged, for want of evidence: ") {
+        Some(titles) => titles.split("; ").collect(),
+        None => vec![line[6..].split(':').next().expect("a title")],
+    }
+}
+
 /// The lines after the checklist line of `title`, up to the next item.
 fn details<'a>(run: &'a Run, title: &str) -> Vec<&'a str> {
     let line = item(run, title);
@@ -44,7 +59,7 @@ fn a_good_bot_passes_every_check_of_every_game() {
         assert!(run.stdout.contains(&format!("{game}:")), "{}", run.stdout);
     }
     let passes = run.stdout.lines().filter(|line| line.trim_start().starts_with("PASS")).count();
-    assert_eq!(passes, 5 * 10, "{}", run.stdout);
+    assert_eq!(passes, 5 * 11, "{}", run.stdout);
     assert!(run.stdout.contains("All checks passed."));
 }
 
@@ -103,11 +118,7 @@ fn a_wrong_id_fails_the_id_check_with_the_line_and_a_hint() {
     assert!(details[0].starts_with("it sent: {") && details[0].contains("1002"), "{details:?}");
     assert!(details[1].contains("copy the `id`"), "{details:?}");
     // Every game's first move had the wrong id: no move to judge.
-    let legal = item(&run, "answers only legal moves");
-    assert!(
-        legal.starts_with("SKIP") && legal.contains("not judged: no move came back"),
-        "{legal}"
-    );
+    assert!(not_judged(&run).contains(&"answers only legal moves"), "{}", run.stdout);
 }
 
 /// A string id is an id problem, not stray output: classified by the
@@ -133,6 +144,20 @@ fn debug_prints_on_stdout_fail_with_a_hint_about_stderr() {
     assert!(details[1].contains("stderr"), "{details:?}");
 }
 
+/// A pretty-printed reply is not taken for a debug print: the detail and
+/// the hint say a reply is one line of compact JSON.
+#[test]
+fn a_pretty_printed_reply_is_told_to_be_one_line() {
+    let run = check_fixture("pretty_printed.py");
+    let title = "writes nothing but protocol lines to stdout";
+    let failed = item(&run, title);
+    assert!(failed.starts_with("FAIL") && failed.contains("not pretty-printed"), "{failed}");
+    let details = details(&run, title);
+    assert_eq!(details[0], "it sent: {");
+    assert!(details[1].contains("one line of compact JSON"), "{details:?}");
+    assert!(!details[1].contains("debug"), "{details:?}");
+}
+
 #[test]
 fn a_silent_bot_fails_the_time_check() {
     let run = check_fixture("silent.py");
@@ -140,6 +165,29 @@ fn a_silent_bot_fails_the_time_check() {
     // It sleeps rather than waiting for input: slow, not buffered.
     let details = details(&run, "takes its time");
     assert!(details.iter().any(|line| line.contains("still at work")), "{details:?}");
+}
+
+/// A reply to `over` or `reveal` fails the item about them, named as such,
+/// with the hint to keep reading; nothing else fails for it.
+#[test]
+fn a_reply_to_over_or_reveal_is_named_with_the_hint_to_keep_reading() {
+    for (answered, request) in [("over", "start request"), ("reveal", "move request")] {
+        let scratch = Scratch::new();
+        let bot = fixture(&format!("answers_notices.py {answered}"));
+        let run = check(&scratch, &["--game", "number-warriors", &bot]);
+        assert_eq!(run.status.code(), Some(1), "{run:?}");
+        let title = "does not answer `over` or `reveal`";
+        let failed = item(&run, title);
+        assert!(
+            failed.starts_with("FAIL")
+                && failed.contains(&format!("it answers the `{answered}` sent before {request}"))
+                && failed.contains("which needs no answer: keep reading"),
+            "{}",
+            run.stdout
+        );
+        assert!(details(&run, title)[1].contains("keep reading"), "{}", run.stdout);
+        assert_eq!(run.stdout.matches("FAIL").count(), 1, "{}", run.stdout);
+    }
 }
 
 #[test]
@@ -233,6 +281,27 @@ fn a_person_plays_number_duel_against_a_bot_from_seat_2() {
     assert!(out.contains("subtract"), "{out}");
     assert!(out.contains("Player 1 (random-bot)") && out.contains("Player 2 (you)"), "{out}");
     assert!(out.contains("Final Scores:"), "{out}");
+}
+
+/// The person is told their seat before the game; `x` is not taken for
+/// multiply (it means "leave" to many), and `quit` leaves the game.
+#[test]
+fn play_says_your_seat_first_refuses_x_and_quits_on_quit() {
+    let run = play(&["number-duel", "--seed", "5"], "3\nx\nquit\n");
+    let out = &run.stdout;
+    assert!(
+        out.starts_with(
+            "You are Player 1 (you move first), against the built-in random player as Player 2."
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("`x` is not an operation. Please type add (or a, +) or multiply"),
+        "{out}"
+    );
+    assert!(!out.contains("multiplies"), "{out}");
+    assert!(out.contains("Player 1 (you) left the game."), "{out}");
+    assert!(out.contains("Winner: Player 2 (random)"), "{out}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
-//! CPU starvation: a bot that starts sixty spinning processes, each in a
-//! session of its own (the scheduler shares CPU between sessions before
+//! CPU starvation: a bot that starts a hundred spinning processes, each in
+//! a session of its own (the scheduler shares CPU between sessions before
 //! processes) and free to run on any CPU, against an honest bot that needs
-//! 100 ms of CPU a move. Without the sandbox the honest bot runs out of
+//! 150 ms of CPU a move. Without the sandbox the honest bot runs out of
 //! time; in a box (a CPU cgroup per box, or one session per box where no
 //! cgroup can be made) it plays on. A test binary of its own, so that the
 //! spinning never slows other tests.
@@ -15,9 +15,9 @@ use std::sync::Mutex;
 use common::unprivileged::Unprivileged;
 use common::{Run, Scratch, read_games_csv};
 
-/// The honest bot's time per move: some ten times what it needs when it
-/// shares a CPU fairly with the spinners, a third of what it needs when it
-/// gets one share in sixty.
+/// The honest bot's time per move: three times what it needs when it
+/// shares a CPU with the spinners' box, a sixth of what it needs when it
+/// gets one share in fifty.
 const MOVE_TIMEOUT: &str = "1500ms";
 
 fn starve(
@@ -69,7 +69,7 @@ fn a_bot_cannot_starve_its_opponent_of_cpu() {
         starve(
             |args| scratch.arena(args),
             "tests/fixtures/hostile.py starve-cpu",
-            "tests/fixtures/cpu_hungry.py 100",
+            "tests/fixtures/cpu_hungry.py 150",
             &out,
             sandbox,
         );
@@ -94,7 +94,7 @@ fn a_bot_cannot_starve_its_opponent_of_cpu_when_the_arena_is_unprivileged() {
     starve(
         |args| place.arena(args),
         "fixtures/hostile.py starve-cpu",
-        "fixtures/cpu_hungry.py 100",
+        "fixtures/cpu_hungry.py 150",
         &out,
         true,
     );

@@ -167,26 +167,34 @@ fn a_bot_killed_by_a_signal_is_told_which() {
     }
 }
 
-/// `python3 tests/fixtures/no_such_bot.py`: the bot is named after its
-/// script, not `python3`, and the crash quotes Python's own complaint.
+/// `python3 tests/fixtures/no_such_bot.py`: refused before any game, exit
+/// status 2, naming the bot and the script; no results folder is made. A
+/// script given inline (`-c`) is no file to look for.
 #[test]
-fn a_missing_script_names_the_bot_and_quotes_the_interpreter() {
+fn a_missing_script_is_refused_before_any_game() {
     let scratch = Scratch::new();
-    let rows = match_rows(&scratch, "number-snatch", "python3 tests/fixtures/no_such_bot.py", &[]);
-    assert_eq!(&rows[0]["seat1"], "no_such_bot");
-    for row in &rows {
-        let detail = detail(row, "no_such_bot");
+    let out = scratch.out();
+    let missing = "python3 tests/fixtures/no_such_bot.py";
+    for args in [
+        vec!["match", "number-snatch", PYTHON_RANDOM_BOT, missing, "--out", out.to_str().unwrap()],
+        vec!["check", missing],
+        vec!["play", "number-snatch", "--vs", missing],
+    ] {
+        let run = scratch.arena(&args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {run:?}");
         assert!(
-            detail.contains("exited with status 2 instead of answering start request 1"),
-            "{detail}"
+            run.stderr.contains("script `tests/fixtures/no_such_bot.py` does not exist"),
+            "{args:?}: {}",
+            run.stderr
         );
-        assert!(
-            detail.contains("the last line it wrote to stderr: ")
-                && detail.contains("can't open file")
-                && detail.contains("no_such_bot.py"),
-            "{detail}"
-        );
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
     }
+    let run = scratch.arena(["match", "number-snatch", PYTHON_RANDOM_BOT, missing]);
+    assert!(run.stderr.contains("arena: bot 2: script `"), "{}", run.stderr);
+    assert!(!out.exists(), "a refused match made its results folder");
+    let inline = "python3 -c 'import sys; sys.exit(3)'";
+    let rows = match_rows(&scratch, "number-snatch", inline, &[]);
+    assert!(rows.iter().all(|row| &row["reason"] == "crash"), "{rows:?}");
 }
 
 /// Default names come from the script an interpreter runs, whatever the
@@ -241,6 +249,7 @@ fn a_parameter_of_the_wrong_type_is_named() {
 fn check_in(scratch: &Scratch, args: &[&str]) -> (Run, std::path::PathBuf) {
     let temporary = scratch.out().with_file_name("tmp");
     std::fs::create_dir_all(&temporary).expect("a temporary folder");
+    let started = std::time::Instant::now();
     let output = Command::new(env!("CARGO_BIN_EXE_arena"))
         .arg("check")
         .args(args)
@@ -252,31 +261,29 @@ fn check_in(scratch: &Scratch, args: &[&str]) -> (Run, std::path::PathBuf) {
         status: output.status,
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        elapsed: std::time::Duration::ZERO,
+        elapsed: started.elapsed(),
     };
     (run, temporary)
 }
 
-/// The checklist of a bot whose output never leaves its buffer: nothing it
-/// could not judge passes, the timeout is reported once with the start-up
-/// limit, the hint is about buffering, and the scratch folder is gone.
+/// The checklist of a bot whose output never leaves its buffer (the most
+/// common first bug): it is judged as soon as the bot sits waiting for its
+/// input without having answered `start`, in about the time a good bot's
+/// whole check takes, with one failure that names flushing and Python's
+/// way to do it, the items it leaves unjudged in one line, and the other
+/// games not played; nothing passes without evidence, and the scratch
+/// folder is gone.
 #[test]
-fn check_judges_a_buffered_bot_on_evidence_only() {
+fn check_diagnoses_a_buffered_bot_at_once_and_says_it_once() {
     let scratch = Scratch::new();
     let bot = fixture("buffered.py");
-    let (run, temporary) = check_in(
-        &scratch,
-        &[
-            "--game",
-            "number-snatch",
-            "--games",
-            "2",
-            "--startup-timeout",
-            "2s",
-            "--move-timeout",
-            "700ms",
-            &bot,
-        ],
+    let (run, temporary) =
+        check_in(&scratch, &["--startup-timeout", "4s", "--move-timeout", "700ms", &bot]);
+    let (good, _) = check_in(&Scratch::new(), &[common::PYTHON_RANDOM_BOT]);
+    good.assert_success();
+    println!(
+        "arena check took {:.2?} on a bot that never flushes, {:.2?} on the Python starter kit",
+        run.elapsed, good.elapsed
     );
     assert_eq!(run.status.code(), Some(1), "{run:?}");
     let items: Vec<&str> = run
@@ -285,44 +292,59 @@ fn check_judges_a_buffered_bot_on_evidence_only() {
         .map(str::trim_start)
         .filter(|line| ["PASS", "FAIL", "SKIP"].iter().any(|status| line.starts_with(status)))
         .collect();
-    assert_eq!(items.len(), 10, "{}", run.stdout);
-    // Only the sandbox item has evidence of its own (the bot's stderr).
-    for item in &items {
-        assert!(
-            !item.starts_with("PASS") || item.contains("stays inside its sandbox"),
-            "passed without evidence: {item}\n{}",
-            run.stdout
-        );
-    }
-    for title in [
-        "echoes ids",
-        "answers only legal moves",
-        "takes its time",
-        "writes nothing but protocol lines",
-        "keeps running during games",
-    ] {
-        let item = items.iter().find(|item| item.contains(title)).expect(title);
-        assert!(item.starts_with("SKIP") && item.contains("not judged: no "), "{item}");
-    }
-    let timeouts: Vec<&&str> = items.iter().filter(|item| item.contains("timeout")).collect();
-    assert_eq!(timeouts.len(), 1, "{}", run.stdout);
+    assert_eq!(items.len(), 3, "{}", run.stdout);
+    let failure = items[0];
+    assert!(failure.starts_with("FAIL  starts and answers the handshake in time"), "{failure}");
     assert!(
-        timeouts[0].starts_with("FAIL  starts and answers the handshake in time"),
+        failure.contains("no reply to start request 1 (judged after")
+            && failure.contains("of the 4000 ms allowed")
+            && failure.contains("its reply is stuck in its output buffer"),
+        "{failure}"
+    );
+    assert!(!run.stdout.contains("700 ms"), "the move limit did not apply: {}", run.stdout);
+    // Only the sandbox item has evidence of its own (the bot's stderr).
+    assert!(items[1].starts_with("PASS  stays inside its sandbox"), "{}", run.stdout);
+    assert!(items[2].starts_with("SKIP  not judged, for want of evidence: echoes ids;"));
+    for title in ["answers only legal moves", "takes its time", "keeps running during games"] {
+        assert!(items[2].contains(title), "{title} is not in {}", items[2]);
+    }
+    let hints: Vec<&str> =
+        run.stdout.lines().filter(|line| line.trim_start().starts_with("hint:")).collect();
+    assert_eq!(hints.len(), 1, "{}", run.stdout);
+    assert!(
+        hints[0].contains("flush stdout after every line")
+            && hints[0].contains("in Python: print(json.dumps(reply), flush=True)"),
+        "{}",
+        hints[0]
+    );
+    assert!(
+        run.stdout.contains(
+            "Not checked: Numbers War, Number Warriors, Number Claim, Number Duel. A bot that does not answer `start`"
+        ),
         "{}",
         run.stdout
     );
-    assert!(timeouts[0].contains("no reply to start request 1 within 2000 ms"), "{}", run.stdout);
     assert!(
-        !run.stdout.contains("700 ms"),
-        "the move limit is not the one that applied: {}",
+        run.stdout.contains("1 check failed; 9 could not be judged; 4 games not checked."),
+        "{}",
         run.stdout
     );
-    let hint =
-        run.stdout.lines().find(|line| line.trim_start().starts_with("hint:")).expect("a hint");
-    assert!(hint.contains("flush stdout") && hint.contains("protocol.md §8"), "{hint}");
-    assert!(run.stdout.contains("1 check failed; 8 could not be judged."), "{}", run.stdout);
     let left: Vec<_> = std::fs::read_dir(&temporary).expect("the folder").collect();
     assert!(left.is_empty(), "check left {left:?} behind");
+}
+
+/// A bot that takes its time to answer `start` (asleep, not waiting for
+/// input) is not taken for a buffered one: its handshake passes.
+#[test]
+fn check_waits_for_a_bot_that_is_slow_to_start() {
+    let scratch = Scratch::new();
+    let (run, _) = check_in(&scratch, &["--game", "number-snatch", &fixture("slow_start.py")]);
+    run.assert_success();
+    assert!(
+        run.stdout.contains("PASS  starts and answers the handshake in time"),
+        "{}",
+        run.stdout
+    );
 }
 
 /// A reply that arrives without its newline: the hint names the bytes, and

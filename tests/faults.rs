@@ -40,7 +40,11 @@ fn bad_values_are_refused_with_the_file_line_and_key() {
         ),
         ("concurrency = 1", "cpu_limit = \"forever\"", "cpu_limit"),
         ("concurrency = 1", "memory_limit = \"lots\"", "memory_limit"),
-        ("concurrency = 1", "sandbox = \"maybe\"", "sandbox must be true, false or \"required\""),
+        (
+            "concurrency = 1",
+            "sandbox = \"maybe\"",
+            "sandbox: expected true, false or \"required\", got the string \"maybe\"",
+        ),
         ("name = \"a\"", "name = \"a\\nb\"", "control characters"),
         ("name = \"a\"", "name = \"=HYPERLINK(1)\"", "formulas"),
         ("name = \"a\"", "name = \"a/b\"", "file names"),
@@ -59,6 +63,39 @@ fn bad_values_are_refused_with_the_file_line_and_key() {
         assert_eq!(message.lines().count(), 1, "{replacement}: said more than once: {message}");
         assert!(!scratch.out().exists(), "{replacement}: the results folder was made");
     }
+}
+
+/// The classic mistakes of a tournament file are told in its terms, each
+/// with what to write instead, all at once, each at its line and column.
+#[test]
+fn a_files_mistakes_are_told_all_at_once_in_its_terms() {
+    let scratch = Scratch::new();
+    let file = scratch.out().with_file_name("t.toml");
+    let text = "game = \"number-snatch\"\ngames_per_pair = \"20\"\nmove_timeout = 500\nconcurency = 2\n\n[bot]\nname = \"a\"\ncommand = [\"python3\", \"a.py\"]\n";
+    std::fs::write(&file, text).expect("a tournament file");
+    let run = scratch.arena(["run", file.to_str().expect("UTF-8")]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    let path = file.display().to_string();
+    let lines: Vec<&str> = run.stderr.trim().lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "arena: {path}:2:18: games_per_pair: expected a whole number, got the string \"20\": write it without quotes, games_per_pair = 20"
+            ),
+            format!(
+                "{path}:3:16: move_timeout: expected a duration with its unit, in quotes, such as \"500ms\" or \"5s\", got the number 500: write move_timeout = \"500ms\" for 500 milliseconds"
+            ),
+            format!("{path}:4:1: unknown key `concurency`: did you mean `concurrency`?"),
+            format!(
+                "{path}:6:1: bot: expected a list of [[bot]] tables, got a single table: write [[bot]], with two brackets, before each bot"
+            ),
+            format!("(4 problems in {path})"),
+        ],
+        "{}",
+        run.stderr
+    );
+    assert!(!scratch.out().exists(), "the results folder was made");
 }
 
 /// A script without a #! line is refused before any game (it would fail at

@@ -155,7 +155,7 @@ fn the_files_mistakes_about_the_game_are_reported_at_their_place() {
     );
     fails_with(
         &text.replace("game_command = [\"python3\", \"game.py\"]", ""),
-        "the file names no game",
+        "game: missing: name the game",
     );
     // Out of the declared range: at the value.
     fails_with(

@@ -82,6 +82,10 @@ fn a_bot_cannot_watch_or_list_its_opponents_folder() {
             assert!(attack.outcome.contains("random_bot.py"), "{}", attack.outcome);
         }
     }
+    // A folder both boxes show (the system's): a watch there would tell one
+    // bot when the other opens a file in it.
+    let (_, closed) = both_ways("watch-folder", Some("path:/usr/lib"));
+    assert!(closed.outcome.contains("Function not implemented"), "{}", closed.outcome);
 }
 
 /// A datagram to a unix socket by path reaches host services (/dev/log).
@@ -129,7 +133,8 @@ fn a_bot_cannot_read_the_arenas_command_line() {
 /// A memory attack that the box stops: the bot is killed (its forfeit
 /// names the memory limit) or refused (its report says so).
 fn assert_memory_attack_stopped(name: &str) {
-    let limit = ["--memory-limit", "256MiB"];
+    // Holding its memory takes a moment; on a loaded machine, more.
+    let limit = ["--memory-limit", "256MiB", "--move-timeout", "20s"];
     let open = attack_in(Scratch::new(), "tests/fixtures/hostile.py", name, None, false, &limit);
     assert!(open.succeeded(), "{name} without the sandbox: {}", open.outcome);
     let closed = attack_in(Scratch::new(), "tests/fixtures/hostile.py", name, None, true, &limit);
@@ -363,4 +368,104 @@ fn a_tournament_file_sets_the_scratch_size() {
     ]);
     run.assert_success();
     assert!(run.stdout.contains("scratch 8 MiB"), "{}", run.stdout);
+}
+
+/// What a box shows whole (the system folders, an interpreter's
+/// installation) never shows the results, the tournament file or another
+/// bot's files inside it; and a home folder is never shown whole.
+#[test]
+fn the_results_and_other_bots_stay_hidden_inside_the_system_folders() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        panic!("this test needs root: it writes in /opt and /root (CI runs as root)");
+    }
+    let place = Scratch::new();
+    let opt = tempfile::Builder::new()
+        .prefix("arena-test-")
+        .tempdir_in("/opt")
+        .expect("a folder in /opt");
+    let out = opt.path().join("out");
+    let opponent_folder = opt.path().join("opponent");
+    std::fs::create_dir(&opponent_folder).expect("a folder");
+    let opponent = opponent_folder.join("random_bot.py");
+    std::fs::copy(common::repo_dir().join("bots/python/random_bot.py"), &opponent).expect("a copy");
+    let opponent_command = format!("python3 {}", opponent.display());
+    // The results folder exists without the sandbox (games.csv is empty
+    // until the first game ends); in the box it is not there at all.
+    let read = |target: &Path, sandbox: bool| {
+        let hostile = format!("tests/fixtures/hostile.py read-file path:{}", target.display());
+        let out_text = out.to_str().expect("UTF-8");
+        let mut args = vec![
+            "match",
+            "number-snatch",
+            hostile.as_str(),
+            opponent_command.as_str(),
+            "--name1",
+            "hostile",
+            "--games",
+            "1",
+            "--fresh",
+            "--out",
+            out_text,
+        ];
+        if !sandbox {
+            args.push("--no-sandbox");
+        }
+        place.arena(args).assert_success();
+        common::hostile::hostile_outcome(&out, "read-file")
+    };
+    let results = out.join("games.csv");
+    let open = read(&results, false);
+    assert!(open.contains("reads as empty") || open.starts_with("succeeded"), "{open}");
+    let closed = read(&results, true);
+    assert!(closed.contains("No such file"), "{closed}");
+    // Another bot installed in a system folder: its files are hidden (an
+    // empty file lies over each).
+    assert!(read(&opponent, false).starts_with("succeeded"));
+    let closed = read(&opponent, true);
+    assert!(closed.starts_with("failed"), "{closed}");
+    // A program found in PATH in a folder of a home (no `lib` beside its
+    // `bin`: not an interpreter's installation) shows its own folder only.
+    let home = tempfile::Builder::new()
+        .prefix(".arena-test-")
+        .tempdir_in("/root")
+        .expect("a folder in /root");
+    let bin = home.path().join("bin");
+    std::fs::create_dir(&bin).expect("a folder");
+    std::fs::write(home.path().join("credentials"), "token = secret\n").expect("a secret");
+    let fixtures = common::repo_dir().join("tests/fixtures");
+    let wrapper = bin.join("hostile-bot");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nexec python3 {} read-file path:{}\n",
+            fixtures.join("hostile.py").display(),
+            home.path().join("credentials").display()
+        ),
+    )
+    .expect("a wrapper");
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let out = place.out().join("home");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args([
+            "match",
+            "number-snatch",
+            "hostile-bot",
+            &opponent_command,
+            "--name1",
+            "hostile",
+            "--games",
+            "1",
+        ])
+        .args(["--out", out.to_str().expect("UTF-8")])
+        .arg(format!("--allow-read={}", fixtures.display()))
+        .env("PATH", path)
+        .current_dir(common::repo_dir())
+        .output()
+        .expect("the arena runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let outcome = common::hostile::hostile_outcome(&out, "read-file");
+    assert!(outcome.starts_with("failed"), "{outcome}");
 }

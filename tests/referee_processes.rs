@@ -305,6 +305,47 @@ fn a_bot_that_answers_with_a_wrong_id_forfeits_as_malformed() {
     });
 }
 
+/// A reply to `reveal` is named as such, with the hint to keep reading,
+/// where before it was only a wrong id.
+#[test]
+fn a_reply_to_reveal_forfeits_and_is_named_so() {
+    assert_forfeits(&Misbehaviour {
+        fixture: "answers_notices.py reveal",
+        game: "number-warriors",
+        seed: 16,
+        extra_args: &[],
+        reason: "malformed",
+        detail: "the reply's id is 0, the request's is 3: it answers the `reveal` sent before move request 3 (turn 2), which needs no answer: keep reading, the next line is the next request (protocol.md §2)",
+    });
+}
+
+/// A reply to `over` is read as the answer to the next game's `start`: that
+/// game is forfeited, and its detail says the line answers the `over`.
+/// The restarted process plays the game after it.
+#[test]
+fn a_reply_to_over_forfeits_the_next_game_and_is_named_so() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let bot = fixture("answers_notices.py over");
+    let args = ["match", "number-claim", &bot, PYTHON_RANDOM_BOT, "--games", "3", "--seed", "17"];
+    let run = scratch.arena(args.into_iter().chain(["--out", out.to_str().expect("UTF-8")]));
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    let reasons: Vec<&str> = rows.iter().map(|row| &row["reason"]).collect();
+    assert_eq!(reasons, ["normal", "malformed", "normal"], "{rows:?}");
+    let detail = &rows[1]["forfeit_detail"];
+    assert!(
+        detail.contains(
+            "expected a `ready` reply, got type `ok`: it answers the `over` sent before start request"
+        ) && detail.contains("which needs no answer: keep reading, the next line is the next game's `start`, or the end of input"),
+        "{detail}"
+    );
+    assert!(run.stdout.contains("it answers the `over`"), "{}", run.stdout);
+    // The game line says the win is by forfeit, not by the score.
+    assert!(run.stdout.contains("random_bot wins by forfeit at "), "{}", run.stdout);
+    scratch.assert_fixture_processes_gone();
+}
+
 #[test]
 fn a_bot_that_exits_mid_game_forfeits_as_crashed() {
     assert_forfeits(&Misbehaviour {

@@ -624,10 +624,17 @@ fn the_fallback_without_namespaces_says_so_and_holds() {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a listener");
     let port = listener.local_addr().expect("an address").port().to_string();
     let secret_argument = format!("path:{}", secret.display());
+    let datagrams_folder = tempfile::tempdir().expect("a folder");
+    let datagrams = datagrams_folder.path().join("log.sock");
+    let socket = std::os::unix::net::UnixDatagram::bind(&datagrams).expect("a socket");
+    socket.set_nonblocking(true).expect("non-blocking");
+    let datagrams_argument = format!("path:{}", datagrams.display());
     for (name, argument) in [
         ("kill-opponent", None),
         ("read-file", Some(secret_argument.as_str())),
         ("connect-tcp", Some(port.as_str())),
+        ("sendto-unix", Some(datagrams_argument.as_str())),
+        ("sendmsg-unix", Some(datagrams_argument.as_str())),
     ] {
         let out = scratch.out().join(name);
         let hostile = match argument {
@@ -650,6 +657,7 @@ fn the_fallback_without_namespaces_says_so_and_holds() {
         let outcome = hostile_outcome(&out, name);
         assert!(outcome.starts_with("failed"), "{name} in the fallback: {outcome}");
     }
+    assert!(socket.recv(&mut [0; 16]).is_err(), "a datagram reached the host's socket");
 }
 
 /// `--require-sandbox` (`sandbox = "required"`) runs where every
@@ -700,18 +708,25 @@ fn a_required_sandbox_refuses_what_is_missing() {
 fn no_cgroup_outlives_its_run() {
     let scratch = Scratch::new();
     let out = scratch.out();
-    scratch
-        .arena([
-            "match",
-            "number-snatch",
-            PYTHON_RANDOM_BOT,
-            PYTHON_RANDOM_BOT,
-            "--games",
-            "2",
-            "--out",
-            out.to_str().expect("UTF-8"),
-        ])
-        .assert_success();
+    let run = scratch.arena([
+        "match",
+        "number-snatch",
+        PYTHON_RANDOM_BOT,
+        PYTHON_RANDOM_BOT,
+        "--games",
+        "2",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    run.assert_success();
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        assert!(
+            run.stdout.contains("cgroup v1 limits") || run.stdout.contains("cgroup v2 limits"),
+            "{}",
+            run.stdout
+        );
+    }
     let mut left = Vec::new();
     let mut folders = vec![std::path::PathBuf::from("/sys/fs/cgroup")];
     while let Some(folder) = folders.pop() {

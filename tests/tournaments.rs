@@ -734,13 +734,15 @@ fn mistakes_in_the_file_are_refused_before_anything_is_written() {
     let good_top = "game = \"number-snatch\"\nseed = 1\ngames_per_pair = 2\nout = \"out\"\n";
     let two_bots = [bot("a"), bot("b")];
     let missing = Bot { name: "b".into(), argv: vec!["./no-such-bot-program".into()] };
+    let missing_script =
+        Bot { name: "b".into(), argv: vec!["python3".into(), "bots/no_such_bot.py".into()] };
     let cases: Vec<(&str, String, usize, &str)> = vec![
         ("unknown key", tournament(&format!("{good_top}colour = 3\n"), &two_bots), 5, "colour"),
         (
             "wrong type",
             tournament(&good_top.replace("seed = 1", "seed = \"one\""), &two_bots),
             2,
-            "seed: invalid type",
+            "seed: expected a whole number, such as 20, got the string \"one\"",
         ),
         ("duplicate name", tournament(good_top, &[bot("a"), bot("a")]), 11, "used twice"),
         ("empty name", tournament(good_top, &[bot("a"), bot("")]), 11, "empty"),
@@ -765,6 +767,12 @@ fn mistakes_in_the_file_are_refused_before_anything_is_written() {
             "parameter `colour` of number-snatch: no such parameter",
         ),
         ("missing program", tournament(good_top, &[bot("a"), missing]), 12, "no-such-bot-program"),
+        (
+            "missing script",
+            tournament(good_top, &[bot("a"), missing_script]),
+            12,
+            "bot `b`: command: script `",
+        ),
     ];
     for (case, content, line, word) in cases {
         let file = scratch.write("bad.toml", &content);
@@ -956,18 +964,17 @@ fn a_run_reports_as_json_lines_or_not_at_all() {
         let row = rows.iter().find(|row| row.number("game_index") == index).expect("a row");
         assert_eq!(event["game"]["winner"], row["winner"]);
         assert_eq!(event["game"]["outcome"], row["outcome"]);
+        // No forfeit: the forfeit columns are null, as the README says.
+        for column in ["forfeiter", "forfeit1", "forfeit2", "forfeit_detail"] {
+            assert!(event["game"][column].is_null(), "{column}: {}", event["game"]);
+        }
     }
     assert_eq!(events.last().unwrap()["out"], out.to_str().unwrap());
 
     let quiet = scratch.join("quiet");
-    let run = scratch.run_ok(&[
-        "run",
-        file.to_str().unwrap(),
-        "--out",
-        quiet.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(run.stdout, "", "--quiet printed");
+    let run =
+        scratch.run_ok(&["run", file.to_str().unwrap(), "--out", quiet.to_str().unwrap(), "-q"]);
+    assert_eq!(run.stdout, "", "-q (--quiet) printed");
     assert_eq!(read_games_csv(&quiet).len(), 4);
     assert_same_results(&out, &quiet);
 }

@@ -75,7 +75,6 @@ input.on("line", (line) => {
     // Our seat's own seed: the same tournament replays the same games, and
     // the other seat cannot work it out.
     random = mulberry32(seedFor(message.seed));
-    console.error(`game started: ${game}, seat ${seat}`);
     send({ type: "ready", id: message.id, name: "random_bot.js" });
   } else if (message.type === "move") {
     send({ type: "move", id: message.id, move: chooseMove(message, game, seat, random) });

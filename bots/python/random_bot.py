@@ -40,7 +40,6 @@ def main():
             # Your seat's own seed: the same tournament replays the same
             # games, and the other seat cannot work it out.
             rng.seed(message["seed"])
-            print(f"game started: {game}, seat {seat}", file=sys.stderr, flush=True)
             reply = {"type": "ready", "id": message["id"], "name": "random_bot.py"}
         elif kind == "move":
             move = choose_move(message, game, seat, rng)

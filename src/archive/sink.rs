@@ -132,9 +132,22 @@ impl ArchiveSink {
         Ok(number)
     }
 
+    /// Queues a record that has no transcript (a game that was not
+    /// played), written with the records of the batch in hand.
+    pub fn add_record(&mut self, record: &[u8]) -> Result<(), ArchiveError> {
+        if self.batch.transcripts.is_empty() && self.batch.records.is_empty() {
+            self.batch_started = std::time::Instant::now();
+        }
+        self.batch.records.extend_from_slice(record);
+        if self.batch_started.elapsed() >= BATCH_AGE {
+            self.hand_over()?;
+        }
+        Ok(())
+    }
+
     /// Sends the batch in hand to the thread.
     fn hand_over(&mut self) -> Result<(), ArchiveError> {
-        if self.batch.transcripts.is_empty() {
+        if self.batch.transcripts.is_empty() && self.batch.records.is_empty() {
             return Ok(());
         }
         let batch = std::mem::take(&mut self.batch);

@@ -28,7 +28,7 @@ impl GameArg {
             return Ok(GameArg::Builtin(id));
         }
         let command = BotCommand::parse(text).map_err(|error| error.to_string())?;
-        command.check_program().map_err(|problem| {
+        command.check_files().map_err(|problem| {
             format!(
                 "`{text}` is neither a game ({}) nor a game program's command: {problem}",
                 GameId::list()

@@ -5,11 +5,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::game_arg::{GameArg, GameArgParser};
+use super::options::UsageError;
 use super::output;
 use super::reporters::GameLines;
 use super::tournament_args::{self, Played, TournamentArgs, command_line_bots};
 use crate::results::TranscriptStore;
 use crate::tournament::Tournament;
+use crate::tournament::config::check_games_per_pair;
 use crate::tournament::store::{GAMES_CSV, read_games_csv};
 
 /// Arguments of `arena match`.
@@ -27,9 +29,10 @@ pub struct MatchArgs {
     cmd2: String,
     /// Number of games: N/2 setups, each played twice with the seats
     /// swapped (CMD1 in seat 1 in odd-numbered games). An odd N plays its
-    /// last setup once, CMD1 in seat 1.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
-    games: u32,
+    /// last setup once, CMD1 in seat 1 [default: 2; with --openings, each
+    /// of its setups in both seat orders].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    games: Option<u32>,
     /// Name of the first bot [default: from its command, e.g. random_bot].
     #[arg(long)]
     name1: Option<String>,
@@ -50,11 +53,24 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     )?;
     let setup = args.tournament.game_setup(&args.game, &out)?;
     let mut tournament = Tournament::from_command_line(setup, bots, out);
-    tournament.games_per_pair = args.games;
     // A file per game: a match is small, and its transcripts are opened
     // one by one (`arena replay DIR/transcripts/game-000001.jsonl`).
     tournament.transcripts = TranscriptStore::Files;
     let seed_from = args.tournament.apply(&mut tournament, None)?;
+    let games = match (args.games, &tournament.openings) {
+        (Some(games), _) => games,
+        (None, None) => 2,
+        (None, Some(openings)) => {
+            check_games_per_pair(u32::try_from(openings.entries.len() * 2).unwrap_or(u32::MAX))
+                .map_err(|problem| {
+                    UsageError(format!(
+                        "--openings: {} setups in both seat orders: {problem}; set --games",
+                        openings.entries.len()
+                    ))
+                })?
+        }
+    };
+    tournament.games_per_pair = games;
     let prepared = tournament_args::prepare(
         &mut tournament,
         args.tournament.fresh,
@@ -63,14 +79,14 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     crate::say!(
         "{} match, {} game{}, {}, results in {}",
         tournament.setup.game().title(),
-        args.games,
-        if args.games == 1 { "" } else { "s" },
+        games,
+        if games == 1 { "" } else { "s" },
         seed_from.describe(tournament.seed),
         tournament.out.display()
     );
     tournament_args::say_settings(&tournament, &prepared.sandbox_line, &prepared.seeds);
 
-    let reporter = Arc::new(GameLines { games: u64::from(args.games) });
+    let reporter = Arc::new(GameLines { games: u64::from(games) });
     let played = tournament_args::play(&tournament, &args.tournament, prepared, reporter, None)?;
     let rows = read_games_csv(&tournament.out.join(GAMES_CSV))?;
     if let Played::Complete { played: 0, already, .. } = &played {

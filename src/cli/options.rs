@@ -5,7 +5,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::games::{Game, GameId};
-use crate::referee::BotCommand;
+use crate::referee::{BotCommand, Script};
 use crate::with_game;
 
 /// The outputs asked for on the command line (`--markdown FILE`), each
@@ -63,6 +63,11 @@ pub fn parse_param(text: &str) -> Result<(String, Value), String> {
 /// its arguments: `target/release/random-bot --fast` is `random-bot`,
 /// `./bot data.txt` is `bot`; and so is an interpreter none of whose
 /// arguments names a file (`python3 -m mybot` is `python3`).
+///
+/// A file called `bot` or `main` (any extension) says nothing about its
+/// bot, so it is named after its folder when the command names one: the
+/// starter kits' launchers `bots/cpp/bot` and `bots/go/bot` are `cpp` and
+/// `go`, `python3 my_bot/main.py` is `my_bot`.
 pub fn default_bot_name(command: &BotCommand) -> String {
     let base = command.dir.as_deref().unwrap_or(Path::new("."));
     let program = &command.argv[0];
@@ -74,14 +79,26 @@ pub fn default_bot_name(command: &BotCommand) -> String {
                 || word.contains('/')
                 || Path::new(word).extension().is_some())
     };
-    let script = command.argv[1..].iter().find(names_a_file).filter(|_| is_interpreter);
-    let word = script.unwrap_or(program);
-    Path::new(word)
-        .file_stem()
-        .and_then(|stem| stem.to_str())
-        .filter(|stem| !stem.is_empty())
-        .unwrap_or(word)
-        .to_owned()
+    let script = match command.script() {
+        Script::File(script) => Some(script),
+        // Code given inline, or a module: the interpreter is all there is.
+        Script::None => None,
+        Script::Unknown => command.argv[1..]
+            .iter()
+            .find(names_a_file)
+            .filter(|_| is_interpreter)
+            .map(String::as_str),
+    };
+    let word = Path::new(script.unwrap_or(program));
+    let stem = word.file_stem().and_then(|stem| stem.to_str()).filter(|stem| !stem.is_empty());
+    let folder = || word.parent()?.file_name()?.to_str();
+    match stem {
+        Some("bot" | "main") => folder().or(stem),
+        Some(stem) => Some(stem),
+        None => None,
+    }
+    .unwrap_or(word.to_str().unwrap_or_default())
+    .to_owned()
 }
 
 /// Names made distinct: a name given to several bots gets `-1`, `-2`...
@@ -148,8 +165,12 @@ mod tests {
         assert_eq!(name("java -jar bot.jar"), "bot");
         assert_eq!(name("python3 bot.py config.json"), "bot");
         assert_eq!(name("python3 -m mybot"), "python3");
+        assert_eq!(name("python3 -c 'import sys; sys.exit(3)'"), "python3");
         assert_eq!(name("target/release/random-bot --fast"), "random-bot");
         assert_eq!(name("./bot data.txt"), "bot");
+        assert_eq!(name("bots/cpp/bot"), "cpp");
+        assert_eq!(name("python3 -u my_bot/main.py"), "my_bot");
+        assert_eq!(name("java -jar bots/java/bot.jar"), "java");
         assert_eq!(distinct(vec!["a".into(), "a".into()]), ["a-1", "a-2"]);
         let names = distinct(["a", "b", "a", "c", "a"].map(String::from).to_vec());
         assert_eq!(names, ["a-1", "b", "a-2", "c", "a-3"]);

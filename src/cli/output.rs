@@ -1,20 +1,30 @@
 //! What the commands print: one line per game and summaries.
 
-use crate::protocol::ResultReason;
+use crate::protocol::{ForfeitReason, ResultReason};
 use crate::referee::GameOutcome;
 use crate::results::{GameRow, tally};
 
-/// "game 3/10  seed 42  alpha (1) vs beta (2): beta wins 45-74"
+/// "game 3/10  seed 42  alpha (1) vs beta (2): beta wins 45-74"; a game
+/// ended by a forfeit says so before the score it stopped at: "beta wins
+/// by forfeit at 0-0  [timeout: ...]".
 pub fn game_line(row: &GameRow, total: u64) -> String {
+    let head = format!(
+        "game {}/{}  seed {}  {} (1) vs {} (2)",
+        row.game_index, total, row.seed, row.seat1, row.seat2
+    );
+    if [row.forfeit1, row.forfeit2].contains(&Some(ForfeitReason::Withdrawn)) {
+        return format!("{head}: not played, {} withdrawn", row.forfeiter);
+    }
+    let by_forfeit = match row.reason {
+        ResultReason::Normal => "",
+        _ => " by forfeit at",
+    };
     let verdict = match row.outcome {
         GameOutcome::Draw => "draw".to_owned(),
         GameOutcome::BothLost => "both lose".to_owned(),
         GameOutcome::Seat1 | GameOutcome::Seat2 => format!("{} wins", row.winner),
     };
-    let mut line = format!(
-        "game {}/{}  seed {}  {} (1) vs {} (2): {verdict} {}-{}",
-        row.game_index, total, row.seed, row.seat1, row.seat2, row.score1, row.score2
-    );
+    let mut line = format!("{head}: {verdict}{by_forfeit} {}-{}", row.score1, row.score2);
     if row.reason != ResultReason::Normal {
         line.push_str(&format!("  [{}: {}]", row.reason, row.forfeit_detail));
     }

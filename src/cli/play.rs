@@ -15,7 +15,7 @@ use super::options::{UsageError, default_bot_name, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use super::terminal::Terminal;
 use crate::games::narrate::player;
-use crate::games::{GameRef, GameSetup, Seat};
+use crate::games::{Game, GameRef, GameSetup, Seat};
 use crate::players::{SharedConsole, human, random_player, reader};
 use crate::protocol::{ForfeitReason, ResultReason};
 use crate::referee::{
@@ -83,7 +83,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         line => {
             let command =
                 BotCommand::parse(line).map_err(|error| UsageError(format!("--vs: {error}")))?;
-            command.check_program().map_err(|error| UsageError(format!("--vs: {error}")))?;
+            command.check_files().map_err(|error| UsageError(format!("--vs: {error}")))?;
             Some(command)
         }
     };
@@ -114,25 +114,47 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let seat = Seat::from_number(args.seat).expect("clap keeps the seat to 1 or 2");
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let console: SharedConsole = Arc::new(Mutex::new(Terminal));
+    let opponent = match (&opponent_command, args.vs.as_str()) {
+        (Some(command), _) => format!("the bot {}", default_bot_name(command)),
+        (None, "human") => "a second person at this keyboard".to_owned(),
+        (None, _) => "the built-in random player".to_owned(),
+    };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let opponent = |human: &dyn Fn() -> Bot| match (&opponent_command, args.vs.as_str()) {
+    let opponent_bot = |human: &dyn Fn() -> Bot| match (&opponent_command, args.vs.as_str()) {
         (Some(command), _) => Bot::new(default_bot_name(command), command.clone()),
         (None, "human") => human(),
         (None, _) => Bot::local("random", random_player()),
     };
+    // Whether the person moves first or second, where turns alternate.
+    let introduce = |turn_based: Option<bool>| {
+        crate::say!(
+            "You are {}{}, against {opponent} as {}. Type quit at any question to leave the game.",
+            player(seat),
+            match (turn_based, seat) {
+                (Some(true), Seat::One) => " (you move first)",
+                (Some(true), Seat::Two) => " (you move second)",
+                _ => "",
+            },
+            player(seat.other())
+        );
+    };
     let transcript = args.transcript.clone();
     let report = match setup.game() {
         GameRef::Builtin(id) => with_game!(*id, G => {
+            let turn_based = <G as Game>::new(setup.params::<G>(), seed).to_move().len() == 1;
+            introduce(Some(turn_based));
             let you = Bot::local("you", human::<G>(Arc::clone(&console), true));
-            let other = opponent(&|| Bot::local(player(seat.other()), human::<G>(Arc::clone(&console), false)));
+            let other = opponent_bot(&|| Bot::local(player(seat.other()), human::<G>(Arc::clone(&console), false)));
             let mut rules = BuiltinRules::<G>::new();
             runtime.block_on(play_one(&mut rules, &setup, you, other, seat, seed, &settings, transcript))?
         }),
         GameRef::Program(game) => {
+            // Who moves first is the game's to say, turn by turn.
+            introduce(None);
             let command = game_command.expect("a game program has its command");
             let mut rules = GameProgram::of(game, command, settings.program_settings());
             let you = Bot::local("you", reader(Arc::clone(&console)));
-            let other = opponent(&|| unreachable!("refused above"));
+            let other = opponent_bot(&|| unreachable!("refused above"));
             runtime.block_on(play_one(
                 &mut rules, &setup, you, other, seat, seed, &settings, transcript,
             ))?
@@ -189,7 +211,7 @@ fn result_lines(report: &GameReport, names: &[String; 2]) -> Vec<String> {
             Some(forfeit)
                 if names[seat.index()] == "you" && forfeit.reason == ForfeitReason::Crash =>
             {
-                lines.push(format!("{} left the game: the input ended.", label(seat)));
+                lines.push(format!("{} left the game.", label(seat)));
             }
             Some(forfeit) => {
                 lines.push(format!(

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::events::{Event, Reporter, RunStats};
-use crate::protocol::ResultReason;
+use crate::protocol::{ForfeitReason, ResultReason};
 
 /// How much a command shows, as its flags choose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +88,11 @@ impl Reporter for Human {
                 };
             }
             Event::GameFinished { done, total, game } => {
-                let note = (game.reason != ResultReason::Normal).then(|| {
+                // A withdrawn bot's unplayed games were said once, as the
+                // warning that withdrew it.
+                let withdrawn =
+                    [game.forfeit1, game.forfeit2].contains(&Some(ForfeitReason::Withdrawn));
+                let note = (game.reason != ResultReason::Normal && !withdrawn).then(|| {
                     format!(
                         "game {}: {} forfeited ({}): {}",
                         game.game_index, game.forfeiter, game.reason, game.forfeit_detail

@@ -51,7 +51,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     seed_key_file: Option<PathBuf>,
     /// Show no progress: only warnings (on stderr) and errors.
-    #[arg(long, conflicts_with = "json")]
+    #[arg(short, long, conflicts_with = "json")]
     quiet: bool,
     /// Write the run as JSON lines on stdout, one object per event (the
     /// README's "Reading a run from a program" lists them), instead of text.
@@ -81,6 +81,13 @@ pub struct OverrideArgs {
     /// 256). Results do not depend on it: a run may resume with another.
     #[arg(long, value_name = "N", value_parser = concurrency_arg)]
     concurrency: Option<usize>,
+    /// Withdraw a bot from the run once it has crashed or failed to start
+    /// in N games in a row: its remaining games are recorded as lost
+    /// (forfeit `withdrawn`) without starting it, and a later run on the
+    /// same results folder plays them. 0 never withdraws [default: 5, or
+    /// the file's `withdraw_after`].
+    #[arg(long, value_name = "N")]
+    withdraw_after: Option<u32>,
 }
 
 impl OverrideArgs {
@@ -104,6 +111,9 @@ impl OverrideArgs {
         if let Some(concurrency) = self.concurrency {
             flags.push_str(&format!(" --concurrency {concurrency}"));
         }
+        if let Some(games) = self.withdraw_after {
+            flags.push_str(&format!(" --withdraw-after {games}"));
+        }
         flags
     }
 }
@@ -117,6 +127,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut tournament = Tournament::load(&args.file, args.out.as_deref())
         .map_err(|error| UsageError(error.to_string()))?;
     args.overrides.overrides().apply(&mut tournament);
+    if let Some(games) = args.overrides.withdraw_after {
+        tournament.withdraw_after = games;
+    }
     let exports = requested_exports(args.markdown.as_deref(), args.html.as_deref())?;
     if args.no_sandbox {
         tournament.sandbox.mode = SandboxMode::Off;
@@ -266,8 +279,16 @@ mod tests {
 
     #[test]
     fn overrides_are_repeated_in_the_resume_command() {
-        let flags = OverrideArgs { seed: Some(7), games_per_pair: Some(10), concurrency: Some(3) };
-        assert_eq!(flags.as_flags(), " --seed 7 --games-per-pair 10 --concurrency 3");
+        let flags = OverrideArgs {
+            seed: Some(7),
+            games_per_pair: Some(10),
+            concurrency: Some(3),
+            withdraw_after: Some(0),
+        };
+        assert_eq!(
+            flags.as_flags(),
+            " --seed 7 --games-per-pair 10 --concurrency 3 --withdraw-after 0"
+        );
         assert_eq!(OverrideArgs::default().as_flags(), "");
         assert!(even_games("3").unwrap_err().contains("even"));
         assert!(even_games("x").is_err());

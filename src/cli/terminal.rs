@@ -1,25 +1,28 @@
 //! The terminal a person plays `arena play` on.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 
 use crate::games::narrate::Console;
 
-/// Standard input and output.
+/// Standard input and output. Typing `quit` (or `exit`) at any question
+/// leaves the game, as ending the input (Ctrl-D) does.
 #[derive(Default)]
 pub struct Terminal;
 
+/// The answers that leave the game.
+const LEAVE: [&str; 2] = ["quit", "exit"];
+
 impl Console for Terminal {
     fn say(&mut self, line: &str) {
-        println!("{line}");
+        crate::say!("{line}");
     }
 
     fn ask(&mut self, prompt: &str) -> Option<String> {
-        let mut stdout = std::io::stdout().lock();
-        let _ = write!(stdout, "{prompt}");
-        let _ = stdout.flush();
+        crate::say_raw!("{prompt}");
         let mut answer = String::new();
         match std::io::stdin().lock().read_line(&mut answer) {
             Ok(0) | Err(_) => None,
+            Ok(_) if LEAVE.contains(&answer.trim().to_ascii_lowercase().as_str()) => None,
             Ok(_) => Some(answer.trim_end_matches(['\r', '\n']).to_owned()),
         }
     }
@@ -28,7 +31,7 @@ impl Console for Terminal {
         let Some(_hidden) = crate::os::EchoOff::on_stdin() else { return self.ask(prompt) };
         let answer = self.ask(prompt);
         // The newline typed was not echoed either.
-        println!();
+        crate::say!();
         answer
     }
 }

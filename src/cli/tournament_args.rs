@@ -25,11 +25,13 @@ use crate::printable::printable;
 use crate::referee::{BotCommand, Settings};
 use crate::sandbox::{Sandbox, SandboxSettings};
 use crate::seeds::fresh_seed;
+use crate::text_file::read_bounded;
 use crate::tournament::config::{
     BotEntry, MAX_CONCURRENCY, MAX_GAMES_PER_PAIR, MAX_LINE_BYTES, Restart, check_games_per_pair,
     check_tournament_bot_name,
 };
 use crate::tournament::export::Export;
+use crate::tournament::openings::{MAX_OPENINGS_BYTES, Openings};
 use crate::tournament::schedule::Shard;
 use crate::tournament::store::seed_key::{NewKey, RunKey, given_key};
 use crate::tournament::store::{GAMES_CSV, RecordedSettings, ResumeRefused, for_each_row};
@@ -77,6 +79,20 @@ pub struct TournamentArgs {
     /// malformed output).
     #[arg(long)]
     pub restart_each_game: bool,
+    /// An openings file: one setup a line, such as {"seed": 42} or
+    /// {"seed": 7, "params": {"count": 12}} (tournaments/README.md has the
+    /// format). Its setups are played in order, each in both seat orders,
+    /// and again from the first when more games are asked for; the bots
+    /// may not read it.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+    /// Withdraw a bot from the run once it has crashed or failed to start
+    /// in N games in a row: its remaining games are recorded as lost
+    /// (forfeit `withdrawn`) without starting it, and a later run on the
+    /// same results folder plays them. 0 never withdraws [default: 5, or
+    /// the league file's `withdraw_after`].
+    #[arg(long, value_name = "N")]
+    pub withdraw_after: Option<u32>,
     /// Games played at once, each by two processes of its own [default: 1].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_CONCURRENCY)))]
     pub concurrency: Option<u32>,
@@ -95,7 +111,7 @@ pub struct TournamentArgs {
 #[derive(Debug, clap::Args)]
 pub struct OutputArgs {
     /// Show no progress: only warnings (on stderr), errors and the result.
-    #[arg(long, conflicts_with = "json")]
+    #[arg(short, long, conflicts_with = "json")]
     pub quiet: bool,
     /// Write the run as JSON lines on stdout, one object per event (the
     /// README's "Reading a run from a program" lists them), and the result
@@ -189,6 +205,15 @@ impl TournamentArgs {
                 SeedFrom::Fresh
             }
         };
+        if let Some(path) = &self.openings {
+            let text = read_bounded(path, MAX_OPENINGS_BYTES).map_err(|error| {
+                UsageError(format!("--openings: cannot read {}: {error}", path.display()))
+            })?;
+            let written = path.to_string_lossy();
+            let openings = Openings::parse(path, &written, &text, &tournament.setup)
+                .map_err(|error| UsageError(format!("--openings: {error}")))?;
+            tournament.openings = Some(openings);
+        }
         tournament.change_time_control(&self.time.keys()).map_err(UsageError)?;
         self.time.apply_leeway(&mut tournament.settings);
         let settings = &mut tournament.settings;
@@ -210,6 +235,9 @@ impl TournamentArgs {
         if let Some(concurrency) = self.concurrency {
             tournament.concurrency = concurrency as usize;
         }
+        if let Some(games) = self.withdraw_after {
+            tournament.withdraw_after = games;
+        }
         self.sandbox.apply_to(&mut tournament.sandbox);
         Ok(from)
     }
@@ -229,7 +257,7 @@ pub fn command_line_bots(
     for (index, line) in commands.iter().enumerate() {
         let command = BotCommand::parse(line)
             .map_err(|error| UsageError(format!("{}: {error}", what(index))))?;
-        command.check_program().map_err(|error| UsageError(format!("{}: {error}", what(index))))?;
+        command.check_files().map_err(|error| UsageError(format!("{}: {error}", what(index))))?;
         parsed.push(command);
     }
     let chosen: Vec<String> = parsed

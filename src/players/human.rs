@@ -71,7 +71,7 @@ async fn play<G: Narrate>(mut session: Session, console: SharedConsole, narrator
                 })
                 .await;
                 let Ok(Some(mv)) = answer else {
-                    lock(&console).say(&format!("\nInput ended: Player {seat} leaves the game."));
+                    lock(&console).say(&format!("\nPlayer {seat} leaves the game."));
                     return;
                 };
                 let reply = json!({"type": "move", "id": message["id"], "move": mv});

@@ -62,15 +62,20 @@ pub enum ForfeitReason {
     Crash,
     /// A line longer than the line limit.
     LineTooLong,
+    /// Not a protocol forfeit: the bot had crashed or failed to start in
+    /// so many games in a row that the run withdrew it, and recorded its
+    /// remaining games unplayed (games.csv only; no bot is ever told it).
+    Withdrawn,
 }
 
 impl ForfeitReason {
-    pub const ALL: [ForfeitReason; 5] = [
+    pub const ALL: [ForfeitReason; 6] = [
         ForfeitReason::Timeout,
         ForfeitReason::IllegalMove,
         ForfeitReason::Malformed,
         ForfeitReason::Crash,
         ForfeitReason::LineTooLong,
+        ForfeitReason::Withdrawn,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -80,6 +85,7 @@ impl ForfeitReason {
             ForfeitReason::Malformed => "malformed",
             ForfeitReason::Crash => "crash",
             ForfeitReason::LineTooLong => "line_too_long",
+            ForfeitReason::Withdrawn => "withdrawn",
         }
     }
 
@@ -245,6 +251,9 @@ pub enum Reply<M> {
 pub enum BadReplyKind {
     /// Not JSON at all (a debug print, say).
     NotJson,
+    /// The start of a JSON object or array that the line's end cuts short:
+    /// a reply spread over several lines (pretty-printed).
+    SplitOverLines,
     /// JSON, but not an object.
     NotAnObject,
     /// No `type`, or one that is not a string.
@@ -375,7 +384,18 @@ fn parse_reply_carefully<M: DeserializeOwned>(
     id: u64,
 ) -> Result<Reply<M>, BadReply> {
     let reply: ReplyLine<'_> = serde_json::from_slice(line).map_err(|error| {
-        BadReply::new(BadReplyKind::NotJson, format!("not a JSON reply object: {error}"))
+        let opens = line.trim_ascii_start().first().is_some_and(|&byte| byte == b'{' || byte == b'[');
+        match error.is_eof() && opens {
+            true => BadReply::new(
+                BadReplyKind::SplitOverLines,
+                format!(
+                    "not a JSON reply object: the line ends inside it ({error}): a reply is one line of compact JSON, not pretty-printed"
+                ),
+            ),
+            false => {
+                BadReply::new(BadReplyKind::NotJson, format!("not a JSON reply object: {error}"))
+            }
+        }
     })?;
     let expected = kind.as_str();
     match reply.kind.map(|raw| serde_json::from_str::<Cow<'_, str>>(raw.get())) {
@@ -552,7 +572,9 @@ mod tests {
         for (line, kind) in [
             ("debug: thinking", BadReplyKind::NotJson),
             ("[2]", BadReplyKind::NotAnObject),
-            (r#"{"type":"move","id":2,"move":"#, BadReplyKind::NotJson),
+            (r#"{"type":"move","id":2,"move":"#, BadReplyKind::SplitOverLines),
+            ("{", BadReplyKind::SplitOverLines),
+            (r#"  "type": "move","#, BadReplyKind::NotJson),
             (r#"{"id":2,"move":3}"#, BadReplyKind::NoType),
             (r#"{"type":7,"id":2,"move":3}"#, BadReplyKind::NoType),
             (r#"{"type":"ready","id":2,"move":3}"#, BadReplyKind::WrongType),

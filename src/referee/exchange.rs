@@ -1,19 +1,16 @@
 //! One step's exchanges with the bots: the requests written, the replies
-//! read under their deadlines and parsed, and what each came to (a reply,
-//! or the forfeit that stands for it).
+//! read (by `reply`) under their deadlines, and what each came to (a
+//! reply, or the forfeit that stands for it).
 
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::forfeit::{Activity, BankLeft, Crash, Ending, Request, Stall, Timeout};
-use super::process::{BotProcess, Failure};
+use super::forfeit::{Activity, BankLeft, Crash, Ending, Request};
+use super::reply::{Asked, forfeit_from, read_reply};
 use super::{Bot, Forfeit};
 use crate::games::Seat;
-use crate::protocol::{Reply, parse_reply};
-
-/// Longest offending line kept in a forfeit record.
-const OFFENDING_LINE_CHARS: usize = 300;
+use crate::protocol::Reply;
 
 /// The wait without a time limit: longer than any game or debugging
 /// session, and short enough that no clock overflows.
@@ -56,6 +53,9 @@ pub(super) struct Answer<M> {
     /// The reply line as received, and when; none if no line came.
     pub(super) received: Option<(Vec<u8>, Instant)>,
     pub(super) reply: Result<Reply<M>, Forfeit>,
+    /// Whether the first line read was accepted right after a message that
+    /// needs no answer: evidence that the bot did not answer it.
+    pub(super) notice_passed: bool,
 }
 
 /// A `start` line and its id.
@@ -160,95 +160,40 @@ pub(super) async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>) {
 
 /// Reads one exchange's reply (if its request went out) and parses it;
 /// first the `ready` to a `start` sent with the request, if there was one
-/// (with `startup` for it).
+/// (with `startup` for it). A `start` is judged early as
+/// [`Settings::stuck_start_after`](super::Settings::stuck_start_after) says.
 pub(super) async fn receive<M: serde::de::DeserializeOwned>(
     bot: &mut Bot,
     exchange: &mut Option<Exchange<M>>,
     startup: TimeLimit,
+    stuck: Option<Duration>,
 ) {
     let Some(exchange) = exchange else { return };
     let Phase::Sent { sent_at } = exchange.phase else { return };
+    // Only the first line after a notice can be an answer to it.
+    let mut after = bot.unanswered_notice.take();
+    let noticed = after.is_some();
     let process = bot.process().expect("a bot that was sent a request runs");
     let mut ready = None;
     if let Some(start) = &exchange.start {
         let deadline = startup.deadline(sent_at);
         let asked = Asked { request: Request::start(start.id), limit: startup };
-        match read_reply::<M>(process, deadline, asked).await {
+        match read_reply::<M>(process, deadline, asked, stuck, after.take()).await {
             (Some((line, received_at)), Ok(Reply::Ready { name })) => {
                 ready = Some((line, received_at, name));
             }
             (received, reply) => {
-                exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
+                let notice_passed = false;
+                exchange.phase =
+                    Phase::Answered(Answer { sent_at, ready, received, reply, notice_passed });
                 return;
             }
         }
     }
     let clock_from = ready.as_ref().map_or(sent_at, |(_, received_at, _)| *received_at);
     let asked = Asked { request: exchange.asked, limit: exchange.limit };
-    let (received, reply) = read_reply(process, exchange.limit.deadline(clock_from), asked).await;
-    exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply });
-}
-
-/// What a reply answers, and the time the bot had for it.
-#[derive(Clone, Copy)]
-struct Asked {
-    request: Request,
-    limit: TimeLimit,
-}
-
-/// Reads the reply asked for before `deadline`: the line as received and
-/// when (if a line came), and the reply or the forfeit it makes.
-async fn read_reply<M: serde::de::DeserializeOwned>(
-    process: &mut BotProcess,
-    deadline: Instant,
-    asked: Asked,
-) -> (Option<(Vec<u8>, Instant)>, Result<Reply<M>, Forfeit>) {
-    let request = asked.request;
-    match process.receive(deadline).await {
-        Ok(line) => {
-            let received_at = Instant::now();
-            let reply = parse_reply::<M>(line, request.answer, request.id)
-                .map_err(|bad| Forfeit::refused(request, bad, cut(line)));
-            (Some((line.to_vec(), received_at)), reply)
-        }
-        Err(failure) => {
-            let bot_was = process.activity();
-            let forfeit =
-                forfeit_from(failure, request, asked.limit, process.partial_line(), bot_was);
-            (None, Err(forfeit))
-        }
-    }
-}
-
-/// The forfeit a failure to exchange with a bot makes: `limit` is the
-/// time the bot had for `request`, `partial` what arrived of a reply
-/// without its newline, `bot_was` what the bot was doing when it failed.
-fn forfeit_from(
-    failure: Failure,
-    request: Request,
-    limit: TimeLimit,
-    partial: &[u8],
-    bot_was: Activity,
-) -> Forfeit {
-    let line = (!partial.is_empty()).then(|| cut(partial));
-    let timeout = |stall| {
-        let timeout = Timeout { allowed: limit.allowed, bank: limit.bank, stall };
-        Forfeit::timed_out(request, timeout, line.clone())
-    };
-    match failure {
-        Failure::NoLine => timeout(Stall::NoLine { partial_bytes: partial.len(), bot_was }),
-        Failure::InputNotRead => timeout(Stall::InputNotRead),
-        Failure::Crash(crash) => Forfeit::crashed(request, crash, line),
-        Failure::LineTooLong { limit } => Forfeit::overlong(request, limit, line),
-    }
-}
-
-/// A line cut to a readable length for reports.
-pub(super) fn cut(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(line);
-    if text.chars().count() <= OFFENDING_LINE_CHARS {
-        return text.into_owned();
-    }
-    let kept: String = text.chars().take(OFFENDING_LINE_CHARS).collect();
-    format!("{kept}… ({} bytes in all)", line.len())
+    let deadline = exchange.limit.deadline(clock_from);
+    let (received, reply) = read_reply(process, deadline, asked, stuck, after).await;
+    let notice_passed = noticed && (ready.is_some() || reply.is_ok());
+    exchange.phase = Phase::Answered(Answer { sent_at, ready, received, reply, notice_passed });
 }

@@ -66,10 +66,53 @@ pub enum Cause {
     /// The reply line was refused, for this reason (a move of the wrong
     /// shape is among them, as [`BadReplyKind::NotAMove`]).
     BadReply(BadReplyKind),
+    /// The reply line was refused for this reason, and it came first after
+    /// a message that needs no answer: it answers that message.
+    AnsweredNotice { notice: Notice, kind: BadReplyKind },
     /// A well-formed move that is not one of the legal moves.
     IllegalMove,
     /// A line longer than `limit` bytes.
     LineTooLong { limit: usize },
+    /// No game: the bot was withdrawn from the run before it.
+    Withdrawn,
+}
+
+/// A message that needs no answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notice {
+    Over,
+    Reveal,
+    /// One of a type bots do not know (`arena check`'s probe).
+    Unknown,
+}
+
+impl Notice {
+    /// Whether a refusal of `kind` is what an answer to a notice earns: a
+    /// line that is a reply in form, but for no request (the wrong type or
+    /// id). Stray output and a bad move to the right id are not.
+    fn answered_by(kind: BadReplyKind) -> bool {
+        matches!(
+            kind,
+            BadReplyKind::NoType
+                | BadReplyKind::WrongType
+                | BadReplyKind::NoId
+                | BadReplyKind::IdNotANumber
+                | BadReplyKind::WrongId
+                | BadReplyKind::NoMove
+        )
+    }
+
+    /// What the bot should have done, after the refusal's detail.
+    fn explained(self, request: &Request) -> String {
+        let (what, next) = match self {
+            Notice::Over => ("the `over`", "the next game's `start`, or the end of input"),
+            Notice::Reveal => ("the `reveal`", "the next request"),
+            Notice::Unknown => ("the message of a type it does not know", "the next request"),
+        };
+        format!(
+            "it answers {what} sent before {request}, which needs no answer: keep reading, the next line is {next} (protocol.md §2)"
+        )
+    }
 }
 
 /// A reply that did not come in time.
@@ -100,6 +143,11 @@ pub enum Stall {
     NoLine { partial_bytes: usize, bot_was: Activity },
     /// The request could not be written: the bot does not read its input.
     InputNotRead,
+    /// Judged before the deadline ([`super::Settings::stuck_start_after`]):
+    /// no complete line came back (`partial_bytes` arrived without a
+    /// newline), and the bot sat waiting to read its input for `waited`,
+    /// so its reply is stuck in its output buffer.
+    Stuck { waited: Duration, partial_bytes: usize },
 }
 
 /// What a bot's process was doing when its time ran out.
@@ -176,8 +224,17 @@ impl Timeout {
                 "no reply to {request} {within}; nothing arrived: a slow bot, or is your output buffered? (protocol.md §8)"
             ),
             Stall::NoLine { partial_bytes, .. } => format!(
-                "no reply to {request} {within}; {partial_bytes} byte{} arrived without a newline: is your output buffered? (protocol.md §8)",
-                if partial_bytes == 1 { "" } else { "s" }
+                "no reply to {request} {within}; {} arrived without a newline: is your output buffered? (protocol.md §8)",
+                bytes(partial_bytes)
+            ),
+            Stall::Stuck { waited, partial_bytes } => format!(
+                "no reply to {request} (judged after {} ms of the {} ms allowed); {}, and the bot sat waiting to read its input all that time: its reply is stuck in its output buffer (flush after every line, protocol.md §8)",
+                waited.as_millis(),
+                self.allowed.as_millis(),
+                match partial_bytes {
+                    0 => "nothing arrived".to_owned(),
+                    _ => format!("{} arrived without a newline", bytes(partial_bytes)),
+                }
             ),
         }
     }
@@ -213,6 +270,11 @@ impl Crash {
         }
         detail
     }
+}
+
+/// "1 byte", "12 bytes".
+fn bytes(count: usize) -> String {
+    format!("{count} byte{}", if count == 1 { "" } else { "s" })
 }
 
 /// "exited with status 3", "was killed by signal 9 (SIGKILL)".
@@ -274,14 +336,30 @@ impl Forfeit {
         }
     }
 
-    /// A reply line refused by the parser.
-    pub(super) fn refused(request: Request, bad: BadReply, line: String) -> Forfeit {
-        Forfeit {
-            reason: bad.kind.forfeit_reason(),
-            detail: bad.detail,
-            line: Some(line),
-            request,
-            cause: Cause::BadReply(bad.kind),
+    /// A reply line refused by the parser. `after` is the message that
+    /// needs no answer the bot was sent last before `request`, if no line
+    /// came from it since: a line that could answer it is named so.
+    pub(super) fn refused(
+        request: Request,
+        bad: BadReply,
+        line: String,
+        after: Option<Notice>,
+    ) -> Forfeit {
+        match after.filter(|_| Notice::answered_by(bad.kind)) {
+            Some(notice) => Forfeit {
+                reason: bad.kind.forfeit_reason(),
+                detail: format!("{}: {}", bad.detail, notice.explained(&request)),
+                line: Some(line),
+                request,
+                cause: Cause::AnsweredNotice { notice, kind: bad.kind },
+            },
+            None => Forfeit {
+                reason: bad.kind.forfeit_reason(),
+                detail: bad.detail,
+                line: Some(line),
+                request,
+                cause: Cause::BadReply(bad.kind),
+            },
         }
     }
 
@@ -304,6 +382,18 @@ impl Forfeit {
             line,
             request,
             cause: Cause::LineTooLong { limit },
+        }
+    }
+
+    /// A game not played: the bot was withdrawn from the run, as `detail`
+    /// says.
+    pub fn withdrawn(detail: String) -> Forfeit {
+        Forfeit {
+            reason: ForfeitReason::Withdrawn,
+            detail,
+            line: None,
+            request: Request::start(0),
+            cause: Cause::Withdrawn,
         }
     }
 
@@ -349,11 +439,47 @@ mod tests {
         assert!(
             nothing(Activity::Busy).ends_with("still at work (not waiting for input): a slow bot")
         );
+        let stuck = |partial_bytes| {
+            let stall = Stall::Stuck { waited: Duration::from_millis(300), partial_bytes };
+            Timeout { allowed: Duration::from_secs(5), bank: None, stall }
+                .detail(&Request::start(1))
+        };
+        assert_eq!(
+            stuck(0),
+            "no reply to start request 1 (judged after 300 ms of the 5000 ms allowed); nothing arrived, and the bot sat waiting to read its input all that time: its reply is stuck in its output buffer (flush after every line, protocol.md §8)"
+        );
+        assert!(stuck(1).contains("; 1 byte arrived without a newline, and the bot sat"));
         let unread = Timeout { allowed, bank: None, stall: Stall::InputNotRead };
         assert_eq!(
             unread.detail(&request),
             "move request 7 (turn 4) could not be written within 200 ms: the bot does not read its input"
         );
+    }
+
+    #[test]
+    fn a_refused_line_after_a_notice_is_named_an_answer_to_it() {
+        let bad =
+            |kind| BadReply { kind, detail: "the reply's id is 0, the request's is 3".into() };
+        let request = Request::move_in_turn(3, 2);
+        let after_reveal = Forfeit::refused(
+            request,
+            bad(BadReplyKind::WrongId),
+            "{}".into(),
+            Some(Notice::Reveal),
+        );
+        assert_eq!(
+            after_reveal.cause,
+            Cause::AnsweredNotice { notice: Notice::Reveal, kind: BadReplyKind::WrongId }
+        );
+        assert!(after_reveal.detail.ends_with(
+            "3: it answers the `reveal` sent before move request 3 (turn 2), which needs no answer: keep reading, the next line is the next request (protocol.md §2)"
+        ));
+        // Stray output is stray output, whatever came before it.
+        let stray =
+            Forfeit::refused(request, bad(BadReplyKind::NotJson), "x".into(), Some(Notice::Over));
+        assert_eq!(stray.cause, Cause::BadReply(BadReplyKind::NotJson));
+        let alone = Forfeit::refused(request, bad(BadReplyKind::WrongId), "{}".into(), None);
+        assert_eq!(alone.cause, Cause::BadReply(BadReplyKind::WrongId));
     }
 
     #[test]

@@ -8,11 +8,10 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use super::clock::Clock;
-use super::exchange::{
-    Answer, Exchange, Phase, Start, TimeLimit, cut, receive, send, trim_newline,
-};
-use super::forfeit::{BankLeft, Request};
+use super::exchange::{Answer, Exchange, Phase, Start, TimeLimit, receive, send, trim_newline};
+use super::forfeit::{BankLeft, Notice, Request};
 use super::game_program::GameFault;
+use super::reply::cut;
 use super::table::{Rules, Table, ViewOf};
 use super::transcript::{Transcript, TranscriptBot, TranscriptTime};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameOutcome, GameReport, Settings};
@@ -62,6 +61,7 @@ pub async fn play_game<R: Rules>(
         slowest_reply: [Duration::ZERO; 2],
         moves_accepted: [0; 2],
         slowest_move: [Duration::ZERO; 2],
+        notices_passed: [0; 2],
         turn: 0,
         reported_names: [None, None],
         answered_start: [false, false],
@@ -160,6 +160,7 @@ struct Referee<'s, M> {
     slowest_reply: [Duration; 2],
     moves_accepted: [u32; 2],
     slowest_move: [Duration; 2],
+    notices_passed: [u32; 2],
     /// The turns asked so far: the number of the turn being played.
     turn: u32,
     reported_names: [Option<String>; 2],
@@ -245,7 +246,7 @@ impl<M: MoveValue> Referee<'_, M> {
                 br#"{"type":"x_arena_probe","note":"a message type bots do not know; ignore it"}
 "#;
             for seat in Seat::BOTH {
-                self.notify(bots, seat, notice);
+                self.notify(bots, seat, notice, Notice::Unknown);
             }
         }
         let startup = self.startup_limit();
@@ -489,7 +490,7 @@ impl<M: MoveValue> Referee<'_, M> {
             let message: ToBot<'_, (), (), M> = ToBot::Reveal { moves };
             let line = self.line(&message);
             for seat in Seat::BOTH {
-                self.notify(bots, seat, &line);
+                self.notify(bots, seat, &line, Notice::Reveal);
             }
             return;
         }
@@ -507,20 +508,22 @@ impl<M: MoveValue> Referee<'_, M> {
             }
             line.extend_from_slice(b"]}\n");
             let line = self.probed(line);
-            self.notify(bots, seat, &line);
+            self.notify(bots, seat, &line, Notice::Reveal);
         }
     }
 
     /// Queues a message that needs no answer for `seat`, unless its bot is
     /// in doubt. It goes out with the bot's next request or when its session
     /// ends; a bot that cannot take it fails there.
-    fn notify(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, line: &[u8]) {
+    fn notify(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, line: &[u8], notice: Notice) {
         if self.in_doubt(seat) {
             return;
         }
-        let Some(process) = bots[seat.index()].process() else { return };
+        let bot = &mut bots[seat.index()];
+        let Some(process) = bot.process() else { return };
         self.transcript.sent(seat, Instant::now().into_std(), trim_newline(line));
         process.queue(line);
+        bot.unanswered_notice = Some(notice);
     }
 
     /// Runs the exchanges of one step: every request is written before any
@@ -534,21 +537,22 @@ impl<M: MoveValue> Referee<'_, M> {
         let [first_bot, second_bot] = bots;
         let [first, second] = exchanges;
         let startup = self.startup_limit();
+        let stuck = self.settings.stuck_start_after;
         match (first.is_some(), second.is_some()) {
             // Most steps ask one seat: no joining needed.
             (true, false) => {
                 send(first_bot, first).await;
-                receive(first_bot, first, startup).await;
+                receive(first_bot, first, startup, stuck).await;
             }
             (false, true) => {
                 send(second_bot, second).await;
-                receive(second_bot, second, startup).await;
+                receive(second_bot, second, startup, stuck).await;
             }
             _ => {
                 tokio::join!(send(first_bot, first), send(second_bot, second));
                 tokio::join!(
-                    receive(first_bot, first, startup),
-                    receive(second_bot, second, startup)
+                    receive(first_bot, first, startup, stuck),
+                    receive(second_bot, second, startup, stuck)
                 );
             }
         }
@@ -572,6 +576,7 @@ impl<M: MoveValue> Referee<'_, M> {
             let seat = exchange.seat;
             match &exchange.phase {
                 Phase::Answered(answer) => {
+                    self.notices_passed[seat.index()] += u32::from(answer.notice_passed);
                     if let Some((line, received_at, _)) = &answer.ready {
                         self.transcript.received_reply(seat, received_at.into_std(), line);
                     }
@@ -659,7 +664,7 @@ impl<M: MoveValue> Referee<'_, M> {
                 history_json: self.history_of(seat),
             };
             let line = self.probed(over.line());
-            self.notify(bots, seat, &line);
+            self.notify(bots, seat, &line, Notice::Over);
         }
         if self.transcript.is_enabled() {
             self.transcript.push(&ResultLine {
@@ -706,6 +711,7 @@ impl<M: MoveValue> Referee<'_, M> {
             slowest_reply: self.slowest_reply,
             moves_accepted: self.moves_accepted,
             slowest_move: self.slowest_move,
+            notices_passed: self.notices_passed,
             reported_names: self.reported_names.clone(),
             answered_start: self.answered_start,
             void: None,

@@ -14,6 +14,8 @@ pub mod game_program;
 pub mod lines;
 pub mod process;
 pub mod reaper;
+mod reply;
+mod script;
 pub mod table;
 pub mod transcript;
 
@@ -24,10 +26,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use clock::{GameClock, Leeway, TimeControl};
-pub use forfeit::{Activity, Cause, Request, Stall};
+pub use forfeit::{Activity, Cause, Notice, Request, Stall};
 pub use game::play_game;
 pub use game_program::{GameFault, GameProgram, ProgramSettings};
 pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, Stopped};
+pub use script::Script;
 pub use table::{BuiltinRules, Rules, Table};
 
 use crate::games::Seat;
@@ -55,6 +58,12 @@ pub struct Settings {
     /// Add a field and a message type that bots do not know to what they
     /// are sent (`arena check` uses it to see that a bot ignores them).
     pub probe_unknown: bool,
+    /// For `arena check`: a `start` left unanswered while its bot has sat
+    /// waiting to read its input for this long is judged a timeout then,
+    /// not at its deadline. The bot has nothing left to do, so any reply
+    /// it wrote is stuck in its output buffer, and waiting longer changes
+    /// nothing. `None` (games that count) waits to the deadline.
+    pub stuck_start_after: Option<Duration>,
     /// The key each seat's own seed derives with.
     pub seed_key: SeedKey,
     /// The protections bots run under, as the run says them (written in
@@ -75,6 +84,7 @@ impl Default for Settings {
             stderr_cap: 1024 * 1024,
             exit_grace: Duration::from_millis(200),
             probe_unknown: false,
+            stuck_start_after: None,
             seed_key: SeedKey::from_environment(),
             sandbox_line: Arc::from("sandbox: off"),
             game_timeout: Duration::from_secs(5),
@@ -128,6 +138,10 @@ pub struct Bot {
     /// Whether the running process has answered a `start`: from then on a
     /// game's `start` goes out with its first request (see protocol.md).
     answered_a_start: bool,
+    /// The last message that needs no answer sent to the running process
+    /// since the last line read from it: a refused line that could answer
+    /// it is named an answer to it.
+    unanswered_notice: Option<Notice>,
     /// The name the bot gave in its last `ready`, if any.
     pub reported_name: Option<String>,
     /// A time control of its own (a handicap), instead of the one in
@@ -144,6 +158,7 @@ impl Bot {
             process: None,
             next_id: 1,
             answered_a_start: false,
+            unanswered_notice: None,
             reported_name: None,
             time_control: None,
         }
@@ -171,6 +186,7 @@ impl Bot {
             });
             self.next_id = 1;
             self.answered_a_start = false;
+            self.unanswered_notice = None;
         }
         Ok(self.process.as_mut().expect("started above"))
     }
@@ -252,6 +268,11 @@ pub struct GameReport {
     /// `arena check` judges moves and their time by.
     pub moves_accepted: [u32; 2],
     pub slowest_move: [Duration; 2],
+    /// Each seat's requests answered rightly just after a message that
+    /// needs no answer (`over`, `reveal`, a probe): what `arena check`
+    /// judges "no reply to them" by.
+    #[serde(skip)]
+    pub notices_passed: [u32; 2],
     /// Names the bots gave in `ready`.
     pub reported_names: [Option<String>; 2],
     /// Whether each seat answered `start` with a valid `ready` in time.
@@ -274,6 +295,35 @@ pub struct GameReport {
 }
 
 impl GameReport {
+    /// A game not played because the bots `withdrawn` names (by seat, with
+    /// why) were withdrawn from the run: each loses it by that forfeit.
+    pub fn unplayed(seed: u64, withdrawn: [Option<String>; 2]) -> GameReport {
+        let forfeits = withdrawn.map(|why| why.map(Forfeit::withdrawn));
+        let winner = match &forfeits {
+            [Some(_), None] => Some(Seat::Two),
+            [None, Some(_)] => Some(Seat::One),
+            _ => None,
+        };
+        GameReport {
+            seed,
+            winner,
+            forfeits,
+            scores: [0, 0],
+            plies: 0,
+            duration: Duration::ZERO,
+            slowest_reply: [Duration::ZERO; 2],
+            moves_accepted: [0; 2],
+            slowest_move: [Duration::ZERO; 2],
+            notices_passed: [0; 2],
+            reported_names: [None, None],
+            answered_start: [false; 2],
+            void: None,
+            unsaved_transcript: None,
+            transcript: None,
+            warnings: Vec::new(),
+        }
+    }
+
     /// `normal`, the forfeit reason, or `double_forfeit`.
     pub fn reason(&self) -> ResultReason {
         match &self.forfeits {

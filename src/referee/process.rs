@@ -807,22 +807,31 @@ fn start_sandboxed(
     let crate::os::sandbox::Started { spawned, handle, ending } = started;
     let pid = spawned.pid;
     let spawn_error = |source| CommandError::Spawn { command: command.display(), error: source };
+    let crate::os::sandbox::Spawned { stdin, stdout, stderr, pidfd, .. } = spawned;
+    // Past this point a failure kills and reaps the process it started.
+    let abandon = |pidfd: &std::os::fd::OwnedFd, error| {
+        handle.kill();
+        let _ = crate::os::sandbox::wait_exited(pidfd, true);
+        spawn_error(error)
+    };
     let pipes = (|| {
         Ok::<_, std::io::Error>((
-            pipe::Sender::from_owned_fd(spawned.stdin)?,
-            pipe::Receiver::from_owned_fd(spawned.stdout)?,
-            pipe::Receiver::from_owned_fd(spawned.stderr)?,
-            // SAFETY: an OwnedFd keeps its descriptor open and the same
-            // until it is dropped, with the AsyncFd.
-            unsafe { AsyncFd::register_with_interest(spawned.pidfd, Interest::READABLE) }
-                .map_err(|error| error.into_parts().1)?,
+            pipe::Sender::from_owned_fd(stdin)?,
+            pipe::Receiver::from_owned_fd(stdout)?,
+            pipe::Receiver::from_owned_fd(stderr)?,
         ))
     })();
-    let (stdin, stdout, stderr, pidfd) = match pipes {
+    let (stdin, stdout, stderr) = match pipes {
         Ok(pipes) => pipes,
+        Err(error) => return Err(abandon(&pidfd, error)),
+    };
+    // SAFETY: an OwnedFd keeps its descriptor open and the same until it is
+    // dropped, with the AsyncFd.
+    let pidfd = match unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) } {
+        Ok(pidfd) => pidfd,
         Err(error) => {
-            handle.kill();
-            return Err(spawn_error(error));
+            let (pidfd, error) = error.into_parts();
+            return Err(abandon(&pidfd, error));
         }
     };
     let exit = Exit::new(tokio::spawn(async move {

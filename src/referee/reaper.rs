@@ -117,8 +117,10 @@ fn sweep() -> usize {
     let me = std::process::id();
     let Some(own) = crate::os::read_stat(me) else { return 0 };
     let mut killed = 0;
+    let mut rounds = 0;
+    let mut postponed = 0;
     // A killed orphan's own children become orphans in turn: go again.
-    for _ in 0..16 {
+    while rounds < 16 {
         let mut orphans: Vec<u32> = crate::os::children_of(me)
             .into_iter()
             .filter(|pid| {
@@ -130,8 +132,13 @@ fn sweep() -> usize {
             let registry = live();
             if SPAWNING.load(Ordering::SeqCst) > 0 {
                 // A child seen in the scan may be a spawn not yet
-                // registered: try again in a moment.
+                // registered: try again in a moment, for a second at most
+                // (a spawn takes milliseconds); the next sweep goes on.
                 drop(registry);
+                postponed += 1;
+                if postponed > 500 {
+                    return killed;
+                }
                 std::thread::sleep(Duration::from_millis(2));
                 continue;
             }
@@ -140,6 +147,7 @@ fn sweep() -> usize {
         if orphans.is_empty() {
             break;
         }
+        rounds += 1;
         for &pid in &orphans {
             crate::os::kill_process_and_group(pid);
         }

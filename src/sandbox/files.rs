@@ -84,9 +84,13 @@ impl CommandFiles {
         if program.contains('/') {
             if let Some(file) = existing_file(&dir.join(program)) {
                 files.add_interpreter_of(&file, path);
-                files.own.push(file);
                 files.reach(&dir.join(program));
-                files.add_python_environment(&dir.join(program));
+                // A virtual environment's interpreter is an installation's
+                // program, and one of the system's (`/usr/bin/python3`) the
+                // system's: neither is the bot's own.
+                if !files.add_python_environment(&dir.join(program)) && !in_system_folder(&file) {
+                    files.own.push(file);
+                }
             }
         } else if let Some(found) = find_in_path(program, path) {
             files.reach(&found);
@@ -131,11 +135,17 @@ impl CommandFiles {
     }
 
     /// The installation a program belongs to: the folder above `bin` or
-    /// `shims` (a pyenv or nvm tree, a JDK), else the program's folder.
+    /// `shims` when it holds what an interpreter needs beside its program (a
+    /// pyenv or nvm tree, a JDK: `lib`, `libexec` or `versions`), else the
+    /// program's folder alone (`~/.cargo/bin`, not `~/.cargo` and its
+    /// credentials).
     fn add_installation(&mut self, program: &Path) {
         let Some(folder) = program.parent() else { return };
-        let root = match folder.file_name().and_then(|name| name.to_str()) {
-            Some("bin" | "shims" | "sbin") => folder.parent().unwrap_or(folder),
+        let above = folder.parent().filter(|above| {
+            ["lib", "lib64", "libexec", "versions"].iter().any(|name| above.join(name).is_dir())
+        });
+        let root = match (folder.file_name().and_then(|name| name.to_str()), above) {
+            (Some("bin" | "shims" | "sbin"), Some(above)) => above,
             _ => folder,
         };
         if !in_system_folder(root) && root != Path::new("/") {
@@ -148,12 +158,13 @@ impl CommandFiles {
     /// environment, and the installation it was made from (its `home`),
     /// which its interpreter is a link to and reads its standard library
     /// from.
-    fn add_python_environment(&mut self, program: &Path) {
+    /// Returns whether it is one.
+    fn add_python_environment(&mut self, program: &Path) -> bool {
         let Some(root) = program.parent().filter(|bin| bin.ends_with("bin")).and_then(Path::parent)
         else {
-            return;
+            return false;
         };
-        let Ok(config) = std::fs::read_to_string(root.join("pyvenv.cfg")) else { return };
+        let Ok(config) = std::fs::read_to_string(root.join("pyvenv.cfg")) else { return false };
         if let Ok(root) = root.canonicalize() {
             self.installations.push(root);
         }
@@ -168,6 +179,7 @@ impl CommandFiles {
                 self.add_installation(&real.join("python"));
             }
         }
+        true
     }
 
     /// The `node_modules` folders a JavaScript file of the bot's resolves
@@ -269,58 +281,110 @@ pub fn real_path(path: &Path) -> PathBuf {
     }
 }
 
-/// What the bot whose command names `own` may read: the system paths, its
+/// What a bot's sandbox shows: paths shown whole, and inside them paths
+/// kept from the bot (the results folder, the tournament file, other bots'
+/// files, `.git`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shown {
+    pub whole: Vec<PathBuf>,
+    pub hidden: Vec<PathBuf>,
+}
+
+impl Shown {
+    /// The same as grants on the machine's own tree, for Landlock (which
+    /// cannot take back a path inside one it grants): each shown path split
+    /// into its entries around what is hidden.
+    pub fn grants(&self) -> Vec<Grant> {
+        let mut grants: Vec<Grant> =
+            self.whole.iter().flat_map(|path| tree_without(path, &self.hidden)).collect();
+        grants.sort();
+        grants.dedup();
+        grants
+    }
+}
+
+/// Folders too wide to show whole for a file in them: a bot's script kept
+/// directly in one of these is shown alone, and an interpreter's
+/// installation is never guessed to be one.
+fn too_wide(folder: &Path) -> bool {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    folder == Path::new("/")
+        || ["/home", "/root", "/tmp", "/var/tmp", "/var"]
+            .iter()
+            .any(|wide| folder == Path::new(wide))
+        || folder.parent() == Some(Path::new("/home"))
+        || home.is_some_and(|home| {
+            folder == home || home.canonicalize().is_ok_and(|home| folder == home)
+        })
+}
+
+/// What the bot whose command names `own` may see: the system paths, its
 /// interpreter's installation, the folders of its own files and those it
-/// names, and `read_paths` (a setting), less `protected` (the results
-/// folder, the tournament file), the other bots' files (`others`), and every
-/// `.git` folder at the top of a granted folder. A file or folder the
-/// command names inside one of those is not granted at all.
-pub fn grants(
+/// names, and `read_paths` (a setting); hidden inside them, `protected`
+/// (the results folder, the tournament file), the other bots' files
+/// (`others`), and every `.git` folder at the top of a shown folder. A file
+/// or folder the command names inside one of those is not shown at all.
+pub fn shown(
     own: &CommandFiles,
     others: &[CommandFiles],
     protected: &[PathBuf],
     read_paths: &[PathBuf],
-) -> Vec<Grant> {
+) -> Shown {
     let mut excluded = protected.to_vec();
+    let own_folders = own.folders();
+    // A file that another bot's command names but that this bot runs too
+    // (an interpreter of this bot's installation) is not that bot's to keep.
+    let shared = |file: &Path| {
+        own.own.iter().any(|mine| mine == file)
+            || own.installations.iter().any(|installation| file.starts_with(installation))
+    };
     for other in others.iter().filter(|other| *other != own) {
-        excluded.extend(other.own.iter().filter(|file| !own.own.contains(file)).cloned());
-        // Another bot's folder, unless this bot's own files are in it.
-        let own_folders = own.folders();
+        excluded.extend(other.own.iter().filter(|file| !shared(file)).cloned());
+        // Another bot's folder, unless this bot's own files are in it, or
+        // it is a system folder (where only its files are kept out).
         excluded.extend(other.folders().into_iter().filter(|folder| {
-            !own.own.iter().any(|file| file.starts_with(folder))
+            !in_system_folder(folder)
+                && !own.own.iter().any(|file| file.starts_with(folder))
                 && !own_folders.iter().any(|mine| mine.starts_with(folder))
         }));
     }
-    // Only what exists needs keeping out, and a folder is split into its
-    // entries only around something that does.
+    // Only what exists needs keeping out.
     excluded.retain(|path| path.exists());
     let forbidden = |path: &Path| {
         in_git_folder(path) || excluded.iter().any(|excluded| path.starts_with(excluded))
     };
-    let mut own = own.clone();
-    own.own.retain(|file| !forbidden(file));
-    own.own_folders.retain(|folder| !forbidden(folder));
-    let mut grants: Vec<Grant> = system_paths().into_iter().map(Grant::Whole).collect();
-    let folders = own
-        .installations
-        .iter()
-        .cloned()
-        .chain(own.folders())
-        .chain(read_paths.iter().map(|path| real_path(path)));
-    for folder in folders {
-        if forbidden(&folder) {
-            continue;
+    let mut whole: Vec<PathBuf> = system_paths();
+    whole.extend(own.installations.iter().filter(|folder| !too_wide(folder)).cloned());
+    for file in own.own.iter().filter(|file| !forbidden(file)) {
+        match file.parent() {
+            Some(folder) if !too_wide(folder) => whole.push(folder.to_path_buf()),
+            _ => whole.push(file.clone()),
         }
-        let mut excluded = excluded.clone();
+    }
+    whole.extend(own.own_folders.iter().filter(|folder| !too_wide(folder)).cloned());
+    whole.extend(read_paths.iter().map(|path| real_path(path)));
+    whole.retain(|path| !forbidden(path));
+    whole.sort();
+    whole.dedup();
+    let mut hidden = excluded;
+    for folder in &whole {
         let git = folder.join(".git");
         if git.exists() {
-            excluded.push(git);
+            hidden.push(git);
         }
-        grants.extend(tree_without(&folder, &excluded));
     }
-    grants.sort();
-    grants.dedup();
-    grants
+    // Only what a shown path holds needs hiding.
+    hidden.retain(|path| whole.iter().any(|shown| path.starts_with(shown) && path != shown));
+    hidden.sort();
+    hidden.dedup();
+    // What lies inside a hidden folder is hidden with it.
+    let mut outermost: Vec<PathBuf> = Vec::new();
+    for path in hidden {
+        if !outermost.iter().any(|outer| path.starts_with(outer)) {
+            outermost.push(path);
+        }
+    }
+    Shown { whole, hidden: outermost }
 }
 
 /// A path to open to a bot.
@@ -366,6 +430,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn what_another_bot_names_is_hidden_but_a_shared_interpreter_is_not() {
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().canonicalize().unwrap();
+        for folder in ["mine", "theirs", "results", "mine/.git"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        std::fs::write(root.join("mine/bot.py"), "").unwrap();
+        std::fs::write(root.join("theirs/bot.py"), "").unwrap();
+        let path = std::ffi::OsStr::new("/usr/bin:/bin");
+        let mine = CommandFiles::of(&["python3".into(), "mine/bot.py".into()], &root, path);
+        let theirs_argv = ["/usr/bin/python3".to_owned(), "theirs/bot.py".to_owned()];
+        let theirs = CommandFiles::of(&theirs_argv, &root, path);
+        assert_eq!(theirs.own, [root.join("theirs/bot.py")], "the system's python is not its own");
+        let shown = shown(&mine, std::slice::from_ref(&theirs), &[root.join("results")], &[]);
+        assert!(shown.whole.contains(&root.join("mine")), "{shown:?}");
+        assert!(!shown.whole.contains(&root.join("theirs")), "{shown:?}");
+        assert!(shown.hidden.contains(&root.join("mine/.git")), "{shown:?}");
+        // The interpreter the other bot names by path is this bot's too.
+        assert!(!shown.hidden.iter().any(|path| path.starts_with("/usr")), "{shown:?}");
+    }
+
+    #[test]
     fn a_tree_is_granted_whole_or_around_what_is_excluded() {
         let scratch = tempfile::tempdir().unwrap();
         let root = scratch.path().canonicalize().unwrap();
@@ -396,9 +482,14 @@ mod tests {
             .unwrap();
         std::fs::write(root.join("bot.lang"), "#!/usr/bin/env lang\n").unwrap();
         let argv = ["lang".to_owned(), "-q".to_owned(), "bot.lang".to_owned()];
+        // Without a `lib` beside its `bin`, an installation is its program's
+        // folder alone; with one, the folder above.
         let files = CommandFiles::of(&argv, &root, tools.as_os_str());
         assert_eq!(files.own, [root.join("bot.lang")]);
+        assert_eq!(files.installations, [root.join("tools/bin")]);
+        assert_eq!(files.folders().into_iter().collect::<Vec<_>>(), std::slice::from_ref(&root));
+        std::fs::create_dir_all(root.join("tools/lib")).unwrap();
+        let files = CommandFiles::of(&argv, &root, tools.as_os_str());
         assert_eq!(files.installations, [root.join("tools")]);
-        assert_eq!(files.folders().into_iter().collect::<Vec<_>>(), [root]);
     }
 }

@@ -1,11 +1,12 @@
 //! What a bot's box holds, worked out before its process starts.
 //!
 //! A box's root is an empty tmpfs. Into it go, at the paths they have on
-//! the host, read-only views of what the bot may read (its [`Grant`]s: the
-//! system folders, its interpreter's installation, its own files), the
-//! folders that lead to them, and the symbolic links its command and
-//! working folder go through (`/bin -> usr/bin`, a home folder that is a
-//! link). Nothing else of the host exists in the box; /proc, /dev, /tmp and
+//! the host, read-only views of what the bot may read (what its [`Shown`]
+//! shows whole: the system folders, its interpreter's installation, its own
+//! folders), empty stand-ins laid over what those hold that the bot must
+//! not see (the results, other bots' files, `.git`), the folders that lead
+//! to them, and the symbolic links its command and working folder go
+//! through (`/bin -> usr/bin`, a home folder that is a link). Nothing else of the host exists in the box; /proc, /dev, /tmp and
 //! /dev/shm are the box's own and are not part of the layout.
 //!
 //! This module only reads the host's file system (to tell folders from
@@ -14,7 +15,7 @@
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
-use super::files::Grant;
+use super::files::Shown;
 
 /// Paths the box makes for itself: no grant may show the host's there.
 const BOX_OWN: [&str; 4] = ["/proc", "/dev", "/sys", "/run"];
@@ -27,32 +28,40 @@ pub enum Entry {
     Folder(PathBuf),
     /// A host folder (or file) shown read-only at the same path.
     Bind { path: PathBuf, file: bool },
+    /// A path inside a view that the bot must not see: an empty folder
+    /// (or file) is laid over it.
+    Hide { path: PathBuf, file: bool },
     /// A symbolic link, as the host has it.
     Link { path: PathBuf, target: PathBuf },
 }
 
 /// A box's root, as the entries to make in order: folders first (parents
-/// before children), then the views, then the links.
+/// before children), then the views, what is hidden in them, and the links.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Layout {
     folders: BTreeSet<PathBuf>,
     binds: Vec<(PathBuf, bool)>,
+    hides: Vec<(PathBuf, bool)>,
     links: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Layout {
-    /// The layout that shows `grants` and lets `reached` (the bot's working
+    /// The layout that shows `shown` and lets `reached` (the bot's working
     /// folder and the paths its command names, as written) resolve in the
     /// box as they do on the host.
-    pub fn new(grants: &[Grant], reached: &[PathBuf]) -> Layout {
+    pub fn new(shown: &Shown, reached: &[PathBuf]) -> Layout {
         let mut layout = Layout::default();
         // Sorted, so that a folder comes before what lies inside it.
-        let mut grants = grants.to_vec();
-        grants.sort();
-        for grant in &grants {
-            match grant {
-                Grant::Whole(path) => layout.show(path),
-                Grant::List(path) => layout.folder(path),
+        let mut whole = shown.whole.clone();
+        whole.sort();
+        for path in &whole {
+            layout.show(path);
+        }
+        for path in &shown.hidden {
+            if layout.shown(path)
+                && let Ok(meta) = std::fs::symlink_metadata(path)
+            {
+                layout.hides.push((path.clone(), !meta.is_dir()));
             }
         }
         for path in reached {
@@ -66,11 +75,13 @@ impl Layout {
         let folders = self.folders.iter().cloned().map(Entry::Folder);
         let binds =
             self.binds.iter().map(|(path, file)| Entry::Bind { path: path.clone(), file: *file });
+        let hides =
+            self.hides.iter().map(|(path, file)| Entry::Hide { path: path.clone(), file: *file });
         let links = self
             .links
             .iter()
             .map(|(path, target)| Entry::Link { path: path.clone(), target: target.clone() });
-        folders.chain(binds).chain(links).collect()
+        folders.chain(binds).chain(hides).chain(links).collect()
     }
 
     /// Whether `path` is inside something shown whole (so it exists in the
@@ -168,19 +179,24 @@ mod tests {
         std::fs::create_dir_all(root.join("bots/mine/lib")).unwrap();
         std::fs::write(root.join("bots/mine/bot.py"), "").unwrap();
         std::fs::write(root.join("bots/other.py"), "").unwrap();
-        let grants = [
-            Grant::List(root.join("bots")),
-            Grant::Whole(root.join("bots/mine")),
-            Grant::Whole(root.join("bots/mine/lib")),
-            Grant::Whole(PathBuf::from("/proc")),
-        ];
-        let layout = Layout::new(&grants, &[]);
+        let shown = Shown {
+            whole: vec![root.join("bots/mine"), root.join("bots/mine/lib"), PathBuf::from("/proc")],
+            hidden: vec![root.join("bots/mine/lib"), root.join("bots/other.py")],
+        };
+        let layout = Layout::new(&shown, &[]);
         let entries = layout.entries();
         assert!(entries.contains(&Entry::Folder(root.clone())));
         assert!(entries.contains(&Entry::Folder(root.join("bots"))));
         assert!(entries.contains(&Entry::Bind { path: root.join("bots/mine"), file: false }));
         // Inside a view already; and /proc is the box's own.
         assert_eq!(entries.iter().filter(|entry| matches!(entry, Entry::Bind { .. })).count(), 1);
+        // Hidden inside a view: laid over. Not inside one: not there at all.
+        assert!(entries.contains(&Entry::Hide { path: root.join("bots/mine/lib"), file: false }));
+        assert!(
+            !entries.iter().any(
+                |entry| matches!(entry, Entry::Hide { path, .. } if path.ends_with("other.py"))
+            )
+        );
         assert!(
             !entries
                 .iter()
@@ -189,7 +205,7 @@ mod tests {
         // Folders come first, parents before children.
         let folders: Vec<&Entry> =
             entries.iter().take_while(|entry| matches!(entry, Entry::Folder(_))).collect();
-        assert_eq!(folders.len(), entries.len() - 1);
+        assert_eq!(folders.len(), entries.len() - 2);
         let position = |path: &Path| {
             entries.iter().position(|entry| entry == &Entry::Folder(path.to_path_buf()))
         };
@@ -203,8 +219,8 @@ mod tests {
         std::fs::create_dir_all(root.join("data/me/bots")).unwrap();
         std::fs::write(root.join("data/me/bots/bot.py"), "").unwrap();
         std::os::unix::fs::symlink(root.join("data/me"), root.join("home")).unwrap();
-        let grants = [Grant::Whole(root.join("data/me/bots"))];
-        let layout = Layout::new(&grants, &[root.join("home/bots/bot.py"), root.join("work")]);
+        let shown = Shown { whole: vec![root.join("data/me/bots")], hidden: Vec::new() };
+        let layout = Layout::new(&shown, &[root.join("home/bots/bot.py"), root.join("work")]);
         let entries = layout.entries();
         assert!(
             entries
@@ -216,8 +232,9 @@ mod tests {
 
     #[test]
     fn a_merged_usr_keeps_its_top_level_links() {
-        let grants = [Grant::Whole(PathBuf::from("/bin")), Grant::Whole(PathBuf::from("/usr"))];
-        let entries = Layout::new(&grants, &[]).entries();
+        let shown =
+            Shown { whole: vec![PathBuf::from("/bin"), PathBuf::from("/usr")], hidden: Vec::new() };
+        let entries = Layout::new(&shown, &[]).entries();
         let bin = std::fs::symlink_metadata("/bin").unwrap();
         if bin.file_type().is_symlink() {
             assert!(entries.iter().any(

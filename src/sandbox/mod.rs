@@ -143,6 +143,9 @@ pub struct Protections {
     pub boxes: bool,
     /// Where each box's limits are kept, if arena may make cgroups.
     pub cgroup: Option<CgroupVersion>,
+    /// Whether the cgroup gives each box one CPU share (else each box, one
+    /// session, gets the scheduler's share of a session).
+    pub cgroup_cpu: bool,
     /// Without boxes: each bot in a user namespace of its own (arena not
     /// root), so that the process limit counts it alone.
     pub user_namespace: bool,
@@ -192,9 +195,10 @@ impl fmt::Display for Protections {
         } else {
             write!(f, "no box per bot")?;
         }
+        let cpu = if self.cgroup_cpu { "CPU share" } else { "CPU by session" };
         match self.cgroup {
-            Some(CgroupVersion::V1) => write!(f, ", cgroup v1 limits")?,
-            Some(CgroupVersion::V2) => write!(f, ", cgroup v2 limits")?,
+            Some(CgroupVersion::V1) => write!(f, ", cgroup v1 limits (memory, processes, {cpu})")?,
+            Some(CgroupVersion::V2) => write!(f, ", cgroup v2 limits (memory, processes, {cpu})")?,
             None => {
                 let per = if self.boxes { "box" } else { "bot" };
                 write!(f, ", no cgroup (resource limits, a memory watchdog, a session per {per})")?

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::config::{BotEntry, Restart, Tournament};
+use super::config::{BotEntry, DEFAULT_WITHDRAW_AFTER, Restart, Tournament};
 use crate::games::GameSetup;
 use crate::referee::clock::TimeKeys;
 use crate::referee::{BotCommand, Settings};
@@ -25,6 +25,7 @@ impl Tournament {
             games_per_pair: 2,
             settings: Settings::default(),
             concurrency: 1,
+            withdraw_after: DEFAULT_WITHDRAW_AFTER,
             out,
             restart: Restart::AfterDoubt,
             transcripts: TranscriptStore::Archive,

@@ -20,6 +20,7 @@ pub mod schedule;
 pub mod sprt;
 pub mod standings;
 pub mod store;
+mod withdrawal;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -37,10 +38,12 @@ use schedule::{Schedule, ScheduledGame, Shard};
 pub use standings::Standing;
 use store::seed_key::NewKey;
 use store::{RecordedSettings, ResultsFolder};
+use withdrawal::Withdrawals;
 
 use crate::archive::{self, AfterFrames, ArchiveSink};
 use crate::bits::BitSet;
 use crate::events::{Event, Reporter};
+use crate::protocol::ForfeitReason;
 use crate::referee::{BotCommand, GameReport, reaper};
 use crate::results::{FileLayout, GameRow, RowContext, TranscriptStore};
 use crate::sandbox::Sandbox;
@@ -144,6 +147,7 @@ pub(crate) struct Recorder {
     /// Whether the next row handed to the archive's writer brings the
     /// header of a new games.csv.
     header_due: bool,
+    withdrawals: Withdrawals,
 }
 
 /// Faults of a game program after which a run stops: a game that fails
@@ -178,6 +182,15 @@ impl Recorder {
             seats: [&names[game.seats[0]], &names[game.seats[1]]],
             transcript: self.layout.transcript(game.index),
         };
+        // A game a withdrawn bot did not play has no transcript.
+        let unplayed = report
+            .forfeits
+            .iter()
+            .flatten()
+            .any(|forfeit| forfeit.reason == ForfeitReason::Withdrawn);
+        if unplayed {
+            context.transcript = String::new();
+        }
         let row = match (&mut self.archive, transcript) {
             (Some(archive), Some(transcript)) => {
                 context.transcript = archive::reference(archive.next_number());
@@ -189,6 +202,15 @@ impl Recorder {
                 archive.add(transcript, &line).with_context(|| format!("game {}", game.index))?;
                 row
             }
+            // A game not played: its row alone, in turn with the others.
+            (Some(archive), None) => {
+                let row = GameRow::new(context, report);
+                self.folder.write_settings()?;
+                let line = row.csv_line(self.header_due)?;
+                self.header_due = false;
+                archive.add_record(&line).with_context(|| format!("game {}", game.index))?;
+                row
+            }
             _ => {
                 let row = GameRow::new(context, report);
                 self.folder.append(&row)?;
@@ -197,6 +219,9 @@ impl Recorder {
         };
         for message in &report.warnings {
             self.reporter.report(&Event::Warning { message });
+        }
+        for message in self.withdrawals.count(game, report) {
+            self.reporter.report(&Event::Warning { message: &message });
         }
         let done = self.meter.game_done(row.plies);
         self.reporter.report(&Event::GameFinished { done, total: self.to_play, game: &row });
@@ -252,6 +277,12 @@ impl Recorder {
     /// Where the game's files go.
     pub(crate) fn layout(&self) -> &FileLayout {
         &self.layout
+    }
+
+    /// Why each seat's bot of `game` is withdrawn from the run, if it is:
+    /// the game is then recorded unplayed.
+    pub(crate) fn withdrawn(&self, game: &ScheduledGame) -> [Option<String>; 2] {
+        self.withdrawals.of(game)
     }
 }
 
@@ -424,6 +455,7 @@ pub async fn run(
             }),
             void: 0,
             header_due,
+            withdrawals: Withdrawals::new(tournament.withdraw_after, names.clone()),
         }));
         let (mut failures, workers) = start_workers(
             tournament,

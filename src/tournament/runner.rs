@@ -21,7 +21,7 @@ use super::Pending;
 use super::Recorder;
 use super::config::{Restart, Tournament};
 use super::schedule::Schedule;
-use crate::referee::{Bot, BotCommand, GameProgram, Rules, Settings, play_game};
+use crate::referee::{Bot, BotCommand, GameProgram, GameReport, Rules, Settings, play_game};
 use crate::with_rules;
 
 /// A run of consecutive setups of one pairing, played by one worker.
@@ -274,6 +274,22 @@ async fn work<R: Rules>(
                 [&mut second.1, &mut first.1]
             };
             playing.store(game.index, Ordering::Relaxed);
+            let withdrawn = lock(&shared.recorder).withdrawn(&game);
+            if withdrawn.iter().any(Option::is_some) {
+                // Lost unplayed; the withdrawn bot's process, if one is
+                // held, is of no more use.
+                for (seat, why) in withdrawn.iter().enumerate() {
+                    if why.is_some() {
+                        seated[seat].stop(settings).await;
+                    }
+                }
+                let report = GameReport::unplayed(game.seed, withdrawn);
+                if let Err(error) = lock(&shared.recorder).record(&game, &report, None) {
+                    let _ = failures.send(error);
+                    break 'jobs;
+                }
+                continue;
+            }
             // Each round its own setup: an openings file varies them.
             let setup = tournament.setup_of(game.round);
             let files = lock(&shared.recorder)

@@ -35,7 +35,12 @@ pub fn victim_copy(scratch: &Scratch) -> PathBuf {
     let folder = scratch.out().with_file_name("victim");
     std::fs::create_dir_all(&folder).expect("a folder for the victim");
     let copy = folder.join("random_bot.py");
-    std::fs::copy(repo_dir().join("bots/python/random_bot.py"), &copy).expect("copying the victim");
+    let bot = std::fs::read_to_string(repo_dir().join("bots/python/random_bot.py"))
+        .expect("the Python random bot");
+    // It writes to stderr at once, so that it has a log for an attacker
+    // to look for (the kit itself writes none).
+    let loud = "import sys\nprint('the victim, starting', file=sys.stderr, flush=True)\n";
+    std::fs::write(&copy, format!("{loud}{bot}")).expect("copying the victim");
     copy
 }
 
@@ -57,8 +62,11 @@ pub fn attack_in(
         Some(argument) => format!("{hostile} {name} {}", shell_words::quote(argument)),
         None => format!("{hostile} {name}"),
     };
-    let mut args =
-        vec!["--seed", "8", "--move-timeout", "3s", "--name1", "hostile", "--name2", VICTIM];
+    let mut args = vec!["--seed", "8", "--name1", "hostile", "--name2", VICTIM];
+    // The attack runs at the first move; a caller may give it longer.
+    if !extra.contains(&"--move-timeout") {
+        args.extend(["--move-timeout", "3s"]);
+    }
     if !sandbox {
         args.push("--no-sandbox");
     }

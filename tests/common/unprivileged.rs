@@ -70,7 +70,7 @@ impl Unprivileged {
         };
         command.current_dir(self.base()).env("PATH", "/usr/local/bin:/usr/bin:/bin").args(args);
         let started = std::time::Instant::now();
-        let output = command.output().expect("the arena runs");
+        let output = output_of_copy(&mut command);
         Run {
             status: output.status,
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -78,4 +78,20 @@ impl Unprivileged {
             elapsed: started.elapsed(),
         }
     }
+}
+
+/// The output of `command`, which runs a program copied just now: another
+/// test's thread forking while the copy was open for writing holds it open
+/// for a moment, and until that child has exec'd the kernel says the file is
+/// busy. Tried again then.
+pub fn output_of_copy(command: &mut Command) -> std::process::Output {
+    let mut output = command.output().expect("the arena runs");
+    for _ in 0..50 {
+        if !String::from_utf8_lossy(&output.stderr).contains("Text file busy") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        output = command.output().expect("the arena runs");
+    }
+    output
 }

@@ -51,7 +51,7 @@ pub struct CheckGameArgs {
 pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
     let command =
         BotCommand::parse(&args.command).map_err(|error| UsageError(error.to_string()))?;
-    command.check_program().map_err(UsageError)?;
+    command.check_files().map_err(UsageError)?;
     if let Err(error) = referee::reaper::become_subreaper() {
         super::reporters::warn(&format!("cannot become a subreaper ({error})"));
     }

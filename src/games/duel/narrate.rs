@@ -15,11 +15,13 @@ fn score(view: &DuelView, seat: Seat) -> String {
     format!("{} Score: {}", player(seat), view.scores[seat.index()])
 }
 
-/// `add`, `a`, `+`, `multiply`, `m`, `*` or `x`, in any case.
+/// `add`, `a`, `+`, `multiply`, `m`, `*` or `×`, in any case. Not `x`:
+/// people type it to leave as often as to multiply, and a move taken for
+/// the wrong one cannot be undone.
 fn parse_op(answer: &str) -> Option<Op> {
     match answer.trim().to_ascii_lowercase().as_str() {
         "add" | "a" | "+" => Some(Op::Add),
-        "multiply" | "m" | "*" | "x" => Some(Op::Multiply),
+        "multiply" | "m" | "*" | "×" => Some(Op::Multiply),
         _ => None,
     }
 }
@@ -81,9 +83,11 @@ impl Narrate for NumberDuel {
             let answer = console.ask("Choose an operation (add/multiply): ")?;
             match parse_op(&answer).map(|op| DuelMove { number, op }) {
                 Some(mv) if legal.contains(&mv) => return Some(mv),
-                _ if answer.trim().is_empty() => console.say("Please type add or multiply."),
+                _ if answer.trim().is_empty() => {
+                    console.say("Please type add (or a, +) or multiply (or m, *).")
+                }
                 _ => console.say(&format!(
-                    "`{}` is not an operation. Please type add or multiply.",
+                    "`{}` is not an operation. Please type add (or a, +) or multiply (or m, *).",
                     answer.trim()
                 )),
             }
@@ -167,7 +171,7 @@ mod tests {
     fn asking_reasks_the_number_then_the_operation() {
         let game = game_after(&DuelParams { max: 3, copies: 1, target: 50 }, &[Move::add(2)]);
         let legal = game.legal_moves(Seat::Two);
-        let mut console = ScriptedConsole::new(&["2", "three", "3", "divide", "", "X"]);
+        let mut console = ScriptedConsole::new(&["2", "three", "3", "divide", "", "x", "M"]);
         assert_eq!(game.ask_move(Seat::Two, &legal, &mut console), Some(Move::multiply(3)));
         assert_eq!(
             console.transcript,
@@ -180,10 +184,12 @@ mod tests {
                 "`three` is not a whole number. Please type a number.",
                 "Select a number: 3",
                 "Choose an operation (add/multiply): divide",
-                "`divide` is not an operation. Please type add or multiply.",
+                "`divide` is not an operation. Please type add (or a, +) or multiply (or m, *).",
                 "Choose an operation (add/multiply): ",
-                "Please type add or multiply.",
-                "Choose an operation (add/multiply): X",
+                "Please type add (or a, +) or multiply (or m, *).",
+                "Choose an operation (add/multiply): x",
+                "`x` is not an operation. Please type add (or a, +) or multiply (or m, *).",
+                "Choose an operation (add/multiply): M",
             ]
         );
         for (answer, op) in [
@@ -193,6 +199,7 @@ mod tests {
             ("Multiply", Op::Multiply),
             ("m", Op::Multiply),
             ("*", Op::Multiply),
+            ("×", Op::Multiply),
         ] {
             let mut console = ScriptedConsole::new(&["1", answer]);
             assert_eq!(

@@ -80,6 +80,10 @@ impl fmt::Display for FaultCause {
                         f,
                         "did not answer {within} ({partial_bytes} bytes came without a newline: flush after every line)"
                     ),
+                    // Judged of bots only; said plainly if it ever is.
+                    Stall::Stuck { .. } => {
+                        write!(f, "sat waiting for its input without answering {within}")
+                    }
                 }
             }
             // Written with its request by `GameFault`'s own words.

@@ -1,11 +1,14 @@
 //! The tournament file (TOML), read and checked. tournaments/README.md
 //! documents every key.
 //!
-//! [`raw`] is the file as written (with where each value is), [`parse`]
-//! checks it into a [`Tournament`], [`bot`] is one `[[bot]]`, and
-//! [`error`] locates what is wrong.
+//! [`check`] first holds the file against the keys it may have (every
+//! mistake of kind and form at once, in the file's terms), [`raw`] is the
+//! file as written (with where each value is), [`parse`] checks it into a
+//! [`Tournament`], [`bot`] is one `[[bot]]`, and [`error`] locates what is
+//! wrong.
 
 mod bot;
+mod check;
 mod error;
 mod parse;
 mod raw;
@@ -34,6 +37,9 @@ pub const MAX_GAMES_PER_PAIR: u32 = 10_000_000;
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 /// Most games at once.
 pub const MAX_CONCURRENCY: u32 = 256;
+/// Games in a row a bot may crash or fail to start in before it is
+/// withdrawn from a run.
+pub const DEFAULT_WITHDRAW_AFTER: u32 = 5;
 /// Most games one schedule may hold: a run keeps a few bits per game of
 /// its schedule (which are played, which are recorded), 125 MB each at
 /// this size, and plays them at some thousands a second at best.
@@ -55,6 +61,9 @@ pub struct Tournament {
     pub settings: Settings,
     /// Games played at once.
     pub concurrency: usize,
+    /// A bot that crashes or fails to start in this many games in a row is
+    /// withdrawn from the run (0: never).
+    pub withdraw_after: u32,
     pub out: PathBuf,
     pub restart: Restart,
     /// Where games' transcripts go: the archive (a tournament file's

@@ -4,17 +4,18 @@
 
 use std::collections::HashSet;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use toml::Spanned;
 
 use super::bot::valid_env_key;
+use super::check;
 use super::error::key_path;
 use super::raw::{RawBot, RawSprt, RawTournament, WrittenTimeKeys};
 use super::{
-    BotEntry, ConfigError, MAX_GAMES_PER_PAIR, MAX_LINE_BYTES, Restart, Tournament,
-    check_concurrency, check_games_per_pair, check_tournament_bot_name,
+    BotEntry, ConfigError, DEFAULT_WITHDRAW_AFTER, MAX_GAMES_PER_PAIR, MAX_LINE_BYTES, Restart,
+    Tournament, check_concurrency, check_games_per_pair, check_tournament_bot_name,
 };
 use crate::games::{GameId, GameSetup};
 use crate::printable::printable;
@@ -50,6 +51,10 @@ impl Tournament {
             ConfigError::at(file, text, span, message)
         };
         let fail: &Fail = &fail;
+        // Every mistake of kind and form at once, in the file's terms.
+        if let Some(error) = check::error(file, text, &check::check(text)) {
+            return Err(error);
+        }
         let toml_error = |error: toml::de::Error| fail(error.span(), error.message().to_owned());
         let document = toml::Deserializer::parse(text).map_err(toml_error)?;
         // The path names the key of a value of the wrong type, which toml's
@@ -67,7 +72,7 @@ impl Tournament {
 
         let out = match (out, &raw.out) {
             (Some(out), _) => out.to_path_buf(),
-            (None, Some(path)) => folder.join(path.get_ref()),
+            (None, Some(path)) => tidy(&folder.join(path.get_ref())),
             (None, None) => {
                 let stem = file.file_stem().and_then(|stem| stem.to_str()).unwrap_or("tournament");
                 Path::new("results").join(stem)
@@ -107,6 +112,7 @@ impl Tournament {
             games_per_pair,
             settings,
             concurrency,
+            withdraw_after: raw.withdraw_after.map_or(DEFAULT_WITHDRAW_AFTER, Spanned::into_inner),
             out,
             restart: raw.restart.map(Spanned::into_inner).unwrap_or(Restart::AfterDoubt),
             transcripts: match raw.transcripts.unwrap_or(true) {
@@ -124,6 +130,50 @@ impl Tournament {
         let size_span = raw.games_per_pair.as_ref().map(Spanned::span);
         tournament.check_schedule_size().map_err(|message| fail(size_span, message))?;
         Ok(tournament)
+    }
+}
+
+/// `path` without the `..` steps that undo a folder before them, for the
+/// user to read: `tournaments/../results/demo` is `results/demo`. The part
+/// that exists is resolved by the system (so a link is followed, never
+/// skipped), the rest by its words; the result is relative to the working
+/// folder when it lies inside it. A path without `..` is kept as written.
+pub(super) fn tidy(path: &Path) -> PathBuf {
+    use std::path::Component;
+    if !path.components().any(|part| part == Component::ParentDir) {
+        return path.to_owned();
+    }
+    let Ok(here) = std::env::current_dir().and_then(|here| here.canonicalize()) else {
+        return path.to_owned();
+    };
+    let absolute = here.join(path);
+    let mut existing = absolute.as_path();
+    let mut missing = Vec::new();
+    let resolved = loop {
+        if let Ok(real) = existing.canonicalize() {
+            break real;
+        }
+        match (existing.parent(), existing.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                missing.push(last);
+                existing = parent;
+            }
+            _ => return path.to_owned(),
+        }
+    };
+    let mut tidy = resolved;
+    for part in missing.into_iter().rev() {
+        match part {
+            Component::ParentDir => {
+                tidy.pop();
+            }
+            Component::CurDir => {}
+            other => tidy.push(other),
+        }
+    }
+    match tidy.strip_prefix(&here) {
+        Ok(inside) if !inside.as_os_str().is_empty() => inside.to_owned(),
+        _ => tidy,
     }
 }
 
@@ -196,7 +246,7 @@ fn read_setup(
     }
     let program = BotCommand { argv, dir: Some(dir), env: Vec::new(), sandbox: None };
     program
-        .check_program()
+        .check_files()
         .map_err(|problem| fail(Some(command.span()), format!("game_command: {problem}")))?;
     describe_program(&program, written, params, sandbox, protected, settings.program_settings())
         .map_err(|error| match &error {
@@ -489,7 +539,7 @@ fn read_bot(
         time_keys,
         time_control,
     };
-    entry.command().check_program().map_err(|error| {
+    entry.command().check_files().map_err(|error| {
         fail(Some(bot.command.span()), format!("bot `{name}`: command: {error}"))
     })?;
     Ok(entry)

@@ -29,6 +29,7 @@ pub(super) struct RawTournament {
     pub(super) move_cap: Option<Spanned<String>>,
     pub(super) time_margin: Option<Spanned<String>>,
     pub(super) concurrency: Option<Spanned<u32>>,
+    pub(super) withdraw_after: Option<Spanned<u32>>,
     pub(super) out: Option<Spanned<String>>,
     pub(super) restart: Option<Spanned<Restart>>,
     pub(super) transcripts: Option<bool>,

@@ -47,6 +47,42 @@ fn a_good_file_reads_with_defaults_filled_in() {
     assert_eq!(tournament.setup.overrides()["count"], 12);
 }
 
+#[test]
+fn paths_are_tidied_of_steps_back() {
+    use super::parse::tidy;
+    // Tests run in the package's folder, which holds tournaments/.
+    assert_eq!(tidy(Path::new("tournaments/../results/demo")), Path::new("results/demo"));
+    assert_eq!(tidy(Path::new("no-such/../x/./y")), Path::new("x/y"));
+    assert_eq!(tidy(Path::new("results/demo")), Path::new("results/demo"));
+    let outside = tidy(Path::new("../elsewhere"));
+    assert!(outside.is_absolute() && outside.ends_with("elsewhere"), "{outside:?}");
+}
+
+/// The check that runs first (check.rs) knows every key the reader takes,
+/// and no other: serde's refusal of an unknown key lists them.
+#[test]
+fn the_file_check_knows_the_keys_the_reader_takes() {
+    use super::raw::{RawBot, RawSprt, RawTournament};
+    fn keys_of<T: serde::de::DeserializeOwned>(text: &str) -> Vec<String> {
+        let error = toml::from_str::<T>(text).err().expect("an unknown key").to_string();
+        let listed = error.split("expected one of ").nth(1).expect("the keys").lines().next();
+        let mut keys: Vec<String> = listed
+            .unwrap_or_default()
+            .split(", ")
+            .map(|key| key.trim().trim_matches('`').to_owned())
+            .collect();
+        keys.sort();
+        keys
+    }
+    let [file, bot, sprt] = super::check::known_keys().map(|mut keys| {
+        keys.sort();
+        keys
+    });
+    assert_eq!(keys_of::<RawTournament>("xyzzy = 1"), file);
+    assert_eq!(keys_of::<RawBot>("xyzzy = 1"), bot);
+    assert_eq!(keys_of::<RawSprt>("xyzzy = 1"), sprt);
+}
+
 fn error_of(text: &str) -> String {
     parse(text).unwrap_err().to_string()
 }
@@ -58,10 +94,16 @@ fn errors_name_the_file_line_and_key() {
     let error = error_of(&GOOD.replace("seed = 3", "sed = 3"));
     assert!(error.starts_with("t.toml:3:") && error.contains("sed"), "{error}");
     let error = error_of(&GOOD.replace("seed = 3", "seed = \"x\""));
-    assert!(error.starts_with("t.toml:3:") && error.contains("seed: invalid type"), "{error}");
+    assert!(
+        error.starts_with(
+            "t.toml:3:8: seed: expected a whole number, such as 20, got the string \"x\""
+        ),
+        "{error}"
+    );
     let error = error_of(&GOOD.replace("[\"sh\"]", "[\"sh\", 4]"));
     assert!(
-        error.starts_with("t.toml:16:") && error.contains("[[bot]] 2, command, item 2: "),
+        error.starts_with("t.toml:16:")
+            && error.contains("[[bot]] 2 (`b`), command: item 2 is the number 4"),
         "{error}"
     );
     let error = error_of(&GOOD.replace("number-snatch", "chess"));
@@ -169,7 +211,7 @@ fn time_keys_that_make_no_control_are_named_with_their_place() {
         "{error}"
     );
     let error = error_of(&with_clock("", "increment = \"fast\""));
-    assert!(error.starts_with("t.toml:18:13: bot `b`: increment: `fast`"), "{error}");
+    assert!(error.starts_with("t.toml:18:13: [[bot]] 2 (`b`), increment: `fast`"), "{error}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Repairs on resume: the archive checked frame by frame, and the rows of
 //! games.csv that no longer count (their transcript lost, their bot
-//! changed) set aside in set-aside.csv, each cause said with its count.
+//! changed, or their game not played because a bot was withdrawn) set aside
+//! in set-aside.csv, each cause said with its count.
 //! One pass over games.csv; a second only when rows must move.
 
 use std::collections::{HashMap, HashSet};
@@ -12,6 +13,7 @@ use super::{GAMES_CSV, SET_ASIDE_CSV};
 use crate::archive;
 use crate::bits::BitSet;
 use crate::events::{Event, Reporter};
+use crate::protocol::ForfeitReason;
 use crate::results::GameRow;
 use crate::tournament::schedule::Schedule;
 
@@ -26,8 +28,9 @@ pub struct Repairs {
 }
 
 /// Checks the archive of `folder` and sets aside the rows whose
-/// transcript it lacks and the rows of `retired` bots; returns the games
-/// of `schedule` that remain.
+/// transcript it lacks, the rows of `retired` bots and those of games a
+/// withdrawn bot did not play (it may have been fixed since:
+/// tournament/withdrawal.rs); returns the games of `schedule` that remain.
 pub fn repair(
     folder: &Path,
     settings: &RecordedSettings,
@@ -51,6 +54,10 @@ pub fn repair(
     let retired_row = |row: &GameRow| {
         retired.contains(row.seat1.as_str()) || retired.contains(row.seat2.as_str())
     };
+    let unplayed =
+        |row: &GameRow| [row.forfeit1, row.forfeit2].contains(&Some(ForfeitReason::Withdrawn));
+    let mut unplayed_rows = 0u64;
+    let mut withdrawn: Vec<String> = Vec::new();
     let names = settings.bot_names();
     let index: HashMap<&str, usize> =
         names.iter().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
@@ -70,6 +77,11 @@ pub fn repair(
                         *set_aside_of.entry(bot.clone()).or_default() += 1;
                     }
                 }
+            } else if unplayed(&row) {
+                unplayed_rows += 1;
+                if !withdrawn.contains(&row.forfeiter) {
+                    withdrawn.push(row.forfeiter.clone());
+                }
             } else if lost(&row) {
                 lost_rows += 1;
             } else if let (Some(&one), Some(&two)) =
@@ -80,8 +92,21 @@ pub fn repair(
             }
         }
     }
-    if lost_rows > 0 || !set_aside_of.is_empty() {
-        set_aside(&csv, &folder.join(SET_ASIDE_CSV), |row| !retired_row(row) && !lost(row))?;
+    if lost_rows > 0 || unplayed_rows > 0 || !set_aside_of.is_empty() {
+        set_aside(&csv, &folder.join(SET_ASIDE_CSV), |row| {
+            !retired_row(row) && !unplayed(row) && !lost(row)
+        })?;
+    }
+    if unplayed_rows > 0 {
+        let message = format!(
+            "{unplayed_rows} game{} of {} {} not played, a bot withdrawn ({}): set aside in {} and played now",
+            if unplayed_rows == 1 { "" } else { "s" },
+            csv.display(),
+            if unplayed_rows == 1 { "was" } else { "were" },
+            withdrawn.join(", "),
+            SET_ASIDE_CSV
+        );
+        reporter.report(&Event::Warning { message: &message });
     }
     if lost_rows > 0 {
         let (games, have, they) = match lost_rows {

@@ -151,6 +151,9 @@ impl RecordedSettings {
             games_per_pair,
             settings,
             concurrency,
+            // Which games a run leaves unplayed, which the next plays:
+            // never a result.
+            withdraw_after: _,
             // Where the results go, not how games are played.
             out: _,
             restart,
@@ -172,8 +175,10 @@ impl RecordedSettings {
             stderr_cap,
             // After `over`: the game is decided by then.
             exit_grace: _,
-            // Only `arena check` probes; never a tournament.
+            // Only `arena check` probes, or judges a `start` early; never a
+            // tournament.
             probe_unknown: _,
+            stuck_start_after: _,
             seed_key,
             sandbox_line,
             // A game program's time: a game it fails is void, never a result.

@@ -94,12 +94,27 @@ impl Cgroups {
         self.version
     }
 
+    /// Whether a box's cgroup gives it one CPU share (else the scheduler
+    /// shares CPU by session, one per box).
+    pub fn shares_cpu(&self) -> bool {
+        self.runs.iter().any(|(controller, run)| match self.version {
+            CgroupVersion::V1 => *controller == "cpu",
+            CgroupVersion::V2 => fs::read_to_string(run.join("cgroup.subtree_control"))
+                .is_ok_and(|text| text.split_ascii_whitespace().any(|c| c == "cpu")),
+        })
+    }
+
     fn make_runs(&self) -> io::Result<()> {
         for (_, run) in &self.runs {
             fs::create_dir(run)?;
             if self.version == CgroupVersion::V2 {
-                fs::write(run.join("cgroup.subtree_control"), "+memory +pids +cpu")
-                    .or_else(|_| fs::write(run.join("cgroup.subtree_control"), "+memory +pids"))?;
+                let available = fs::read_to_string(run.join("cgroup.controllers"))?;
+                let wanted: Vec<String> = ["memory", "pids", "cpu"]
+                    .iter()
+                    .filter(|name| available.split_ascii_whitespace().any(|c| c == **name))
+                    .map(|name| format!("+{name}"))
+                    .collect();
+                fs::write(run.join("cgroup.subtree_control"), wanted.join(" "))?;
             }
         }
         Ok(())
@@ -287,9 +302,11 @@ fn remove_runs_of_dead_arenas(parent: &Path) {
     let Ok(entries) = fs::read_dir(parent) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|name| name.strip_prefix(RUN_PREFIX)) else {
+        let Some(rest) = name.to_str().and_then(|name| name.strip_prefix(RUN_PREFIX)) else {
             continue;
         };
+        // `arena-PID`, or `arena-PID-self`: where a v2 run put arena itself.
+        let pid = rest.split('-').next().unwrap_or(rest);
         if pid.parse::<u32>().is_ok_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
             remove_run(&entry.path());
         }
@@ -299,8 +316,13 @@ fn remove_runs_of_dead_arenas(parent: &Path) {
 /// The folders of arena's own cgroup in the v1 memory, pids and cpu
 /// hierarchies (cpu only where mounted), if the first two are writable.
 fn v1_folders(mountinfo: &str, own: &str) -> Option<Vec<(&'static str, PathBuf)>> {
-    let folders = v1_candidates(mountinfo, own)?;
-    folders[..2].iter().all(|(_, folder)| writable(folder)).then_some(folders)
+    let mut folders = v1_candidates(mountinfo, own)?;
+    if !folders[..2].iter().all(|(_, folder)| writable(folder)) {
+        return None;
+    }
+    // Without a writable cpu hierarchy, CPU is shared by session instead.
+    folders.retain(|(_, folder)| writable(folder));
+    Some(folders)
 }
 
 /// The folders of arena's own cgroup in the v1 memory, pids and cpu
@@ -358,11 +380,14 @@ fn v2_folder(mountinfo: &str, own: &str) -> Option<PathBuf> {
         return None;
     }
     let control = folder.join("cgroup.subtree_control");
+    let wanted = if has("cpu") { "+memory +pids +cpu" } else { "+memory +pids" };
     let enabled = |folder: &Path| {
-        fs::read_to_string(folder.join("cgroup.subtree_control"))
-            .is_ok_and(|text| text.contains("memory") && text.contains("pids"))
+        fs::read_to_string(folder.join("cgroup.subtree_control")).is_ok_and(|text| {
+            let on = |name: &str| text.split_ascii_whitespace().any(|c| c == name);
+            on("memory") && on("pids") && (on("cpu") || !has("cpu"))
+        })
     };
-    if enabled(&folder) || fs::write(&control, "+memory +pids").is_ok() {
+    if enabled(&folder) || fs::write(&control, wanted).is_ok() {
         return Some(folder);
     }
     let procs = fs::read_to_string(folder.join("cgroup.procs")).ok()?;
@@ -373,7 +398,7 @@ fn v2_folder(mountinfo: &str, own: &str) -> Option<PathBuf> {
     let leaf = folder.join(format!("{RUN_PREFIX}{me}-self"));
     fs::create_dir(&leaf).ok()?;
     fs::write(leaf.join("cgroup.procs"), &me).ok()?;
-    fs::write(&control, "+memory +pids").ok()?;
+    fs::write(&control, wanted).ok()?;
     Some(folder)
 }
 

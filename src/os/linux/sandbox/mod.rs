@@ -8,9 +8,7 @@ mod boxed;
 mod bpf;
 mod cgroup;
 mod fallback;
-mod fallback_child;
 mod landlock;
-mod scratch;
 mod seccomp;
 mod spawn;
 mod started;
@@ -18,23 +16,21 @@ mod watchdog;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
-
-use ::landlock::{ABI, AccessFs, BitFlags};
 
 pub use bot::BotSandbox;
-pub use spawn::wait_exited;
+pub use spawn::{Spawned, wait_exited};
 pub use started::{Handle, StartError, Started};
 
-use crate::sandbox::files::{self, Grant, real_path};
+use crate::sandbox::files::{self, real_path};
 use crate::sandbox::layout::Layout;
 use crate::sandbox::{
     CommandFiles, Limits, Protections, SandboxError, SandboxMode, SandboxSettings,
 };
 use bot::BotKind;
 use boxed::BoxPlan;
-use scratch::{SCRATCH_PREFIX, remove_scratch_of_dead_runs};
+use fallback::{SCRATCH_PREFIX, remove_scratch_of_dead_runs};
 use seccomp::Filter;
 
 /// The kernel's Landlock ABI version, if Landlock is enabled.
@@ -97,7 +93,7 @@ fn as_root() -> bool {
 /// their namespace), so a bot limit above arena's own would fail every
 /// start. Root raises its own hard limit to the bot's; anyone else is told
 /// which limit to lower or raise.
-fn check_own_limits(limits: &Limits) -> Result<(), SandboxError> {
+fn check_own_limits(limits: &Limits, as_root: bool) -> Result<(), SandboxError> {
     let checks = [
         (libc::RLIMIT_NOFILE, limits.open_files, "open files", "open_files_limit", 'n'),
         (libc::RLIMIT_FSIZE, limits.file_size, "file size", "file_size_limit", 'f'),
@@ -118,7 +114,7 @@ fn check_own_limits(limits: &Limits) -> Result<(), SandboxError> {
         }
         let raised = libc::rlimit { rlim_cur: own.rlim_cur, rlim_max: value };
         // SAFETY: setrlimit on this process with a value on the stack.
-        if as_root() && unsafe { libc::setrlimit(resource, &raised) } == 0 {
+        if as_root && unsafe { libc::setrlimit(resource, &raised) } == 0 {
             continue;
         }
         return Err(SandboxError::AboveOwnLimit {
@@ -169,10 +165,11 @@ impl Sandbox {
         if settings.mode == SandboxMode::Off {
             return Ok(None);
         }
-        check_own_limits(&settings.limits)?;
+        let as_root = as_root();
+        check_own_limits(&settings.limits, as_root)?;
         let mut protected: Vec<PathBuf> = protected.iter().map(|path| real_path(path)).collect();
         let landlock_abi = landlock_abi();
-        let no_boxes = boxed::probe(settings.network, as_root()).err();
+        let no_boxes = boxed::probe(settings.network, as_root).err();
         let boxes = no_boxes.is_none();
         let cgroups = if boxes { cgroup::Cgroups::new(&settings.limits) } else { None };
         let policy = seccomp::Policy {
@@ -181,13 +178,13 @@ impl Sandbox {
             memory_counted: cgroups.is_some(),
         };
         let filter = seccomp::filter(policy);
-        let as_root = as_root();
         let protections = Protections {
             landlock_abi,
             seccomp: filter.is_some(),
             as_root,
             boxes,
             cgroup: cgroups.as_ref().map(|cgroups| cgroups.version()),
+            cgroup_cpu: cgroups.as_ref().is_some_and(|cgroups| cgroups.shares_cpu()),
             user_namespace: !boxes && !as_root && user_namespaces_work(),
         };
         if settings.mode == SandboxMode::Required && !protections.complete() {
@@ -254,23 +251,14 @@ impl Sandbox {
         own: &CommandFiles,
         others: &[CommandFiles],
     ) -> Result<Arc<BotSandbox>, SandboxError> {
-        let grants = files::grants(own, others, &self.protected, &self.settings.read_paths);
+        let shown = files::shown(own, others, &self.protected, &self.settings.read_paths);
         let kind = if self.protections.boxes {
             BotKind::Boxed {
-                plan: Arc::new(BoxPlan::new(&Layout::new(&grants, &own.reached))),
-                network: Mutex::new(None),
+                plan: Arc::new(BoxPlan::new(&Layout::new(&shown, &own.reached))),
+                free_networks: Arc::default(),
             }
         } else {
-            let read = AccessFs::from_read(ABI::V6);
-            let reads = grants
-                .into_iter()
-                .map(|grant| match grant {
-                    Grant::Whole(path) if path.is_dir() => (path, read),
-                    Grant::Whole(path) => (path, AccessFs::Execute | AccessFs::ReadFile),
-                    Grant::List(path) => (path, BitFlags::from(AccessFs::ReadDir)),
-                })
-                .collect();
-            BotKind::Fallback { reads, free_scratch: Arc::default() }
+            BotKind::Fallback(fallback::Fallback::new(shown.grants()))
         };
         Ok(Arc::new(BotSandbox { sandbox: Arc::clone(self), kind }))
     }
@@ -293,6 +281,10 @@ impl Sandbox {
             (libc::RLIMIT_NOFILE as libc::c_int, limits.open_files, limits.open_files),
             (libc::RLIMIT_FSIZE as libc::c_int, limits.file_size, limits.file_size),
             (libc::RLIMIT_CORE as libc::c_int, 0, 0),
+            // No real-time scheduling and no raising of its priority, where
+            // arena's own limits would allow them.
+            (libc::RLIMIT_RTPRIO as libc::c_int, 0, 0),
+            (libc::RLIMIT_NICE as libc::c_int, 0, 0),
         ];
         // Counted per user namespace, or per user id of its own: never
         // every process of arena's user.

@@ -10,10 +10,12 @@
 //! mount and namespace call, kernel modules, clocks, swap, reboot, and file
 //! handles. `setsid` is refused so that every process of a box stays in its
 //! session, which the scheduler shares CPU by when no cgroup does;
-//! `sched_setaffinity` so that a bot keeps the CPU it was given. Without a
-//! cgroup to count them, `memfd_create` and System V shared memory are
-//! refused too (they escape every per-process limit). Calls that name
-//! another process (priorities, limits) are allowed on the caller only.
+//! `sched_setaffinity` so that a bot keeps the CPU it was given; inotify,
+//! whose watches on a view shared by both seats (the system folders) would
+//! tell one bot when the other opens a file. Without a cgroup to count
+//! them, `memfd_create` and System V IPC are refused too (they hold memory
+//! no per-process limit or watchdog sees). Calls that name another process
+//! (priorities, limits) are allowed on the caller only.
 //!
 //! The kernel caches the verdict of calls the filter allows whatever their
 //! arguments, so a bot's reads and writes pay nothing for it per move. The
@@ -106,9 +108,6 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_listxattr,
     libc::SYS_llistxattr,
     libc::SYS_flistxattr,
-    libc::SYS_inotify_init1,
-    libc::SYS_inotify_add_watch,
-    libc::SYS_inotify_rm_watch,
     // Waiting and events.
     libc::SYS_ppoll,
     libc::SYS_pselect6,
@@ -216,8 +215,7 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_kill,
     libc::SYS_tkill,
     libc::SYS_tgkill,
-    // Sockets (which families `socket` may make is decided below).
-    libc::SYS_socketpair,
+    // Sockets (which `socket` and `socketpair` may make is decided below).
     libc::SYS_bind,
     libc::SYS_listen,
     libc::SYS_accept,
@@ -232,16 +230,8 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_recvmmsg,
     libc::SYS_sendmsg,
     libc::SYS_sendmmsg,
-    // System V and POSIX IPC: private to a box's IPC namespace (System V
-    // shared memory is decided below).
-    libc::SYS_semget,
-    libc::SYS_semop,
-    libc::SYS_semtimedop,
-    libc::SYS_semctl,
-    libc::SYS_msgget,
-    libc::SYS_msgsnd,
-    libc::SYS_msgrcv,
-    libc::SYS_msgctl,
+    // POSIX message queues: private to a box's IPC namespace (System V
+    // IPC is decided below).
     libc::SYS_mq_open,
     libc::SYS_mq_unlink,
     libc::SYS_mq_timedsend,
@@ -280,7 +270,6 @@ const ALLOWED_X86_64: &[libc::c_long] = &[
     libc::SYS_epoll_wait,
     libc::SYS_eventfd,
     libc::SYS_signalfd,
-    libc::SYS_inotify_init,
     libc::SYS_pause,
     libc::SYS_alarm,
     libc::SYS_time,
@@ -288,7 +277,6 @@ const ALLOWED_X86_64: &[libc::c_long] = &[
     libc::SYS_vfork,
     libc::SYS_getpgrp,
     libc::SYS_arch_prctl,
-    libc::SYS_getrlimit,
     libc::SYS_futimesat,
 ];
 #[cfg(not(target_arch = "x86_64"))]
@@ -303,8 +291,8 @@ const NAMESPACE_FLAGS: u64 = (libc::CLONE_NEWNS
     | libc::CLONE_NEWUTS
     | libc::CLONE_NEWCGROUP) as u64;
 
-/// `personality` values programs set (Docker's list): queries, Linux, and
-/// no address randomisation.
+/// `personality` values programs set (Docker's list): queries, Linux,
+/// 32-bit Linux, and the old kernel version (UNAME26).
 const PERSONALITIES: [u64; 5] = [0, 0x0008, 0x0002_0000, 0x0002_0008, 0xffff_ffff];
 
 /// The architecture this build filters for (`AUDIT_ARCH_*`), and the call
@@ -377,6 +365,14 @@ pub fn filter(policy: Policy) -> Option<Filter> {
             libc::SYS_shmat,
             libc::SYS_shmdt,
             libc::SYS_shmctl,
+            libc::SYS_semget,
+            libc::SYS_semop,
+            libc::SYS_semtimedop,
+            libc::SYS_semctl,
+            libc::SYS_msgget,
+            libc::SYS_msgsnd,
+            libc::SYS_msgrcv,
+            libc::SYS_msgctl,
         ] {
             table.insert(number(call), Verdict::Allow);
         }
@@ -389,6 +385,7 @@ pub fn filter(policy: Policy) -> Option<Filter> {
         );
         table.insert(number(libc::SYS_connect), Verdict::Allow);
         table.insert(number(libc::SYS_sendto), Verdict::Allow);
+        table.insert(number(libc::SYS_socketpair), Verdict::Allow);
     } else {
         // Outside a box, unix stream sockets only, and no connecting or
         // sending by path: those would reach the host's sockets (Landlock
@@ -398,6 +395,13 @@ pub fn filter(policy: Policy) -> Option<Filter> {
             when(vec![vec![eq(0, libc::AF_UNIX as u64), masked(1, 0xf, libc::SOCK_STREAM as u64)]]),
         );
         table.insert(number(libc::SYS_sendto), when(vec![vec![masked(4, u64::MAX, 0)]]));
+        // Stream pairs only: a datagram socket, made by a pair, could send
+        // to a host socket by path through sendmsg, whose address no
+        // filter sees.
+        table.insert(
+            number(libc::SYS_socketpair),
+            when(vec![vec![eq(0, libc::AF_UNIX as u64), masked(1, 0xf, libc::SOCK_STREAM as u64)]]),
+        );
     }
     Some(bpf::compile(arch, &table, libc::ENOSYS as u16, reject_above))
 }
@@ -417,6 +421,8 @@ mod tests {
 
     #[test]
     fn the_allowlist_lets_programs_run_and_refuses_what_escapes() {
+        let unix = [libc::AF_UNIX as u64, libc::SOCK_STREAM as u64, 0, 0, 0, 0];
+        let datagram = [libc::AF_UNIX as u64, libc::SOCK_DGRAM as u64, 0, 0, 0, 0];
         for call in
             [libc::SYS_read, libc::SYS_write, libc::SYS_mmap, libc::SYS_futex, libc::SYS_execve]
         {
@@ -446,10 +452,13 @@ mod tests {
         // memfd and System V memory only where a cgroup counts them.
         assert!(decide(BOXED, libc::SYS_memfd_create, [0; 6]));
         assert!(!decide(FALLBACK, libc::SYS_memfd_create, [0; 6]));
+        assert!(!decide(FALLBACK, libc::SYS_msgget, [0; 6]));
+        assert!(!decide(BOXED, libc::SYS_inotify_init1, [0; 6]));
+        // Outside a box, no datagram socket by a pair either.
+        assert!(decide(FALLBACK, libc::SYS_socketpair, unix));
+        assert!(!decide(FALLBACK, libc::SYS_socketpair, datagram));
         // Outside a box: unix stream sockets, no connect, no sendto by path.
         let inet = [libc::AF_INET as u64, libc::SOCK_STREAM as u64, 0, 0, 0, 0];
-        let unix = [libc::AF_UNIX as u64, libc::SOCK_STREAM as u64, 0, 0, 0, 0];
-        let datagram = [libc::AF_UNIX as u64, libc::SOCK_DGRAM as u64, 0, 0, 0, 0];
         assert!(decide(BOXED, libc::SYS_socket, inet));
         assert!(!decide(FALLBACK, libc::SYS_socket, inet));
         assert!(decide(FALLBACK, libc::SYS_socket, unix));

@@ -4,8 +4,9 @@
 use std::io;
 use std::os::fd::OwnedFd;
 use std::process::ExitStatus;
+use std::sync::{Arc, Mutex};
 
-use super::scratch::ScratchFolder;
+use super::fallback::ScratchFolder;
 use super::spawn::{self, Spawned};
 use super::{boxed, cgroup, watchdog};
 use crate::sandbox::{LimitReached, SandboxError};
@@ -68,9 +69,15 @@ impl Handle {
 
 /// How a sandboxed process's end is read.
 pub enum ProcessEnd {
-    /// A box: the report pipe of its first process, its cgroup and its
-    /// memory watch (released once the box is gone).
-    Box { report: OwnedFd, cgroup: Option<cgroup::Lease>, watch: Option<watchdog::Watch> },
+    /// A box: the report pipe of its first process, its cgroup, its
+    /// memory watch and its network namespace (with its bot's free ones,
+    /// where it goes back), all released once the box is gone.
+    Box {
+        report: OwnedFd,
+        cgroup: Option<cgroup::Lease>,
+        watch: Option<watchdog::Watch>,
+        network: Option<(OwnedFd, Arc<Mutex<Vec<OwnedFd>>>)>,
+    },
     /// The fallback: the process itself, and its memory watch.
     Plain { watch: watchdog::Watch },
 }
@@ -80,7 +87,10 @@ impl ProcessEnd {
     /// status of the process arena waited for (a box's first process).
     pub fn finish(self, waited: ExitStatus) -> (ExitStatus, Option<LimitReached>) {
         match self {
-            ProcessEnd::Box { report, cgroup, watch } => {
+            ProcessEnd::Box { report, cgroup, watch, network } => {
+                if let Some((namespace, free)) = network {
+                    free.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(namespace);
+                }
                 let status = boxed::bot_status(&report).unwrap_or(waited);
                 let reached = if watch.as_ref().is_some_and(|watch| watch.killed_for_memory()) {
                     Some(LimitReached::Memory)

@@ -11,7 +11,7 @@
 //! the IPC namespace's limits, and `memfd_create` is refused without a
 //! cgroup. The check runs on its own thread, never on a game's.
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
@@ -23,8 +23,12 @@ const INTERVAL: Duration = Duration::from_millis(50);
 
 /// A box the watchdog looks at.
 struct Watched {
-    /// The box's first process: every other is its descendant.
+    /// The box's first process (every other is its descendant), or a
+    /// fallback bot's process.
     pid: u32,
+    /// Whether `pid`'s own memory counts: not a box's first process, a
+    /// copy of the arena that shares its pages.
+    counts_itself: bool,
     pidfd: OwnedFd,
     limit_bytes: u64,
     over: Arc<AtomicBool>,
@@ -55,14 +59,29 @@ pub struct Watch {
 
 impl Watch {
     /// Watches the box whose first process is `pid` (`pidfd` a duplicate
-    /// of its descriptor, for killing it).
-    pub fn start(pid: u32, pidfd: OwnedFd, limit_bytes: u64) -> Watch {
-        let over = Arc::new(AtomicBool::new(false));
+    /// of its descriptor, for killing it): its descendants' memory.
+    pub fn first_process(pid: u32, pidfd: OwnedFd, limit_bytes: u64) -> Watch {
+        Watch::start(Watched {
+            pid,
+            counts_itself: false,
+            pidfd,
+            limit_bytes,
+            over: Arc::default(),
+        })
+    }
+
+    /// Watches a bot's process outside a box and its descendants.
+    pub fn process(pid: u32, pidfd: OwnedFd, limit_bytes: u64) -> Watch {
+        Watch::start(Watched { pid, counts_itself: true, pidfd, limit_bytes, over: Arc::default() })
+    }
+
+    fn start(watched: Watched) -> Watch {
+        let watch = Watch { pid: watched.pid, over: Arc::clone(&watched.over) };
         let registry = registry();
         let mut boxes = registry.boxes.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        boxes.push(Watched { pid, pidfd, limit_bytes, over: Arc::clone(&over) });
+        boxes.push(watched);
         registry.wake.notify_one();
-        Watch { pid, over }
+        watch
     }
 
     /// Whether the watchdog killed the box for its memory.
@@ -81,19 +100,24 @@ impl Drop for Watch {
 fn watch() {
     let registry = registry();
     loop {
-        let pids: Vec<(u32, u64)> = {
+        let pids: Vec<(u32, bool, u64)> = {
             let mut boxes = registry.boxes.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             while boxes.is_empty() {
                 boxes = registry.wake.wait(boxes).unwrap_or_else(|poisoned| poisoned.into_inner());
             }
-            boxes.iter().map(|watched| (watched.pid, watched.limit_bytes)).collect()
+            boxes
+                .iter()
+                .map(|watched| (watched.pid, watched.counts_itself, watched.limit_bytes))
+                .collect()
         };
         // Measured without the lock: starting and ending boxes never wait
         // for /proc.
         let over: Vec<u32> = pids
             .into_iter()
-            .filter(|&(pid, limit)| box_memory(pid) > limit)
-            .map(|(pid, _)| pid)
+            .filter(|&(pid, itself, limit)| {
+                descendants_memory(pid) + if itself { resident_unbacked(pid) } else { 0 } > limit
+            })
+            .map(|(pid, _, _)| pid)
             .collect();
         if !over.is_empty() {
             let boxes = registry.boxes.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -101,33 +125,37 @@ fn watch() {
                 watched.over.store(true, Ordering::Release);
                 // The descriptor names the process itself, never a pid
                 // that was reused.
-                if watched.pidfd.as_raw_fd() >= 0 {
-                    kill_pidfd(&watched.pidfd);
-                }
+                kill_pidfd(&watched.pidfd);
             }
         }
         std::thread::sleep(INTERVAL);
     }
 }
 
-/// Bytes of anonymous and shared memory resident in `pid` and all its
-/// descendants.
-pub fn box_memory(pid: u32) -> u64 {
+/// Bytes of anonymous and shared memory resident in the descendants of
+/// `pid`.
+fn descendants_memory(pid: u32) -> u64 {
     let mut total = 0;
-    let mut pending = vec![pid];
+    let mut pending = children(pid);
     while let Some(pid) = pending.pop() {
         total += resident_unbacked(pid);
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
-        for task in tasks.flatten() {
-            let children = task.path().join("children");
-            if let Ok(text) = std::fs::read_to_string(children) {
-                pending.extend(
-                    text.split_ascii_whitespace().filter_map(|pid| pid.parse::<u32>().ok()),
-                );
-            }
-        }
+        pending.extend(children(pid));
     }
     total
+}
+
+/// The children of every thread of `pid`.
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|text| {
+            text.split_ascii_whitespace()
+                .filter_map(|pid| pid.parse::<u32>().ok())
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// RssAnon and RssShmem of one process, in bytes.
@@ -147,15 +175,23 @@ mod tests {
 
     #[test]
     fn a_process_tree_memory_counts_its_children() {
-        // A shell that starts a child holding 64 MiB of anonymous memory.
+        // A process holding 64 MiB of anonymous memory, with a child (a new
+        // program, as a box's bot is) that holds 64 MiB more: only the
+        // child's count.
+        let grandchild = "b=bytearray(64<<20)\nimport time\ntime.sleep(30)";
+        let parent = format!(
+            "import subprocess\nb=bytearray(64<<20)\nsubprocess.run(['python3','-c',{grandchild:?}])"
+        );
         let mut child = std::process::Command::new("python3")
-            .args(["-c", "import os,time\nif os.fork()==0:\n b=bytearray(64<<20)\n time.sleep(30)\nelse:\n time.sleep(30)"])
+            .args(["-c", &parent])
             .spawn()
             .expect("python3 runs");
         let pid = child.id();
         let mut seen = 0;
-        for _ in 0..100 {
-            seen = box_memory(pid);
+        // Python starting and filling its memory may take a while on a
+        // loaded machine.
+        for _ in 0..400 {
+            seen = descendants_memory(pid);
             if seen > 60 << 20 {
                 break;
             }
@@ -164,6 +200,6 @@ mod tests {
         let _ = std::process::Command::new("pkill").args(["-P", &pid.to_string()]).status();
         let _ = child.kill();
         let _ = child.wait();
-        assert!(seen > 60 << 20, "{seen} bytes seen");
+        assert!(seen > 60 << 20 && seen < 100 << 20, "{seen} bytes seen");
     }
 }

@@ -9,6 +9,8 @@ use std::io;
 pub enum Failed {
     Namespaces = 21,
     Cgroup = 22,
+    Hide = 23,
+    Pipes = 24,
     Isolate = 1,
     Open,
     Identity,
@@ -33,9 +35,11 @@ pub enum Failed {
 
 impl Failed {
     pub(super) fn from_code(code: u32) -> Failed {
-        const ALL: [Failed; 22] = [
+        const ALL: [Failed; 24] = [
             Failed::Namespaces,
             Failed::Cgroup,
+            Failed::Hide,
+            Failed::Pipes,
             Failed::Isolate,
             Failed::Open,
             Failed::Identity,
@@ -65,6 +69,8 @@ impl Failed {
         match self {
             Failed::Namespaces => "making the box's namespaces",
             Failed::Cgroup => "joining the box's cgroup",
+            Failed::Hide => "hiding a path inside a view of the box",
+            Failed::Pipes => "making the box's pipes",
             Failed::Isolate => "isolating the box (session, mount propagation)",
             Failed::Open => "opening a path the box shows",
             Failed::Identity => "taking the box's user id",

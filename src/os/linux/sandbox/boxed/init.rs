@@ -7,6 +7,9 @@ use std::os::fd::RawFd;
 use super::bot::bot_main;
 use super::failed::{at, errno};
 use super::plan::Step;
+
+/// The empty file in a box's root that hidden files are covered with.
+const EMPTY: &std::ffi::CStr = c".empty";
 use super::{
     BUILD_AT, BoxStart, Failed, InitJob, Network, REPORT_ENDED, REPORT_FAILED, REPORT_STARTED,
     Report,
@@ -46,13 +49,8 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
         blank(&start.command_line);
-        for &join in &start.cgroup_joins {
-            if libc::write(join, c"0".as_ptr().cast(), 1) != 1 {
-                return Err((Failed::Cgroup, errno()));
-            }
-        }
         libc::close(job.sync_write);
-        keep_only(&job.keep);
+        keep_only(job.keep);
         // The arena writes the id maps and the cgroup first; nothing comes
         // (end of file) if it died meanwhile.
         let mut go = 0u8;
@@ -60,6 +58,13 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
             libc::_exit(1);
         }
         libc::close(job.sync_read);
+        // Into the box's cgroup, as a single thread (see `cgroup`); after
+        // the go, so that a failure comes back as a report.
+        for &join in &start.cgroup_joins {
+            if libc::write(join, c"0".as_ptr().cast(), 1) != 1 {
+                return Err((Failed::Cgroup, errno()));
+            }
+        }
         // Its memory is a copy of the arena's: nothing in the box may read
         // it (ptrace, /proc/1/mem), and its command line (world-readable as
         // /proc/1/cmdline) was blanked above. Only now: the arena writes
@@ -143,7 +148,7 @@ unsafe fn blank(range: &std::ops::Range<usize>) {
 
 /// Closes every descriptor but `keep` (sorted): the copies of the arena's
 /// files, other bots' pipes among them, which a box must not hold.
-unsafe fn keep_only(keep: &[RawFd; 5]) {
+unsafe fn keep_only(keep: &[RawFd]) {
     let mut from = 3u32;
     for &fd in keep {
         let fd = fd as u32;
@@ -201,6 +206,7 @@ const MOUNT_ATTR_NOEXEC: u64 = 0x8;
 /// Makes the box's root at [`BUILD_AT`] and enters it.
 unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed, i32)> {
     let no_data = std::ptr::null::<c_void>();
+    let no_type = std::ptr::null::<c_char>();
     let tmpfs = c"tmpfs".as_ptr();
     let secure = libc::MS_NOSUID | libc::MS_NODEV;
     // SAFETY: mounts, folders and links made from prepared C strings; all
@@ -217,6 +223,11 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
             ),
         )?;
         at(Failed::Root, libc::chdir(BUILD_AT.as_ptr()))?;
+        // What an empty file laid over a hidden one is bound from.
+        let empty =
+            libc::open(EMPTY.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o444);
+        at(Failed::Root, empty)?;
+        libc::close(empty);
         at(Failed::Scratch, libc::mkdir(c"tmp".as_ptr(), 0o755))?;
         at(
             Failed::Scratch,
@@ -240,16 +251,14 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
             ),
         )?;
         at(Failed::Devices, libc::mkdir(c"dev".as_ptr(), 0o755))?;
+        // /dev/shm is a folder of the scratch tmpfs, so that both share
+        // one size.
         at(Failed::Devices, libc::mkdir(c"dev/shm".as_ptr(), 0o755))?;
+        at(Failed::Devices, libc::mkdir(c"tmp/.shm".as_ptr(), 0o1777))?;
+        at(Failed::Devices, libc::chmod(c"tmp/.shm".as_ptr(), 0o1777))?;
         at(
             Failed::Devices,
-            libc::mount(
-                tmpfs,
-                c"dev/shm".as_ptr(),
-                tmpfs,
-                secure,
-                start.scratch_options.as_ptr().cast(),
-            ),
+            libc::mount(c"tmp/.shm".as_ptr(), c"dev/shm".as_ptr(), no_type, libc::MS_BIND, no_data),
         )?;
         for (link, target) in [
             (c"dev/fd", c"/proc/self/fd"),
@@ -332,6 +341,40 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
                     if written != contents.len() as isize {
                         return Err((Failed::View, errno()));
                     }
+                }
+                Step::Hide { target, file: false } => {
+                    at(
+                        Failed::Hide,
+                        libc::mount(
+                            tmpfs,
+                            target.as_ptr(),
+                            tmpfs,
+                            secure | libc::MS_RDONLY | libc::MS_NOEXEC,
+                            c"size=4k,mode=0555".as_ptr().cast(),
+                        ),
+                    )?;
+                }
+                Step::Hide { target, file: true } => {
+                    at(
+                        Failed::Hide,
+                        libc::mount(
+                            EMPTY.as_ptr(),
+                            target.as_ptr(),
+                            no_type,
+                            libc::MS_BIND,
+                            no_data,
+                        ),
+                    )?;
+                    at(
+                        Failed::Hide,
+                        libc::mount(
+                            std::ptr::null(),
+                            target.as_ptr(),
+                            no_type,
+                            libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | secure,
+                            no_data,
+                        ),
+                    )?;
                 }
                 Step::Link { path, target } => {
                     if libc::symlink(target.as_ptr(), path.as_ptr()) < 0 && errno() != libc::EEXIST

@@ -12,10 +12,12 @@
 //!
 //! 1. arena: `clone` (no shared memory: the box's first process keeps a
 //!    copy of arena's, touching only what was prepared for it);
-//! 2. arena: the child's user and group id maps, and its cgroup; then a
-//!    byte on the sync pipe lets it go on;
-//! 3. first process: it dies with the arena (`PR_SET_PDEATHSIG`), keeps
-//!    only the descriptors it needs, starts a session (one CPU share per
+//! 2. arena: the child's user and group id maps; then a byte on the sync
+//!    pipe lets it go on;
+//! 3. first process: it dies with the thread that started it, arena's
+//!    (`PR_SET_PDEATHSIG`; bots are started on threads that live as long as
+//!    their runs), keeps only the descriptors it needs, joins its cgroup (as
+//!    a single thread), makes itself undumpable, starts a session (one CPU share per
 //!    box where the scheduler shares by session), opens every host path
 //!    the box shows (while it still may read them: under root, before it
 //!    becomes the box's root), makes the root (a tmpfs) with the box's
@@ -143,7 +145,7 @@ struct InitJob<'a> {
     sync_read: RawFd,
     sync_write: RawFd,
     /// The descriptors to keep, sorted; every other is closed at once.
-    keep: [RawFd; 5],
+    keep: &'a [RawFd],
     mask: libc::sigset_t,
     bot_stack_top: *mut c_void,
     /// Where the bot's process, which shares the first process's memory,
@@ -154,11 +156,11 @@ struct InitJob<'a> {
 /// Starts `start`'s bot in a new box.
 pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
     let fail = |step: Failed| move |error: io::Error| StartFailure { step, error };
-    let (stdin_read, stdin_write) = pipe().map_err(fail(Failed::Isolate))?;
-    let (stdout_read, stdout_write) = pipe().map_err(fail(Failed::Isolate))?;
-    let (stderr_read, stderr_write) = pipe().map_err(fail(Failed::Isolate))?;
-    let (report_read, report_write) = pipe().map_err(fail(Failed::Isolate))?;
-    let (sync_read, sync_write) = pipe().map_err(fail(Failed::Isolate))?;
+    let (stdin_read, stdin_write) = pipe().map_err(fail(Failed::Pipes))?;
+    let (stdout_read, stdout_write) = pipe().map_err(fail(Failed::Pipes))?;
+    let (stderr_read, stderr_write) = pipe().map_err(fail(Failed::Pipes))?;
+    let (report_read, report_write) = pipe().map_err(fail(Failed::Pipes))?;
+    let (sync_read, sync_write) = pipe().map_err(fail(Failed::Pipes))?;
     let argv = null_terminated(&start.argv);
     let envp = null_terminated(&start.envp);
     let mut views = vec![-1 as c_int; start.plan.views.max(1)];
@@ -172,13 +174,14 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
             top.sub(top as usize % 16).cast::<c_void>()
         }
     };
-    let mut keep = [
+    let mut keep = vec![
         stdin_read.as_raw_fd(),
         stdout_write.as_raw_fd(),
         stderr_write.as_raw_fd(),
         report_write.as_raw_fd(),
         sync_read.as_raw_fd(),
     ];
+    keep.extend(&start.cgroup_joins);
     keep.sort_unstable();
     let mut job = InitJob {
         start,
@@ -189,8 +192,8 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
         report: report_write.as_raw_fd(),
         sync_read: sync_read.as_raw_fd(),
         sync_write: sync_write.as_raw_fd(),
-        keep,
-        mask: block_signals(),
+        keep: &keep,
+        mask: unsafe { std::mem::zeroed() },
         bot_stack_top: top(&mut bot_stack),
         bot_failure: (0, 0),
     };
@@ -201,26 +204,26 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
         | libc::CLONE_NEWUTS
         | libc::CLONE_PIDFD
         | libc::SIGCHLD;
+    // The child is made in the network namespace this thread is in: to
+    // join one, this thread enters it for the clone and goes back after.
     let joined = match start.network {
         Network::Host => None,
         Network::Own => {
             flags |= libc::CLONE_NEWNET;
             None
         }
-        // The child is made in the namespace this thread is in: this
-        // thread enters it for the clone, and goes back after.
         Network::Join(namespace) => {
             let here = std::fs::File::open("/proc/thread-self/ns/net")
                 .map_err(|error| StartFailure { step: Failed::Namespaces, error })?;
             // SAFETY: setns on this thread with descriptors we hold.
             if unsafe { libc::setns(namespace, libc::CLONE_NEWNET) } != 0 {
-                restore_signals(&job.mask);
                 let error = io::Error::last_os_error();
                 return Err(StartFailure { step: Failed::Namespaces, error });
             }
             Some(here)
         }
     };
+    job.mask = block_signals();
     let mut pidfd: c_int = -1;
     // SAFETY: without CLONE_VM the child runs `init_main` on its own copy
     // of the stack and of everything `job` points to; signals are blocked
@@ -229,12 +232,14 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
         libc::clone(init_main, top(&mut init_stack), flags, (&raw mut job).cast(), &raw mut pidfd)
     };
     let clone_error = io::Error::last_os_error();
+    restore_signals(&job.mask);
     if let Some(here) = joined {
         // SAFETY: back to this thread's own namespace, which it left above.
         let back = unsafe { libc::setns(here.as_raw_fd(), libc::CLONE_NEWNET) };
+        // Only a kernel bug makes this fail; arena must not go on in a
+        // bot's namespace.
         assert_eq!(back, 0, "a thread goes back to its own network namespace");
     }
-    restore_signals(&job.mask);
     if pid < 0 {
         return Err(StartFailure { step: Failed::Namespaces, error: clone_error });
     }
@@ -332,13 +337,13 @@ pub fn probe(network: bool, as_root: bool) -> Result<(), String> {
         .into_iter()
         .find(|path| Path::new(path).exists())
         .ok_or("no `true` program in /usr/bin or /bin to try a box with")?;
-    let grants: Vec<crate::sandbox::files::Grant> = crate::sandbox::files::system_paths()
-        .into_iter()
-        .map(crate::sandbox::files::Grant::Whole)
-        .collect();
+    let shown = crate::sandbox::files::Shown {
+        whole: crate::sandbox::files::system_paths(),
+        hidden: Vec::new(),
+    };
     let program = CString::new(program).expect("no NUL");
     let start = BoxStart {
-        plan: Arc::new(BoxPlan::new(&Layout::new(&grants, &[]))),
+        plan: Arc::new(BoxPlan::new(&Layout::new(&shown, &[]))),
         argv: vec![program.clone()],
         program,
         envp: Vec::new(),

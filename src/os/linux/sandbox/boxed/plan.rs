@@ -28,6 +28,12 @@ pub(super) enum Step {
         target: CString,
         contents: Vec<u8>,
     },
+    /// A path inside a view the bot must not see: an empty read-only
+    /// folder (a tmpfs) or file is laid over it.
+    Hide {
+        target: CString,
+        file: bool,
+    },
     Link {
         path: CString,
         target: CString,
@@ -50,7 +56,8 @@ fn relative(path: &Path) -> Option<CString> {
     CString::new(text).ok()
 }
 
-fn absolute(path: &Path) -> Option<CString> {
+/// `path` as the kernel takes it.
+fn c_path(path: &Path) -> Option<CString> {
     CString::new(path.as_os_str().as_encoded_bytes()).ok()
 }
 
@@ -60,7 +67,7 @@ impl BoxPlan {
         let mut steps = Vec::new();
         for device in DEVICES {
             let path = Path::new(device);
-            if let (Some(source), Some(target)) = (absolute(path), relative(path)) {
+            if let (Some(source), Some(target)) = (c_path(path), relative(path)) {
                 steps.push(Step::View { source, target, file: true, device: true });
             }
         }
@@ -71,16 +78,16 @@ impl BoxPlan {
                 Entry::Bind { path, file: true } if let Some(contents) = copied(&path) => {
                     relative(&path).map(|target| Step::Copy { target, contents })
                 }
-                Entry::Bind { path, file } => absolute(&path)
+                Entry::Bind { path, file } => c_path(&path)
                     .zip(relative(&path))
                     .map(|(source, target)| Step::View { source, target, file, device: false }),
+                Entry::Hide { path, file } => {
+                    relative(&path).map(|target| Step::Hide { target, file })
+                }
+                // A link's target as the host has it (absolute or relative).
                 Entry::Link { path, target } => relative(&path)
-                    .zip(absolute(&target).or_else(|| relative(&target)))
-                    .map(|(path, _)| Step::Link {
-                        path,
-                        target: CString::new(target.as_os_str().as_encoded_bytes())
-                            .unwrap_or_default(),
-                    }),
+                    .zip(c_path(&target))
+                    .map(|(path, target)| Step::Link { path, target }),
             };
             steps.extend(step);
         }

@@ -12,13 +12,15 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::Arc;
 
-use super::seccomp::Filter;
+use crate::os::linux::sandbox::seccomp::Filter;
 
-use super::spawn::{check, close_inherited_files_at_exec, load_filter, set_rlimits};
+use crate::os::linux::sandbox::spawn::{
+    check, close_inherited_files_at_exec, load_filter, set_rlimits,
+};
 
 /// The user id of a bot started by root is this plus the bot's pid, so
 /// that no two live bots share one (and none is a real user's).
-pub const ROOT_BOT_UID_BASE: u32 = 0x4000_0000;
+pub use crate::os::linux::sandbox::boxed::ROOT_BOX_UID_BASE;
 
 /// Who the bot runs as.
 pub enum Identity {
@@ -28,7 +30,8 @@ pub enum Identity {
     /// the process limit count this bot's processes only. The map lines are
     /// `"{id} {id} 1"`.
     UserNamespace { uid_map: Vec<u8>, gid_map: Vec<u8> },
-    /// Started by root: a user id of its own ([`ROOT_BOT_UID_BASE`] + pid)
+    /// Started by root: a user id of its own (the id a box's bot of the
+    /// same pid would get: [`ROOT_BOX_UID_BASE`] + 2 × pid + 1)
     /// with every capability dropped except reading files that Landlock
     /// lets it read (interpreters under /root must still run). Its scratch
     /// folder is handed to that user.
@@ -107,7 +110,7 @@ impl ChildSetup {
 unsafe fn become_own_user(scratch: &CString) -> io::Result<()> {
     // SAFETY: system calls on this process only.
     unsafe {
-        let id = ROOT_BOT_UID_BASE + libc::getpid() as u32;
+        let id = ROOT_BOX_UID_BASE + 2 * libc::getpid() as u32 + 1;
         check(libc::chown(scratch.as_ptr(), id, id))?;
         // No bounding set to trim: once the user ids change, the permitted
         // set holds read search alone and can only shrink, and with

@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex};
 use ::landlock::RulesetCreated;
 
 /// How the folder of a run's scratch folders begins, before the run's pid.
-pub(super) const SCRATCH_PREFIX: &str = "arena-bots-";
+pub(in crate::os::linux::sandbox) const SCRATCH_PREFIX: &str = "arena-bots-";
 
 /// Removes the scratch folders of runs that ended without removing them
 /// (killed by SIGKILL): those whose arena process is gone.
-pub(super) fn remove_scratch_of_dead_runs() {
+pub(in crate::os::linux::sandbox) fn remove_scratch_of_dead_runs() {
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();

@@ -15,8 +15,8 @@ use std::ffi::{CString, c_char, c_int, c_void};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
-use super::fallback_child::ChildSetup;
-use super::spawn::{
+use super::child::ChildSetup;
+use crate::os::linux::sandbox::spawn::{
     Spawned, block_signals, default_signals, null_terminated, pipe, restore_signals, wait_exited,
 };
 
@@ -150,7 +150,7 @@ unsafe fn run_child(job: &ChildJob<'_>) -> c_int {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fallback_child::Identity;
+    use super::super::child::Identity;
     use super::*;
     use std::os::unix::process::ExitStatusExt;
 

@@ -1,0 +1,3 @@
+module random_bot
+
+go 1.19

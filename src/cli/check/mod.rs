@@ -1,0 +1,335 @@
+//! `arena check CMD`: a conformance checklist for a bot author's program.
+//!
+//! The bot plays a few games of each game against the built-in random
+//! player, in both seats, in one process; the second half of the games also
+//! carry a field and a message type the bot cannot know. Each item of the
+//! checklist passes only on evidence (a reply, a move, a game played), fails
+//! with its evidence, or says why it could not be judged; a failure shows
+//! the line the bot sent and a hint a beginner can act on. Every forfeit
+//! belongs to exactly one item, chosen by its typed cause, so one problem is
+//! reported once, and a hint is shown once per check.
+//!
+//! A bot that never answers `start` would fail there in every game: its
+//! first failed handshake ends the check, and what could not be judged is
+//! summed up in one line. A bot that sits waiting for input without having
+//! answered `start` has its reply stuck in its output buffer: that is
+//! judged as soon as it is seen (in a few hundred milliseconds), not at the
+//! start-up limit.
+
+mod advice;
+mod checklist;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::game_arg::{GameArg, GameArgParser, game_setup};
+use super::interrupt::Interrupt;
+use super::options::{UsageError, default_bot_name, parse_param};
+use super::reporters::warn;
+use super::sandboxing::{SandboxArgs, start_sandbox};
+use crate::games::{GameId, GameSetup, Seat};
+use crate::players::random_player;
+use crate::referee::{
+    self, Bot, BotCommand, GameProgram, LogPath, Rules, Settings, TimeControl, play_game,
+};
+use crate::results::{FileLayout, TranscriptStore};
+use crate::seeds::derive_seed;
+use crate::units::parse_duration;
+use crate::with_rules;
+use advice::Language;
+use checklist::{Evidence, Item, Played, Status, checklist, never_started, sandbox_item};
+
+/// How long a bot that has not answered `start` may sit waiting for input
+/// before its reply is judged stuck in its output buffer: long past the
+/// moment a bot that answered goes back to reading.
+const STUCK_START_AFTER: Duration = Duration::from_millis(300);
+
+/// Arguments of `arena check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Your bot's command line, e.g. "python3 my_bot.py".
+    command: String,
+    /// Check one game only (every built-in game by default): a game's id
+    /// or a game program's command line (game-protocol.md).
+    #[arg(long, value_parser = GameArgParser)]
+    game: Option<GameArg>,
+    /// Games per game id (half in each seat; the second half also carries
+    /// unknown fields and messages).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(2..))]
+    games: u64,
+    /// Time for each move reply.
+    #[arg(long, value_parser = parse_duration, default_value = "1s")]
+    move_timeout: Duration,
+    /// Time to answer each `start`.
+    #[arg(long, value_parser = parse_duration, default_value = "5s")]
+    startup_timeout: Duration,
+    /// Wait for every reply as long as it takes, for debugging your bot
+    /// (it is still told --move-timeout); the time it takes is then not
+    /// checked.
+    #[arg(long)]
+    no_time_limit: bool,
+    /// Seed of the games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Keep the transcripts and your bot's stderr logs in DIR [default: a
+    /// scratch folder, removed when the check ends].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// A game parameter, e.g. --param count=12 (repeatable; needs --game,
+    /// as parameters belong to one game; `arena games` lists them).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param, requires = "game")]
+    params: Vec<(String, serde_json::Value)>,
+    #[command(flatten)]
+    sandbox: SandboxArgs,
+}
+
+pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let command =
+        BotCommand::parse(&args.command).map_err(|error| UsageError(error.to_string()))?;
+    command.check_files().map_err(UsageError)?;
+    // Without --out, everything goes to a scratch folder that is removed
+    // when this returns, whatever happens.
+    let scratch = match &args.out {
+        Some(_) => None,
+        None => Some(
+            tempfile::Builder::new()
+                .prefix("arena-check-")
+                .tempdir()
+                .context("cannot create a scratch folder")?,
+        ),
+    };
+    let out = match (&args.out, &scratch) {
+        (Some(out), _) => out.clone(),
+        (None, scratch) => scratch.as_ref().expect("made above").path().to_owned(),
+    };
+    if let Err(error) = referee::reaper::become_subreaper() {
+        warn(&format!("cannot become a subreaper ({error})"));
+    }
+    let games: Vec<GameArg> = match &args.game {
+        Some(game) => vec![game.clone()],
+        None => GameId::ALL.iter().map(|&id| GameArg::Builtin(id)).collect(),
+    };
+    let sandbox_settings = args.sandbox.settings();
+    let setups = games
+        .iter()
+        .map(|game| {
+            game_setup(
+                game,
+                &args.params,
+                &sandbox_settings,
+                &[&out],
+                Settings::default().program_settings(),
+            )
+        })
+        .collect::<anyhow::Result<Vec<GameSetup>>>()?;
+    let mut settings = Settings {
+        time_control: TimeControl::PerMove { limit: args.move_timeout },
+        startup_timeout: args.startup_timeout,
+        no_time_limit: args.no_time_limit,
+        // Generous: this measures whether the bot exits, not how fast.
+        exit_grace: Duration::from_secs(1),
+        stuck_start_after: Some(STUCK_START_AFTER),
+        ..Settings::default()
+    };
+    let name = default_bot_name(&command);
+    let language = Language::of(&command);
+    crate::say!(
+        "Checking `{}`{} against the built-in random player: {} game{} of each of {} ({})",
+        args.command,
+        match language {
+            Some(language) => format!(" ({})", language.name()),
+            None => String::new(),
+        },
+        args.games,
+        if args.games == 1 { "" } else { "s" },
+        setups.iter().map(|setup| setup.game().name()).collect::<Vec<_>>().join(", "),
+        match &args.out {
+            Some(out) => format!("logs and transcripts in {}", out.display()),
+            None => "keep its logs and transcripts with --out DIR".to_owned(),
+        }
+    );
+    let (sandbox, sandbox_line) = start_sandbox(&sandbox_settings, &[&out])?;
+    settings.sandbox_line = sandbox_line.into();
+    // A game program runs in the same sandbox as the bot, apart from it.
+    let mut commands = vec![command];
+    if let Some(GameArg::Program(game)) = &args.game {
+        commands.push(game.clone());
+    }
+    if let Some(sandbox) = &sandbox {
+        BotCommand::sandbox_all(&mut commands, sandbox)?;
+    }
+    let game_command = commands.get(1).cloned();
+    let command = commands.swap_remove(0);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let interrupt =
+        runtime.block_on(async { Interrupt::listen() }).context("cannot listen for Ctrl-C")?;
+    let (mut failed, mut not_judged) = (0, 0);
+    let mut hints_shown = HashSet::new();
+    let mut ever_started = false;
+    let mut not_checked: &[GameSetup] = &[];
+    for (position, setup) in setups.iter().enumerate() {
+        let game = setup.game();
+        let folder = out.join(game.name());
+        for sub in ["transcripts", "logs"] {
+            std::fs::create_dir_all(folder.join(sub))
+                .with_context(|| format!("cannot create {}", folder.display()))?;
+        }
+        // A signal abandons the games: their bots are killed as the
+        // sessions are dropped.
+        let program = |game| {
+            let command = game_command.clone().expect("a game program has its command");
+            GameProgram::of(game, command, settings.program_settings())
+        };
+        let evidence = with_rules!(game, program, rules => {
+            runtime.block_on(async {
+                let evidence = tokio::select! {
+                    evidence = gather(&mut rules, &name, &command, &settings, &args, setup, &folder, language) => evidence.map(Some),
+                    () = interrupt.wait() => Ok(None),
+                };
+                rules.stop().await;
+                evidence
+            })?
+        });
+        let Some(evidence) = evidence else {
+            referee::reaper::sweep_orphans();
+            crate::say!("\ninterrupted: the checklist is incomplete");
+            return Ok(ExitCode::from(super::EXIT_INTERRUPTED));
+        };
+        let mut items = checklist(&evidence, &settings);
+        items.push(sandbox_item(&evidence, sandbox.as_deref().map(|sandbox| sandbox.limits())));
+        crate::say!("\n{}:", game.title());
+        print_items(&items, &mut hints_shown);
+        failed += items.iter().filter(|item| item.status == Status::Fail).count();
+        not_judged += items.iter().filter(|item| item.status != Status::Pass).count()
+            - items.iter().filter(|item| item.status == Status::Fail).count();
+        ever_started |= evidence.games.iter().any(Played::answered_start);
+        if !ever_started && never_started(&evidence.games) {
+            not_checked = &setups[position + 1..];
+            break;
+        }
+    }
+    referee::reaper::sweep_orphans();
+    if !not_checked.is_empty() {
+        let titles: Vec<&str> = not_checked.iter().map(|setup| setup.game().title()).collect();
+        crate::say!(
+            "\nNot checked: {}. A bot that does not answer `start` fails there in every game: fix the failure above and check again (--game GAME checks one game).",
+            titles.join(", ")
+        );
+    }
+    crate::say!();
+    if failed == 0 {
+        crate::say!("All checks passed.");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        let mut summary = format!("{failed} check{} failed", if failed == 1 { "" } else { "s" });
+        if not_judged > 0 {
+            summary.push_str(&format!("; {not_judged} could not be judged"));
+        }
+        if !not_checked.is_empty() {
+            let count = not_checked.len();
+            summary.push_str(&format!("; {count} game{} not checked", plural(count)));
+        }
+        crate::say!("{summary}.");
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+/// Prints a game's checklist: the items judged (and those the user chose
+/// not to check), each with its evidence; then those not judged for want
+/// of evidence, in one line when there are several. A hint already shown
+/// in this check is not repeated.
+fn print_items(items: &[Item], hints_shown: &mut HashSet<String>) {
+    let (unjudged, judged): (Vec<&Item>, Vec<&Item>) =
+        items.iter().partition(|item| item.status == Status::NotJudged);
+    for item in judged {
+        print_item(item, hints_shown);
+    }
+    match unjudged.as_slice() {
+        [] => {}
+        [item] => print_item(item, hints_shown),
+        many => {
+            let titles: Vec<&str> = many.iter().map(|item| item.title).collect();
+            crate::say!("  SKIP  not judged, for want of evidence: {}", titles.join("; "));
+        }
+    }
+}
+
+fn print_item(item: &Item, hints_shown: &mut HashSet<String>) {
+    let status = match item.status {
+        Status::Pass => "PASS",
+        Status::Fail => "FAIL",
+        Status::Skip | Status::NotJudged => "SKIP",
+    };
+    crate::say!("  {status}  {}: {}", item.title, item.evidence);
+    if let Some(line) = &item.line {
+        crate::say!("        it sent: {line}");
+    }
+    if let Some(hint) = &item.hint
+        && hints_shown.insert(hint.clone())
+    {
+        crate::say!("        hint: {hint}");
+    }
+}
+
+/// Plays the games of one game and collects what happened.
+#[allow(clippy::too_many_arguments)]
+async fn gather<R: Rules>(
+    rules: &mut R,
+    name: &str,
+    command: &BotCommand,
+    base: &Settings,
+    args: &CheckArgs,
+    setup: &GameSetup,
+    folder: &Path,
+    language: Option<Language>,
+) -> anyhow::Result<Evidence> {
+    let mut bot = Bot::new(name, command.clone());
+    let mut random = Bot::local("random", random_player());
+    let layout = FileLayout {
+        folder: folder.into(),
+        transcripts: TranscriptStore::Files,
+        game_logs: setup.game().program().is_some(),
+    };
+    let probed_from = (args.games / 2) as usize;
+    let mut games = Vec::new();
+    for index in 0..args.games {
+        let settings = Settings { probe_unknown: index as usize >= probed_from, ..base.clone() };
+        let pid = bot.ensure_running(&settings).context("cannot start the bot")?.pid();
+        let seat = if index % 2 == 0 { Seat::One } else { Seat::Two };
+        let seated =
+            if seat == Seat::One { [&mut bot, &mut random] } else { [&mut random, &mut bot] };
+        let names = [seated[0].name.clone(), seated[1].name.clone()];
+        let files = layout.files(index + 1, [&names[0], &names[1]]);
+        let log = files.stderr_logs[seat.index()].as_ref().map(LogPath::path).unwrap_or_default();
+        let report =
+            play_game(rules, setup, seated, derive_seed(args.seed, index), &settings, &files)
+                .await
+                .context("cannot start the bot")?;
+        if let Some(fault) = &report.void {
+            // The bot cannot be judged on a game that failed.
+            bot.stop(base).await;
+            anyhow::bail!(
+                "game {} is void: {}\n(check the game itself with `arena check-game`)",
+                index + 1,
+                fault.detail()
+            );
+        }
+        games.push(Played { report, seat, pid, log });
+        if never_started(&games) {
+            break;
+        }
+    }
+    // The built-in player's exit is not judged: it is ended at once, while
+    // the bot has its grace.
+    let ours = Settings { exit_grace: Duration::ZERO, ..base.clone() };
+    let (stopped, _) = tokio::join!(bot.stop(base), random.stop(&ours));
+    Ok(Evidence { games, stopped, probed_from, logs_kept: args.out.is_some(), language })
+}

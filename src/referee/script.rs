@@ -1,0 +1,171 @@
+//! Before the first game: the files a bot's command names are there and
+//! readable. A mistyped script (`python3 bots/nope.py`) is refused at once,
+//! naming it, instead of every game being recorded as a crash.
+
+use std::path::Path;
+
+use super::BotCommand;
+
+/// How an interpreter's words are read: the options after which it runs
+/// code given inline or a module rather than a script, and those that take
+/// the next word as their value.
+struct Interpreter {
+    names: &'static [&'static str],
+    inline: &'static [&'static str],
+    with_value: &'static [&'static str],
+}
+
+const INTERPRETERS: [Interpreter; 5] = [
+    Interpreter {
+        names: &["python", "pypy"],
+        inline: &["-c", "-m"],
+        with_value: &["-W", "-X", "--check-hash-based-pycs"],
+    },
+    Interpreter {
+        names: &["node", "nodejs", "bun", "deno"],
+        inline: &["-e", "-p", "--eval", "--print", "run", "eval"],
+        with_value: &["-r", "--require", "--import", "--loader", "--conditions", "-C"],
+    },
+    Interpreter { names: &["ruby"], inline: &["-e"], with_value: &["-I", "-r", "-C", "-E"] },
+    Interpreter { names: &["perl"], inline: &["-e", "-E"], with_value: &["-I", "-M", "-m"] },
+    Interpreter {
+        names: &["sh", "bash", "dash", "zsh", "ksh"],
+        inline: &["-c"],
+        with_value: &["-o", "-O", "+o", "+O"],
+    },
+];
+
+/// What a command's interpreter runs, as far as arena knows its words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Script<'a> {
+    /// This file (a script, or `java -jar`'s archive).
+    File(&'a str),
+    /// Code given inline (`python3 -c`, `node -e`) or a module
+    /// (`python3 -m`), or no script at all: no file to look for.
+    None,
+    /// A program whose words arena does not know.
+    Unknown,
+}
+
+impl BotCommand {
+    /// Checks the program ([`BotCommand::check_program`]) and the file an
+    /// interpreter is given to run (a script, or `java -jar`'s archive):
+    /// it must exist and be readable. The error says what is wrong with
+    /// which file; the caller names the bot.
+    pub fn check_files(&self) -> Result<(), String> {
+        self.check_program()?;
+        let Script::File(script) = self.script() else { return Ok(()) };
+        let path = match &self.dir {
+            Some(dir) => dir.join(script),
+            None => Path::new(script).to_owned(),
+        };
+        let what = match self.argv.iter().any(|word| word == "-jar") {
+            true => "archive",
+            false => "script",
+        };
+        match path.metadata() {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Err(format!(
+                "{what} `{}` does not exist (`{}` runs it)",
+                path.display(),
+                self.argv[0]
+            )),
+            Err(error) => Err(format!("{what} `{}` cannot be reached: {error}", path.display())),
+            // A folder is a script to Python (its __main__.py).
+            Ok(meta) if meta.is_dir() => Ok(()),
+            Ok(_) => match std::fs::File::open(&path) {
+                Ok(_) => Ok(()),
+                Err(error) => Err(format!(
+                    "{what} `{}` cannot be read ({error}): make it readable, e.g. chmod a+r",
+                    path.display()
+                )),
+            },
+        }
+    }
+
+    /// The file the command's interpreter runs, for an interpreter whose
+    /// words arena knows: the first word that is not an option (nor an
+    /// option's value), or for `java` the archive of `-jar`.
+    pub fn script(&self) -> Script<'_> {
+        let Some((program, words)) = self.argv.split_first() else { return Script::Unknown };
+        let Some(name) = Path::new(program).file_name().and_then(|name| name.to_str()) else {
+            return Script::Unknown;
+        };
+        fn file(word: Option<&String>) -> Script<'_> {
+            word.map_or(Script::None, |word| Script::File(word))
+        }
+        if name == "java" {
+            let at = words.iter().position(|word| word == "-jar");
+            return at.map_or(Script::None, |at| file(words.get(at + 1)));
+        }
+        let Some(interpreter) = INTERPRETERS.iter().find(|interpreter| {
+            interpreter.names.iter().any(|known| {
+                name.strip_prefix(known)
+                    .is_some_and(|version| version.chars().all(|c| c.is_ascii_digit() || c == '.'))
+            })
+        }) else {
+            return Script::Unknown;
+        };
+        let mut words = words.iter();
+        while let Some(word) = words.next() {
+            let option = word.split('=').next().unwrap_or(word);
+            if interpreter.inline.contains(&option) {
+                return Script::None;
+            }
+            if interpreter.with_value.contains(&word.as_str()) {
+                words.next();
+            } else if word == "--" {
+                return file(words.next());
+            } else if !word.starts_with('-') && !word.starts_with('+') {
+                return Script::File(word);
+            }
+        }
+        Script::None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn script(line: &str) -> Option<String> {
+        match BotCommand::parse(line).unwrap().script() {
+            Script::File(file) => Some(file.to_owned()),
+            Script::None | Script::Unknown => None,
+        }
+    }
+
+    #[test]
+    fn the_script_is_the_interpreters_first_word_that_is_not_an_option() {
+        assert_eq!(
+            script("python3 -u bots/my_bot.py --level 3").as_deref(),
+            Some("bots/my_bot.py")
+        );
+        assert_eq!(script("/usr/bin/python3.11 -W ignore bot.py").as_deref(), Some("bot.py"));
+        assert_eq!(script("python3 -c 'import a.b'"), None);
+        assert_eq!(script("python3 -m my.bot"), None);
+        assert_eq!(script("node --require ./x.js strong.js").as_deref(), Some("strong.js"));
+        assert_eq!(script("node -e 'x'"), None);
+        assert_eq!(script("java -jar build/bot.jar --fast").as_deref(), Some("build/bot.jar"));
+        assert_eq!(script("java -cp build Main"), None);
+        assert_eq!(script("bash -o errexit run.sh").as_deref(), Some("run.sh"));
+        assert_eq!(script("target/release/random-bot bot.py"), None);
+        assert_eq!(script("python3"), None);
+    }
+
+    #[test]
+    fn a_missing_or_unreadable_script_is_refused() {
+        let folder = tempfile::tempdir().unwrap();
+        let command = |line: &str| {
+            let mut command = BotCommand::parse(line).unwrap();
+            command.dir = Some(folder.path().to_owned());
+            command
+        };
+        let missing = command("python3 nope.py").check_files().unwrap_err();
+        assert!(missing.starts_with("script `") && missing.contains("nope.py` does not exist"));
+        std::fs::write(folder.path().join("bot.py"), "").unwrap();
+        assert_eq!(command("python3 bot.py").check_files(), Ok(()));
+        assert_eq!(command("python3 -c 'import nope.py'").check_files(), Ok(()));
+        let jar = command("java -jar bot.jar").check_files().unwrap_err();
+        assert!(jar.starts_with("archive `"), "{jar}");
+    }
+}
