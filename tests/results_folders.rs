@@ -346,7 +346,7 @@ fn a_folder_written_by_an_earlier_arena_resumes() {
         "{}",
         resumed.stdout
     );
-    assert_eq!(tournament_json(&out)["format"], 2);
+    assert_eq!(tournament_json(&out)["format"], 3);
     assert_eq!(tournament_json(&out)["seed_key"], "public");
 }
 
