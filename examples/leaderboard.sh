@@ -10,6 +10,8 @@
 #
 # ARENA (default target/release/arena) and LEAGUE (default
 # tournaments/league.toml) choose the binary and the tournament file.
+# ARENA_SEED_KEY, the same secret for every shard, keys the seat seeds
+# (arena refuses --shard without it, as the shards would not merge).
 set -euo pipefail
 arena=${ARENA:-target/release/arena}
 league=${LEAGUE:-tournaments/league.toml}

@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 mod archive;
+mod bits;
 pub mod cli;
 mod events;
 pub mod games;

@@ -109,6 +109,13 @@ impl GameRow {
     }
 
     /// The forfeit reason of the bot in `seat`, if it forfeited.
+    /// The row as a line of games.csv, after the header line if `header`.
+    pub fn csv_line(&self, header: bool) -> std::io::Result<Vec<u8>> {
+        let mut writer = csv::WriterBuilder::new().has_headers(header).from_writer(Vec::new());
+        writer.serialize(self).map_err(std::io::Error::other)?;
+        writer.into_inner().map_err(|error| error.into_error())
+    }
+
     pub fn forfeit_reason_of(&self, seat: Seat) -> Option<ForfeitReason> {
         if seat == Seat::One { self.forfeit1 } else { self.forfeit2 }
     }
@@ -122,7 +129,8 @@ pub struct FileLayout {
 }
 
 /// Where a results folder keeps its games' transcripts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum TranscriptStore {
     /// Nowhere.
     Off,
@@ -167,24 +175,38 @@ impl FileLayout {
 /// Appends rows to games.csv, flushing each one as it is written so a crash
 /// loses nothing that finished.
 pub struct GamesCsv {
-    writer: csv::Writer<File>,
+    file: File,
+    /// Whether the file is empty: its first row comes with the header.
+    new: bool,
 }
 
 impl GamesCsv {
-    /// Opens `path` to append rows, writing the header only if it is empty.
+    /// Opens `path` to append rows; the header goes first if it is empty.
     pub fn append_to(path: &Path) -> std::io::Result<GamesCsv> {
         let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-        let empty = file.metadata()?.len() == 0;
-        Ok(GamesCsv { writer: csv::WriterBuilder::new().has_headers(empty).from_writer(file) })
+        let new = file.metadata()?.len() == 0;
+        Ok(GamesCsv { file, new })
     }
 
-    /// Appends `row` and flushes it. Fails if the file was deleted (its
+    /// Appends `row`, written at once. Fails if the file was deleted (its
     /// folder removed mid-run): rows written to it would be lost unseen.
     pub fn append(&mut self, row: &GameRow) -> std::io::Result<()> {
+        let line = row.csv_line(self.takes_header())?;
+        self.append_lines(&line)
+    }
+
+    /// Whether the next row must bring the header (the file is new); from
+    /// then on it must not.
+    pub fn takes_header(&mut self) -> bool {
+        std::mem::take(&mut self.new)
+    }
+
+    /// Appends rows already written as CSV (see [`GameRow::csv_line`]).
+    pub fn append_lines(&mut self, lines: &[u8]) -> std::io::Result<()> {
+        use std::io::Write;
         use std::os::unix::fs::MetadataExt;
-        self.writer.serialize(row).map_err(std::io::Error::other)?;
-        self.writer.flush()?;
-        if self.writer.get_ref().metadata()?.nlink() == 0 {
+        self.file.write_all(lines)?;
+        if self.file.metadata()?.nlink() == 0 {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
                 "the file was deleted while the run went on",

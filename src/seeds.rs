@@ -42,11 +42,19 @@ pub fn fresh_seed() -> u64 {
     mix(nanos ^ u64::from(std::process::id())) % 1_000_000_000
 }
 
-/// The environment variable that holds the key seat seeds derive with. A
-/// public leaderboard sets it from a CI secret; without it the key is a
-/// public default, and a bot that knows the tournament file can work out
-/// the other seat's seed.
+/// The environment variable that holds the key seat seeds derive with. The
+/// shards of one tournament share it (or a key file); without either, a
+/// tournament's results folder keys its seat seeds with a random key of its
+/// own (see `tournament::store::seed_key`). Only `arena check` and `play`
+/// fall back to a public default, under which a bot that knows the setup
+/// seed could work out the other seat's seed.
 pub const SEED_KEY_VARIABLE: &str = "ARENA_SEED_KEY";
+
+/// The longest key file read: a key is a line of text.
+const MAX_KEY_FILE_BYTES: u64 = 4096;
+
+/// The fingerprint of the public default key.
+pub const PUBLIC_KEY_FINGERPRINT: &str = "public";
 
 /// The key seat seeds derive with (128 bits).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
@@ -82,9 +90,54 @@ impl SeedKey {
         SeedKey { halves: [digest(1), digest(2)], secret: true }
     }
 
-    /// Whether the key came from `ARENA_SEED_KEY` (not the public default).
+    /// The key that `ARENA_SEED_KEY` gives, if it is set.
+    pub fn given_by_environment() -> Option<SeedKey> {
+        std::env::var(SEED_KEY_VARIABLE)
+            .ok()
+            .filter(|text| !text.is_empty())
+            .map(|text| SeedKey::from_secret(&text))
+    }
+
+    /// The key a key file holds: its text, less the line break at its end
+    /// (the same secret in `ARENA_SEED_KEY` gives the same key).
+    pub fn from_file(path: &std::path::Path) -> Result<SeedKey, String> {
+        let text = crate::text_file::read_bounded(path, MAX_KEY_FILE_BYTES).map_err(|error| {
+            format!("cannot read the seat-seed key file {}: {error}", path.display())
+        })?;
+        let secret = text.trim_end_matches(['\n', '\r']);
+        if secret.trim().is_empty() {
+            return Err(format!("the seat-seed key file {} is empty", path.display()));
+        }
+        Ok(SeedKey::from_secret(secret))
+    }
+
+    /// A new random secret (256 bits from the system, as hex): what a
+    /// results folder of its own key keeps.
+    pub fn new_secret() -> std::io::Result<String> {
+        use std::io::Read;
+        let mut bytes = [0u8; 32];
+        std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+        Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    }
+
+    /// Whether the key came from a secret (not the public default).
     pub fn is_secret(&self) -> bool {
         self.secret
+    }
+
+    /// What names the key in files and messages without giving it away:
+    /// `public` for the public default, else 16 hex digits of a SHA-256 of
+    /// the key (two runs under one key show one fingerprint).
+    pub fn fingerprint(&self) -> String {
+        use sha2::{Digest, Sha256};
+        if !self.secret {
+            return PUBLIC_KEY_FINGERPRINT.to_owned();
+        }
+        let mut hasher = Sha256::new();
+        hasher.update(b"arena seat-seed key\0");
+        hasher.update(self.halves[0].to_le_bytes());
+        hasher.update(self.halves[1].to_le_bytes());
+        hasher.finalize()[..8].iter().map(|byte| format!("{byte:02x}")).collect()
     }
 
     /// The seed `seat` gets in `start` for a game set up with `setup_seed`,
@@ -116,6 +169,25 @@ mod tests {
         assert!(secret.seat_seed(u64::MAX, Seat::Two) <= MAX_SEED);
         assert!(secret.is_secret() && !public.is_secret());
         assert!(!format!("{secret:?}").contains(&secret.halves[0].to_string()));
+    }
+
+    #[test]
+    fn fingerprints_name_a_key_without_giving_it_away() {
+        let secret = SeedKey::from_secret("a CI secret");
+        assert_eq!(secret.fingerprint(), SeedKey::from_secret("a CI secret").fingerprint());
+        assert_ne!(secret.fingerprint(), SeedKey::from_secret("another").fingerprint());
+        assert_eq!(secret.fingerprint().len(), 16);
+        assert_eq!(SeedKey::default().fingerprint(), "public");
+
+        let folder = tempfile::tempdir().unwrap();
+        let file = folder.path().join("key");
+        std::fs::write(&file, "a CI secret\n").unwrap();
+        assert_eq!(SeedKey::from_file(&file).unwrap(), secret, "as ARENA_SEED_KEY gives it");
+        std::fs::write(&file, "\n").unwrap();
+        assert!(SeedKey::from_file(&file).unwrap_err().contains("is empty"));
+        let new = SeedKey::new_secret().unwrap();
+        assert_eq!(new.len(), 64);
+        assert_ne!(new, SeedKey::new_secret().unwrap());
     }
 
     #[test]

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Referee throughput benchmark: tournaments between two instant Rust bots.
 # Prints arena's own summary line (games/s, arena CPU per move, peak memory)
-# for each setting. Not a test: figures depend on the machine and its load.
+# for each setting, then the memory and time of results folders at 2,000
+# and 2,000,000 games. Not a test: figures depend on the machine and its
+# load.
 #
-#   tests/bench.sh            # the settings quoted in the README
+#   tests/bench.sh                 # the settings quoted in the README
+#   FOLDERS_ONLY=1 tests/bench.sh  # the results folders alone
+#   LARGE_BOTS=10 FOLDERS_ONLY=1 tests/bench.sh  # a smaller large folder (90,000 games), to try the script
+#   KEEP_WORK=1 ...                # keep the folders made (to profile a command on them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -q
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
 bot="$PWD/target/release/random-bot"
 
 run() { # label games_per_pair concurrency restart transcripts [sandbox]
@@ -35,6 +40,7 @@ TOML
 # Games per second of the last run.
 rate() { sed -E 's/.*: ([0-9.]+) games\/s.*/\1/' "$work/last"; }
 
+if [ -z "${FOLDERS_ONLY:-}" ]; then
 run "kept alive, 1 at a time, 2000 games" 2000 1 after-doubt false
 run "kept alive, 2 at a time, 2000 games" 2000 2 after-doubt false
 run "kept alive, 1 at a time, 20000 games" 20000 1 after-doubt false
@@ -64,4 +70,106 @@ run "process per game, 2 at a time, 500 games, no sandbox" 500 2 every-game fals
 # Each game starts two bots, one after the other when one game runs at a time.
 awk -v with="$sandboxed" -v without="$bare" 'BEGIN {
   printf "sandbox cost per bot start (1 at a time): %.3f ms\n", (1000 / with - 1000 / without) / 2
+}'
+fi
+
+# Results folders at 2,000 and 2,000,000 games: peak memory (and time) of a
+# resume, a rerun with nothing to play, `replay --game N`, `report` and
+# `merge`, each measured by /usr/bin/time. Memory must not grow with the
+# games a folder holds (the 2M figures within twice the 2,000 ones), and
+# the report of 2M games must take less time than playing them.
+#
+# The 2,000-game folder is played: bots a and b, 2,000 games. The
+# 2,000,000-game folder (1,980,000: 45 bots, 990 pairings of 2,000 games;
+# LARGE_BOTS chooses another number of bots) is made from it rather than
+# played (that takes minutes): every bot runs
+# the same command, so each has the fingerprint a and b have, and
+# tournament.json is the small folder's with 45 bots; games.csv holds the
+# small folder's 2,000 rows once per pairing, its bots renamed and its
+# games numbered as the larger schedule numbers them, each row naming the
+# transcript of the game it copies (the archive is the small folder's:
+# what is read per game is the same, its size is not).
+unset ARENA_SEED_KEY
+large_bots=${LARGE_BOTS:-45}
+large_games=$((large_bots * (large_bots - 1) / 2 * 2000))
+league() { # file bot-names... (games_per_pair 2000)
+  local file=$1; shift
+  { printf 'game = "number-snatch"\nseed = 1\ngames_per_pair = 2000\nmove_timeout = "5s"\n'
+    for name in "$@"; do
+      printf '[[bot]]\nname = "%s"\ncommand = ["%s", "--quiet"]\n' "$name" "$bot"
+    done; } > "$file"
+}
+measure() { # label command...
+  local label=$1; shift
+  /usr/bin/time -f '%M %e' -o "$work/time" "$@" > "$work/said" 2>&1 || { cat "$work/said"; exit 1; }
+  read -r kib seconds < "$work/time"
+  printf '%-58s peak %7.1f MiB  %8.2f s\n' "$label:" "$(awk -v kib="$kib" 'BEGIN { print kib / 1024 }')" "$seconds"
+  echo "$kib $seconds" > "$work/last-measure"
+}
+halves() { # folder -> folder.1 folder.2, each half of its rows, sharing the rest
+  for half in 1 2; do
+    mkdir -p "$1.$half"
+    for name in tournament.json transcripts.archive transcripts.index .arena-seed-key; do
+      ln -f "$1/$name" "$1.$half/$name"
+    done
+  done
+  python3 - "$1" <<'PY'
+import sys
+folder = sys.argv[1]
+with open(f"{folder}/games.csv") as rows, open(f"{folder}.1/games.csv", "w") as one, open(f"{folder}.2/games.csv", "w") as two:
+    header = rows.readline()
+    one.write(header); two.write(header)
+    for number, row in enumerate(rows):
+        (one if number % 2 == 0 else two).write(row)
+PY
+}
+folder_figures() { # label file folder games
+  local label=$1 file=$2 folder=$3 games=$4
+  head -n -1000 "$folder/games.csv" > "$work/cut" && mv "$work/cut" "$folder/games.csv"
+  measure "$label: resume (the last 1,000 games to play)" ./target/release/arena run "$file" --out "$folder" --quiet
+  measure "$label: rerun, nothing to play" ./target/release/arena run "$file" --out "$folder" --quiet
+  measure "$label: replay --game $games" ./target/release/arena replay "$folder" --game "$games"
+  measure "$label: report --html --markdown" ./target/release/arena report "$folder" --html "$work/page.html" --markdown "$work/summary.md"
+  cp "$work/last-measure" "$work/report-$games"
+  halves "$folder"
+  measure "$label: merge of two halves" ./target/release/arena merge --out "$work/merged-$games" "$folder.1" "$folder.2"
+  rm -rf "$work/merged-$games" "$folder.1" "$folder.2"
+}
+
+league "$work/small.toml" a b
+measure "2,000 games: played (1 at a time, transcripts)" ./target/release/arena run "$work/small.toml" --out "$work/small" --quiet
+play_seconds=$(cut -d' ' -f2 "$work/last-measure")
+league "$work/large.toml" $(seq -f 'b%g' 0 $((large_bots - 1)))
+mkdir -p "$work/large"
+for name in transcripts.archive transcripts.index .arena-seed-key; do cp "$work/small/$name" "$work/large/$name"; done
+python3 - "$work/small" "$work/large" "$large_bots" <<'PY'
+import csv, json, sys
+small, large, bots = sys.argv[1], sys.argv[2], int(sys.argv[3])
+settings = json.load(open(f"{small}/tournament.json"))
+template = settings["bots"][0]
+names = [f"b{i}" for i in range(bots)]
+settings["bots"] = [dict(template, name=name) for name in names]
+json.dump(settings, open(f"{large}/tournament.json", "w"), indent=2)
+rows = list(csv.DictReader(open(f"{small}/games.csv")))
+columns = list(rows[0].keys())
+with open(f"{large}/games.csv", "w", newline="") as out:
+    writer = csv.DictWriter(out, columns, lineterminator="\n")
+    writer.writeheader()
+    pairing = 0
+    for second in range(1, bots):
+        for first in range(second):
+            rename = {"a": names[first], "b": names[second], "": ""}
+            for row in rows:
+                copy = dict(row)
+                for column in ("seat1", "seat2", "winner", "forfeiter"):
+                    copy[column] = ";".join(rename[name] for name in row[column].split(";")) if row[column] else ""
+                copy["pairing"] = f"{names[first]} vs {names[second]}"
+                copy["game_index"] = pairing * 2000 + int(row["game_index"])
+                writer.writerow(copy)
+            pairing += 1
+PY
+folder_figures "2,000 games" "$work/small.toml" "$work/small" 2000
+folder_figures "$large_games games" "$work/large.toml" "$work/large" "$large_games"
+awk -v large="$(cut -d' ' -f2 "$work/report-$large_games")" -v played="$play_seconds" -v games="$large_games" 'BEGIN {
+  printf "report of %d games: %.1f s; playing them at the 2,000-game rate would take %.0f s\n", games, large, played * games / 2000
 }'

@@ -17,6 +17,8 @@ fn step(results: &Path, league: &Path, args: &[&str]) -> String {
         .env("ARENA", env!("CARGO_BIN_EXE_arena"))
         .env("LEAGUE", league)
         .env("RESULTS", results)
+        // The workflow's secret.
+        .env("ARENA_SEED_KEY", "the leaderboard's secret")
         .current_dir(repo)
         .output()
         .expect("bash runs");
@@ -41,6 +43,7 @@ fn the_example_workflow_runs_its_steps() {
         "examples/leaderboard.sh merge 2",
         "examples/leaderboard.sh report",
         "persist-credentials: false",
+        "ARENA_SEED_KEY: ${{ secrets.ARENA_SEED_KEY }}",
         "actions/cache@",
         "$GITHUB_STEP_SUMMARY",
         "results/leaderboard.html",

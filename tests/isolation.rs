@@ -198,11 +198,24 @@ fn a_bot_leaves_nothing_behind() {
     std::fs::set_permissions(left.join("locked"), std::fs::Permissions::from_mode(0o755))
         .expect("chmod back");
     std::fs::remove_dir_all(&left).expect("removing what it left");
+    let mounts_before = host_mounts();
     let closed = attack("litter", Some(&name), true);
     closed.run.assert_success();
     assert!(closed.succeeded(), "the bot could not write its scratch: {}", closed.outcome);
     assert!(!left.exists(), "the box left {} behind", left.display());
     assert_no_scratch_left();
+    // A box's mounts are made in its own mount namespace: none reaches the
+    // machine's.
+    assert_eq!(host_mounts(), mounts_before);
+}
+
+/// The mount points of the machine's mount namespace.
+fn host_mounts() -> Vec<String> {
+    let table = std::fs::read_to_string("/proc/self/mountinfo").expect("the mount table");
+    let mut points: Vec<String> =
+        table.lines().filter_map(|line| line.split(' ').nth(4)).map(str::to_owned).collect();
+    points.sort();
+    points
 }
 
 /// No scratch folder of a sandboxed run stays in the temporary folder.

@@ -19,7 +19,9 @@ struct Folder {
 
 impl Folder {
     fn new() -> Folder {
-        Folder { dir: tempfile::tempdir().expect("a temporary folder"), arena: Scratch::new() }
+        // One seat-seed key for every folder: results compare across them.
+        let arena = Scratch::new().with_seed_key("openings tests");
+        Folder { dir: tempfile::tempdir().expect("a temporary folder"), arena }
     }
 
     fn join(&self, name: &str) -> PathBuf {

@@ -329,7 +329,7 @@ fn each_seat_gets_its_own_seed_keyed_by_a_secret() {
         let output = command.output().expect("the arena runs");
         assert!(output.status.success());
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let said = if key.is_some() { "keyed by ARENA_SEED_KEY" } else { "public default" };
+        let said = if key.is_some() { "keyed by ARENA_SEED_KEY" } else { "folder's own" };
         assert!(stdout.contains(said), "{stdout}");
         let transcript = read_transcript(&out.join("transcripts/game-000001.jsonl"));
         let starts: Vec<u64> = transcript

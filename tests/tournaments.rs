@@ -83,7 +83,9 @@ impl Scratch {
     }
 
     fn marker(&self) -> String {
-        self.path().to_str().expect("a UTF-8 temporary path").to_owned()
+        // A flag, not a path: a path in the command would be part of the
+        // bot (its fingerprint), and this folder changes with every run.
+        format!("--marker={}", self.path().to_str().expect("a UTF-8 temporary path"))
     }
 
     fn join(&self, name: &str) -> PathBuf {
@@ -132,6 +134,9 @@ impl Scratch {
         let stderr = captures.join("stderr");
         let child = Command::new(env!("CARGO_BIN_EXE_arena"))
             .args(args)
+            // One seat-seed key for every folder, as a leaderboard's CI
+            // secret gives: results compare across folders and shards.
+            .env("ARENA_SEED_KEY", "tournament tests")
             .current_dir(self.path())
             .stdin(Stdio::null())
             .stdout(File::create(&stdout).expect("an output file"))
@@ -502,7 +507,12 @@ fn ctrl_c_stops_cleanly_and_the_run_resumes() {
         scratch.rust_bot("rs"),
         // 20 ms per move: a game lasts about 100 ms, far longer than the
         // arena takes to act on the signal.
-        scratch.paced_bot("py", &["--delay-ms", "20", "--trace", trace_arg, "--name", "py"]),
+        // The trace as one word: a file named alone in the command is
+        // part of the bot, and this one changes as the bot writes it.
+        scratch.paced_bot(
+            "py",
+            &["--delay-ms", "20", &format!("--trace={trace_arg}"), "--name", "py"],
+        ),
     ];
     let concurrency = 2;
     let total = 40;

@@ -129,7 +129,11 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
         (None, None) => unreachable!("clap requires --game without --league"),
     };
     let seed_from = args.tournament.apply(&mut tournament, league_seed)?;
-    let prepared = tournament_args::prepare(&mut tournament)?;
+    let prepared = tournament_args::prepare(
+        &mut tournament,
+        args.tournament.fresh,
+        args.tournament.seed_key_file.as_deref(),
+    )?;
     let verbosity = args.output.verbosity();
     let (challengers, field) = sides(&tournament);
     let total = tournament.schedule().len();

@@ -8,7 +8,6 @@ use super::options::{UsageError, game_id_parser};
 use super::output;
 use super::reporters::GameLines;
 use super::tournament_args::{self, Played, TournamentArgs, command_line_bots};
-use crate::events::Silent;
 use crate::games::{GameId, GameSetup};
 use crate::results::TranscriptStore;
 use crate::tournament::Tournament;
@@ -56,7 +55,11 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     // one by one (`arena replay DIR/transcripts/game-000001.jsonl`).
     tournament.transcripts = TranscriptStore::Files;
     let seed_from = args.tournament.apply(&mut tournament, None)?;
-    let prepared = tournament_args::prepare(&mut tournament)?;
+    let prepared = tournament_args::prepare(
+        &mut tournament,
+        args.tournament.fresh,
+        args.tournament.seed_key_file.as_deref(),
+    )?;
     crate::say!(
         "{} match, {} game{}, {}, results in {}",
         tournament.setup.game().title(),
@@ -69,7 +72,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
 
     let reporter = Arc::new(GameLines { games: u64::from(args.games) });
     let played = tournament_args::play(&tournament, &args.tournament, prepared, reporter, None)?;
-    let rows = read_games_csv(&tournament.out.join(GAMES_CSV), false, &Silent)?;
+    let rows = read_games_csv(&tournament.out.join(GAMES_CSV))?;
     if let Played::Complete { played: 0, already, .. } = &played {
         crate::say!("nothing to play: {already} games already in {}", tournament.out.display());
     }

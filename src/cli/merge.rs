@@ -2,11 +2,17 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use anyhow::Context;
+
+use super::EXIT_INTERRUPTED;
+use super::interrupt::Interrupt;
 use super::options::{UsageError, requested_exports};
 use super::reporters::Quiet;
 use crate::tournament::standings::standings_text;
-use crate::tournament::store::{ResumeRefused, merge_folders};
+use crate::tournament::store::{MergeInterrupted, ResumeRefused, merge_folders};
 
 /// Arguments of `arena merge`.
 #[derive(Debug, clap::Args)]
@@ -40,10 +46,40 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let exports = requested_exports(args.markdown.as_deref(), args.html.as_deref())?;
-    let merged = merge_folders(&args.shards, &args.out, &exports, args.partial, &Quiet);
+    // The merge runs beside a listener for Ctrl-C (and the other signals
+    // that end arena), which stops it: its staging folder is removed and
+    // nothing is written to --out.
+    let cancel = Arc::new(AtomicBool::new(false));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let merged = runtime.block_on(async {
+        let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
+        let (shards, out, partial) = (args.shards.clone(), args.out.clone(), args.partial);
+        let stop = Arc::clone(&cancel);
+        let (done, mut merged) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new()
+            .name("arena-merge".into())
+            .spawn(move || {
+                let _ = done.send(merge_folders(&shards, &out, &exports, partial, &stop, &Quiet));
+            })
+            .context("cannot start the merge's thread (the limit on processes and threads, `ulimit -u`, may be too low)")?;
+        tokio::select! {
+            merged = &mut merged => merged.context("the merge stopped without a word"),
+            () = interrupt.wait() => {
+                cancel.store(true, Ordering::Relaxed);
+                merged.await.context("the merge stopped without a word")
+            }
+        }
+    })?;
     let (rows, standings) = match merged {
         Err(error) if error.downcast_ref::<ResumeRefused>().is_some() => {
             return Err(UsageError(format!("{error:#}")).into());
+        }
+        Err(error) if error.downcast_ref::<MergeInterrupted>().is_some() => {
+            eprintln!("arena: {error}");
+            return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
         other => other?,
     };

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use super::options::{UsageError, requested_exports};
 use crate::tournament::standings::standings_text;
-use crate::tournament::store::report_folder;
+use crate::tournament::store::{NotResultsFolder, report_folder};
 
 /// Arguments of `arena report`.
 #[derive(Debug, clap::Args)]
@@ -25,8 +25,14 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let exports = requested_exports(args.markdown.as_deref(), args.html.as_deref())?;
-    let standings =
-        report_folder(&args.folder, &exports).map_err(|error| UsageError(format!("{error:#}")))?;
+    // A folder that is none is input to correct; a file that cannot be
+    // written (a full disk) is not.
+    let standings = report_folder(&args.folder, &exports).map_err(|error| match error
+        .downcast_ref::<NotResultsFolder>(
+    ) {
+        Some(_) => UsageError(format!("{error:#}")).into(),
+        None => error,
+    })?;
     crate::say_raw!("{}", standings_text(&standings));
     for export in &exports {
         crate::say!("wrote {}", export.path.display());

@@ -7,14 +7,14 @@ use std::sync::Arc;
 use super::EXIT_INTERRUPTED;
 use super::options::{UsageError, requested_exports};
 use super::reporters::Verbosity;
-use super::sandboxing::prepare_sandbox;
 use super::time::TimeArgs;
-use super::tournament_args::{even_games, run_until_interrupted, say_settings};
+use super::tournament_args::{even_games, prepare, run_until_interrupted, say_settings};
 use crate::sandbox::SandboxMode;
+use crate::seeds::{SEED_KEY_VARIABLE, SeedKey};
 use crate::tournament::config::{Overrides, check_concurrency};
 use crate::tournament::schedule::Shard;
 use crate::tournament::standings::standings_text;
-use crate::tournament::{self, RunEnd, RunOptions, Tournament};
+use crate::tournament::{self, RunEnd, Tournament};
 
 /// Arguments of `arena run`.
 #[derive(Debug, clap::Args)]
@@ -44,6 +44,12 @@ pub struct RunArgs {
     /// user, with its environment, files and network.
     #[arg(long)]
     no_sandbox: bool,
+    /// Key seat seeds with the secret in FILE (its text, as ARENA_SEED_KEY
+    /// would hold it). Without it or ARENA_SEED_KEY, the results folder
+    /// keys them with a random key of its own. Every shard of a tournament
+    /// needs the same key: `arena merge` refuses shards with different ones.
+    #[arg(long, value_name = "FILE")]
+    seed_key_file: Option<PathBuf>,
     /// Show no progress: only warnings (on stderr) and errors.
     #[arg(long, conflicts_with = "json")]
     quiet: bool,
@@ -116,6 +122,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         tournament.sandbox.mode = SandboxMode::Off;
     }
     tournament.change_time_control(&args.time.keys()).map_err(UsageError)?;
+    tournament
+        .check_schedule_size()
+        .map_err(|problem| UsageError(format!("{}: {problem}", args.file.display())))?;
     args.time.apply_leeway(&mut tournament.settings);
     if tournament.sprt.is_some() && args.overrides.games_per_pair.is_some() {
         return Err(UsageError(format!(
@@ -131,10 +140,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
+    if args.shard.is_some()
+        && args.seed_key_file.is_none()
+        && SeedKey::given_by_environment().is_none()
+    {
+        return Err(UsageError(format!(
+            "--shard: the shards of one tournament must key their seat seeds alike: give every shard the same key with {SEED_KEY_VARIABLE} (a CI secret) or --seed-key-file FILE; without one each folder would draw its own, and `arena merge` refuses shards with different keys"
+        ))
+        .into());
+    }
     let test = super::sprt::test_of(&tournament);
     let verbosity = Verbosity::from_flags(args.quiet, args.json);
-    let (sandbox, sandbox_line, seeds) =
-        prepare_sandbox(&tournament.sandbox, &tournament.protected_paths())?;
+    let prepared = prepare(&mut tournament, args.fresh, args.seed_key_file.as_deref())?;
+    let (sandbox_line, seeds) = (prepared.sandbox_line.clone(), prepared.seeds.clone());
     match verbosity {
         Verbosity::Human => {
             crate::say!(
@@ -159,21 +177,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 "openings": tournament.openings.as_ref().map(|openings| &openings.path),
                 "out": tournament.out,
                 "sandbox": sandbox_line,
+                "seed_key": tournament.settings.seed_key.fingerprint(),
             });
             crate::say!("{run}");
         }
         Verbosity::Quiet => {}
     }
-    tournament.settings.sandbox_line = sandbox_line.as_str().into();
-    let options = RunOptions {
-        reporter: verbosity.reporter().into(),
-        shard: args.shard,
-        fresh: args.fresh,
+    let options = prepared.options(
+        verbosity.reporter().into(),
+        args.shard,
+        args.fresh,
         exports,
-        sandbox,
-        sandbox_line,
-        stop_when: test.clone().map(|test| test as Arc<dyn tournament::StopRule>),
-    };
+        test.clone().map(|test| test as Arc<dyn tournament::StopRule>),
+    );
     match run_until_interrupted(&tournament, &options)? {
         RunEnd::Complete { standings, played, already } => {
             match verbosity {
@@ -228,6 +244,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             resume.push_str(&args.overrides.as_flags());
             if args.no_sandbox {
                 resume.push_str(" --no-sandbox");
+            }
+            if let Some(file) = &args.seed_key_file {
+                resume.push_str(&format!(" --seed-key-file {}", quoted(file)));
             }
             for word in args.time.words() {
                 resume.push_str(&format!(" {}", shell_words::quote(&word)));

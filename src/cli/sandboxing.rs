@@ -86,24 +86,30 @@ impl SandboxArgs {
     }
 }
 
-/// Starts the run's sandbox and says what it enforces (or that there is
-/// none) on one line; warns on stderr about protections the machine lacks.
+/// Starts the sandbox of `arena check` or `play` and says what it
+/// enforces (or that there is none) on one line, with how seat seeds are
+/// keyed there; warns on stderr about protections the machine lacks.
 /// `protected` are paths no bot may read. Returns the sandbox and its line.
 pub fn start_sandbox(
     settings: &SandboxSettings,
     protected: &[&Path],
 ) -> anyhow::Result<(Option<Arc<Sandbox>>, String)> {
-    let (sandbox, line, seeds) = prepare_sandbox(settings, protected)?;
+    let (sandbox, line) = prepare_sandbox(settings, protected)?;
+    let seeds = if SeedKey::from_environment().is_secret() {
+        format!("seat seeds keyed by {SEED_KEY_VARIABLE}")
+    } else {
+        "seat seeds keyed by the public default (no results folder keeps a key of its own here)"
+            .to_owned()
+    };
     crate::say!("{line}; {seeds}");
     Ok((sandbox, line))
 }
 
-/// [`start_sandbox`] without the saying: the sandbox, its line, and how
-/// seat seeds are keyed.
+/// [`start_sandbox`] without the saying: the sandbox and its line.
 pub fn prepare_sandbox(
     settings: &SandboxSettings,
     protected: &[&Path],
-) -> anyhow::Result<(Option<Arc<Sandbox>>, String, String)> {
+) -> anyhow::Result<(Option<Arc<Sandbox>>, String)> {
     let sandbox = Sandbox::new(settings, protected).map_err(|error| match error {
         // The settings ask for what this machine or these limits cannot
         // give: input to correct.
@@ -134,12 +140,5 @@ pub fn prepare_sandbox(
             format!("sandbox: {}", sandbox.summary())
         }
     };
-    let seeds = if SeedKey::from_environment().is_secret() {
-        format!("seat seeds keyed by {SEED_KEY_VARIABLE}")
-    } else {
-        format!(
-            "seat seeds keyed by the public default (set {SEED_KEY_VARIABLE} to keep them secret)"
-        )
-    };
-    Ok((sandbox, line, seeds))
+    Ok((sandbox, line))
 }

@@ -80,7 +80,11 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     tournament.games_per_pair = args.max_games;
     tournament.sprt = Some(settings);
     let seed_from = args.tournament.apply(&mut tournament, None)?;
-    let prepared = tournament_args::prepare(&mut tournament)?;
+    let prepared = tournament_args::prepare(
+        &mut tournament,
+        args.tournament.fresh,
+        args.tournament.seed_key_file.as_deref(),
+    )?;
     let verbosity = args.output.verbosity();
     let test = test_of(&tournament).expect("the tournament has [sprt]");
     match verbosity {

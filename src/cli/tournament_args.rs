@@ -27,7 +27,10 @@ use crate::tournament::config::{
     BotEntry, MAX_CONCURRENCY, MAX_GAMES_PER_PAIR, MAX_LINE_BYTES, Restart, check_games_per_pair,
     check_tournament_bot_name,
 };
-use crate::tournament::store::{GAMES_CSV, RecordedSettings, ResumeRefused, read_games_csv};
+use crate::tournament::export::Export;
+use crate::tournament::schedule::Shard;
+use crate::tournament::store::seed_key::{NewKey, RunKey, given_key};
+use crate::tournament::store::{GAMES_CSV, RecordedSettings, ResumeRefused, for_each_row};
 use crate::tournament::{self, RunEnd, RunOptions, StopRule, Tournament};
 use crate::units::parse_duration;
 
@@ -72,6 +75,10 @@ pub struct TournamentArgs {
     /// Games played at once, each by two processes of its own [default: 1].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_CONCURRENCY)))]
     pub concurrency: Option<u32>,
+    /// Key seat seeds with the secret in FILE (its text, as ARENA_SEED_KEY
+    /// would hold it) instead of a random key kept in the results folder.
+    #[arg(long, value_name = "FILE")]
+    pub seed_key_file: Option<PathBuf>,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
     #[command(flatten)]
@@ -236,6 +243,8 @@ pub struct Prepared {
     pub sandbox_line: String,
     /// How seat seeds are keyed.
     pub seeds: String,
+    /// The results folder's own new seat-seed key, if the run made one.
+    new_seed_key: Option<NewKey>,
 }
 
 /// Says, after a run's first line, what its games are played under: the
@@ -267,13 +276,55 @@ fn openings_line(tournament: &Tournament) -> Option<String> {
 }
 
 /// Prepares the sandbox of `tournament`'s bots (which may not read its
-/// results folder, league file or openings) and records what it enforces
-/// in the settings.
-pub fn prepare(tournament: &mut Tournament) -> anyhow::Result<Prepared> {
+/// results folder, league file, openings or key file) and records what it
+/// enforces in the settings; chooses the key its seat seeds derive with
+/// (`given`, else the results folder's own: see `store::seed_key`), unless
+/// `fresh`, the folder's from an earlier run.
+pub fn prepare(
+    tournament: &mut Tournament,
+    fresh: bool,
+    key_file: Option<&Path>,
+) -> anyhow::Result<Prepared> {
+    tournament.check_schedule_size().map_err(UsageError)?;
+    let given = given_key(key_file).map_err(UsageError)?;
+    tournament.seed_key_file = key_file.map(Path::to_path_buf);
+    let run_key = RunKey::choose(&tournament.out, fresh, given).map_err(refused_as_usage)?;
+    let seeds = run_key.describe(&tournament.out);
+    tournament.settings.seed_key = run_key.key;
     let protected = tournament.protected_paths();
-    let (sandbox, sandbox_line, seeds) = prepare_sandbox(&tournament.sandbox, &protected)?;
+    let (sandbox, sandbox_line) = prepare_sandbox(&tournament.sandbox, &protected)?;
     tournament.settings.sandbox_line = sandbox_line.as_str().into();
-    Ok(Prepared { sandbox, sandbox_line, seeds })
+    Ok(Prepared { sandbox, sandbox_line, seeds, new_seed_key: run_key.new })
+}
+
+impl Prepared {
+    /// The options of a run with this sandbox and seat-seed key.
+    pub fn options(
+        self,
+        reporter: Arc<dyn Reporter>,
+        shard: Option<Shard>,
+        fresh: bool,
+        exports: Vec<Export>,
+        stop_when: Option<Arc<dyn StopRule>>,
+    ) -> RunOptions {
+        RunOptions {
+            reporter,
+            shard,
+            fresh,
+            exports,
+            sandbox: self.sandbox,
+            new_seed_key: self.new_seed_key,
+            stop_when,
+        }
+    }
+}
+
+/// A results folder that refuses the run is input to correct.
+fn refused_as_usage(error: anyhow::Error) -> anyhow::Error {
+    match error.downcast_ref::<ResumeRefused>() {
+        Some(_) => UsageError(format!("{error:#}")).into(),
+        None => error,
+    }
 }
 
 /// How a tournament made on the command line ended.
@@ -322,12 +373,7 @@ pub fn run_until_interrupted(
         let interrupt = Interrupt::listen().context("cannot listen for Ctrl-C")?;
         tournament::run(tournament, options, interrupt.wait()).await
     });
-    match end {
-        Err(error) if error.downcast_ref::<ResumeRefused>().is_some() => {
-            Err(UsageError(format!("{error:#}")).into())
-        }
-        other => other,
-    }
+    end.map_err(refused_as_usage)
 }
 
 /// A number of games that comes in pairs (every setup in both seat
@@ -355,9 +401,11 @@ pub fn play(
     // Said only where --fresh will discard something: arena leaves a folder
     // it did not write (no tournament.json) alone.
     if args.fresh && RecordedSettings::read(&tournament.out).is_ok_and(|read| read.is_some()) {
-        let games = read_games_csv(&tournament.out.join(GAMES_CSV), false, &crate::events::Silent)
-            .map(|rows| rows.len())
-            .unwrap_or(0);
+        let mut games = 0;
+        let _ = for_each_row(&tournament.out.join(GAMES_CSV), |_| {
+            games += 1;
+            Ok(())
+        });
         if games > 0 {
             super::reporters::warn(&format!(
                 "--fresh: discarding the {games} games in {} (and the files arena wrote beside them)",
@@ -365,15 +413,7 @@ pub fn play(
             ));
         }
     }
-    let options = RunOptions {
-        reporter,
-        shard: None,
-        fresh: args.fresh,
-        exports: Vec::new(),
-        sandbox: prepared.sandbox,
-        sandbox_line: prepared.sandbox_line,
-        stop_when,
-    };
+    let options = prepared.options(reporter, None, args.fresh, Vec::new(), stop_when);
     Ok(match run_until_interrupted(tournament, &options)? {
         RunEnd::Interrupted { done, total } => {
             Played::Interrupted { done, total, resume: resume_command(args, tournament) }

@@ -11,6 +11,7 @@
 //! them, in seat order, so no view ever depends on a pending choice.
 
 pub mod narrate;
+mod setup_rng;
 
 use std::any::Any;
 use std::fmt;
@@ -19,9 +20,9 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::json::WriteJson;
-use rand::SeedableRng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+pub use setup_rng::{SetupRng, setup_rng};
 
 /// One of the two players. Serialized as the number `1` or `2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -110,15 +111,6 @@ impl Outcome {
     pub fn draw() -> Outcome {
         Outcome { winner: None }
     }
-}
-
-/// The generator every random setup comes from. ChaCha8's output is fixed by
-/// its specification, so a game seed reproduces the same setup across versions.
-pub type SetupRng = rand::rngs::ChaCha8Rng;
-
-/// The setup generator for one game seed.
-pub fn setup_rng(seed: u64) -> SetupRng {
-    SetupRng::seed_from_u64(seed)
 }
 
 /// A parameter value that the rules do not allow.
@@ -478,6 +470,10 @@ pub fn parse_params<P: GameParams>(
 fn expected_like(default: &serde_json::Value, value: &serde_json::Value) -> Option<&'static str> {
     use serde_json::Value;
     let (expected, fits) = match default {
+        // -1 is a whole number to most people: say which ones.
+        Value::Number(number) if number.is_u64() && value.as_i64().is_some_and(|v| v < 0) => {
+            ("a whole number of 0 or more", false)
+        }
         Value::Number(number) if number.is_u64() => ("a whole number", value.is_u64()),
         Value::Number(number) if number.is_i64() => ("an integer", value.is_i64()),
         Value::Number(_) => ("a number", value.is_number()),
@@ -689,10 +685,12 @@ mod tests {
             refused("count", "x".into()),
             r#"parameter `count` of numbers-war: expected a whole number, got "x""#
         );
-        for value in [serde_json::json!(1.5), serde_json::json!(-1), serde_json::json!(true)] {
+        for value in [serde_json::json!(1.5), serde_json::json!(true)] {
             let error = refused("count", value.clone());
             assert!(error.ends_with(&format!("expected a whole number, got {value}")), "{error}");
         }
+        let error = refused("count", serde_json::json!(-1));
+        assert!(error.ends_with("expected a whole number of 0 or more, got -1"), "{error}");
         assert_eq!(
             refused("cnt", 3.into()),
             "parameter `cnt` of numbers-war: no such parameter (the parameters are count, max)"

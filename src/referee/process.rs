@@ -83,14 +83,16 @@ impl BotCommand {
                     path.display(),
                     self.argv[0]
                 )),
-                Ok(_) => Ok(()),
+                Ok(_) => missing_interpreter(&path).map_or(Ok(()), Err),
             };
         }
         let path = std::env::var_os("PATH").unwrap_or_default();
-        if std::env::split_paths(&path).any(|dir| executable(&dir.join(program))) {
-            Ok(())
-        } else {
-            Err(format!("program `{}` was not found in PATH", program.display()))
+        match std::env::split_paths(&path)
+            .map(|dir| dir.join(program))
+            .find(|path| executable(path))
+        {
+            Some(found) => missing_interpreter(&found).map_or(Ok(()), Err),
+            None => Err(format!("program `{}` was not found in PATH", program.display())),
         }
     }
 
@@ -128,6 +130,40 @@ impl BotCommand {
 /// Whether the kernel can run `path` itself: an ELF program or a script
 /// with a `#!` line (a script without one fails at exec, after the run has
 /// begun).
+/// What is wrong with the interpreter `script`'s #! line names, if it
+/// names one that is not there (the kernel's error would blame the script).
+fn missing_interpreter(script: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let count = std::fs::File::open(script).and_then(|mut file| file.read(&mut head)).ok()?;
+    let line = head[..count].strip_prefix(b"#!")?;
+    let line = &line[..line.iter().position(|&byte| byte == b'\n').unwrap_or(line.len())];
+    let line = String::from_utf8_lossy(line);
+    let mut words = line.split_ascii_whitespace();
+    let interpreter = words.next()?;
+    let runs = |path: &Path| {
+        use std::os::unix::fs::PermissionsExt;
+        path.metadata().is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    };
+    if !runs(Path::new(interpreter)) {
+        return Some(format!(
+            "program `{}` names the interpreter `{interpreter}` in its #! line, and there is no such program (install it, or correct the #! line)",
+            script.display()
+        ));
+    }
+    // `#!/usr/bin/env python3` finds its program in PATH.
+    let name =
+        words.find(|word| !word.starts_with('-')).filter(|_| interpreter.ends_with("/env"))?;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if std::env::split_paths(&path).any(|folder| runs(&folder.join(name))) {
+        return None;
+    }
+    Some(format!(
+        "program `{}` runs `{name}` through `{interpreter}` (its #! line), and `{name}` was not found in PATH (install it, or correct the #! line)",
+        script.display()
+    ))
+}
+
 fn runnable_format(path: &Path) -> bool {
     use std::io::Read;
     let mut head = [0u8; 4];

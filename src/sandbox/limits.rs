@@ -4,11 +4,12 @@
 use std::fmt;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The resource limits of every bot process. Each applies to the whole box
 /// where a cgroup keeps it, else per process (see [`super::Protections`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Limits {
     /// Bytes of memory: of the whole box, every kind (a cgroup), or else
     /// private writable memory per process (RLIMIT_DATA) and the box's
@@ -19,7 +20,7 @@ pub struct Limits {
     /// RLIMIT_NPROC in its user namespace).
     pub processes: u64,
     /// CPU time of each process, over its whole life (RLIMIT_CPU).
-    #[serde(serialize_with = "seconds")]
+    #[serde(serialize_with = "seconds", deserialize_with = "from_seconds")]
     pub cpu_time: Duration,
     /// Open files at once (RLIMIT_NOFILE).
     pub open_files: u64,
@@ -46,6 +47,10 @@ impl Default for Limits {
 
 fn seconds<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_u64(duration.as_secs())
+}
+
+fn from_seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+    u64::deserialize(deserializer).map(Duration::from_secs)
 }
 
 impl fmt::Display for Limits {

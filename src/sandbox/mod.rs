@@ -62,7 +62,11 @@ pub enum SandboxMode {
 }
 
 /// How bots are sandboxed, as a tournament file or `arena match` sets it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A results folder records it whole (tournament.json): every field is
+/// part of what a resume or a merge compares. Fields missing from a record
+/// read as their defaults.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SandboxSettings {
     pub mode: SandboxMode,
     pub limits: Limits,

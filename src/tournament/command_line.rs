@@ -34,6 +34,7 @@ impl Tournament {
             challengers: Vec::new(),
             sprt: None,
             openings: None,
+            seed_key_file: None,
         }
     }
 }

@@ -77,13 +77,13 @@ pub struct Tree {
 
 /// A file of the bot that could not be read.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read {}: {source}", path.display())]
+#[error("cannot read {}: {error}", path.display())]
 pub struct FingerprintError {
     /// The file or folder.
     pub path: PathBuf,
     /// What the system said.
-    #[source]
-    pub source: io::Error,
+    /// (In the message, so not a source as well: said once.)
+    pub error: io::Error,
 }
 
 impl BotMaterial<'_> {
@@ -111,7 +111,7 @@ impl BotMaterial<'_> {
             field(&mut hasher, b'n', name.as_bytes());
             match entry {
                 Entry::File(path) => hash_file(&mut hasher, path, &mut buffer)
-                    .map_err(|source| FingerprintError { path: path.clone(), source })?,
+                    .map_err(|error| FingerprintError { path: path.clone(), error })?,
                 Entry::Link(target) => field(&mut hasher, b'l', target.as_bytes()),
             }
         }
@@ -125,7 +125,7 @@ impl BotMaterial<'_> {
         base: &Path,
         entries: &mut BTreeMap<String, Entry>,
     ) -> Result<(), FingerprintError> {
-        let unreadable = |source| FingerprintError { path: path.to_owned(), source };
+        let unreadable = |error| FingerprintError { path: path.to_owned(), error };
         if self.excluded.iter().any(|excluded| path.starts_with(excluded)) {
             return Ok(());
         }

@@ -21,7 +21,7 @@ pub mod sprt;
 pub mod standings;
 pub mod store;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
@@ -35,10 +35,12 @@ use progress::Meter;
 use runner::start_workers;
 use schedule::{Schedule, ScheduledGame, Shard};
 pub use standings::Standing;
-use store::{GameKey, RecordedSettings, ResultsFolder};
+use store::seed_key::NewKey;
+use store::{RecordedSettings, ResultsFolder};
 
-use crate::archive::{self, ArchiveSink};
-use crate::events::{Event, Reporter, Silent};
+use crate::archive::{self, AfterFrames, ArchiveSink};
+use crate::bits::BitSet;
+use crate::events::{Event, Reporter};
 use crate::games::GameId;
 use crate::referee::{BotCommand, GameReport, reaper};
 use crate::results::{FileLayout, GameRow, RowContext, TranscriptStore};
@@ -57,9 +59,9 @@ pub struct RunOptions {
     pub exports: Vec<export::Export>,
     /// The sandbox bots start in; `None` when it is off.
     pub sandbox: Option<Arc<Sandbox>>,
-    /// The protections in force, as said at the start (kept in
-    /// tournament.json).
-    pub sandbox_line: String,
+    /// A seat-seed key of the results folder's own, made for this run
+    /// (see `store::seed_key`): written with the folder's first game.
+    pub new_seed_key: Option<NewKey>,
     /// Ends the run before its schedule is played out (an SPRT's verdict).
     pub stop_when: Option<Arc<dyn StopRule>>,
 }
@@ -104,45 +106,23 @@ pub enum RunEnd {
 /// not in the results folder yet. Kept as one bit per game.
 pub struct Pending {
     shard: Option<Shard>,
-    done: Vec<u64>,
+    done: BitSet,
 }
 
 impl Pending {
-    /// `done` names the games already played, by (seat 1, seat 2, round,
-    /// seed).
-    fn new(
-        schedule: &Schedule,
-        shard: Option<Shard>,
-        names: &[String],
-        done: HashSet<GameKey>,
-    ) -> Pending {
-        let mut pending = Pending { shard, done: vec![0; schedule.len().div_ceil(64) as usize] };
-        let index: HashMap<&str, usize> =
-            names.iter().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
-        for (one, two, round, seed) in &done {
-            let (Some(&one), Some(&two)) = (index.get(one.as_str()), index.get(two.as_str()))
-            else {
-                continue;
-            };
-            if let Some(game) = schedule.find([one, two], *round, *seed) {
-                let bit = game.index - 1;
-                pending.done[(bit / 64) as usize] |= 1 << (bit % 64);
-            }
-        }
-        pending
+    /// `done` holds the games already played, by number less one.
+    fn new(shard: Option<Shard>, done: BitSet) -> Pending {
+        Pending { shard, done }
     }
 
     /// Every game of `schedule` (for tests).
     #[cfg(test)]
     pub(crate) fn everything(schedule: &Schedule) -> Pending {
-        Pending { shard: None, done: vec![0; schedule.len().div_ceil(64) as usize] }
+        Pending { shard: None, done: BitSet::with_len(schedule.len()) }
     }
 
     pub fn wants(&self, game: &ScheduledGame) -> bool {
-        let bit = game.index - 1;
-        let done =
-            self.done.get((bit / 64) as usize).is_some_and(|word| word & (1 << (bit % 64)) != 0);
-        !done && self.shard.is_none_or(|shard| shard.contains(game))
+        !self.done.contains(game.index - 1) && self.shard.is_none_or(|shard| shard.contains(game))
     }
 }
 
@@ -160,10 +140,16 @@ pub(crate) struct Recorder {
     names: Vec<String>,
     game: GameId,
     stopper: Option<Stopper>,
+    /// Whether the next row handed to the archive's writer brings the
+    /// header of a new games.csv.
+    header_due: bool,
 }
 
 impl Recorder {
-    /// Appends the game's row to games.csv (flushed) and counts it.
+    /// Records the game: in a run that keeps transcripts in the archive,
+    /// its transcript and then its games.csv row go to the archive's
+    /// writer (the row follows the transcript to disk); else the row is
+    /// appended to games.csv at once. Then the game is counted.
     pub(crate) fn record(
         &mut self,
         game: &ScheduledGame,
@@ -175,25 +161,32 @@ impl Recorder {
         if let Some(error) = &report.unsaved_transcript {
             anyhow::bail!("game {}: {error}", game.index);
         }
-        let transcript = match (&mut self.archive, transcript) {
-            (Some(archive), Some(transcript)) => archive::reference(
-                archive.add(transcript).with_context(|| format!("game {}", game.index))?,
-            ),
-            _ => self.layout.transcript(game.index),
-        };
         let names = &self.names;
-        let row = GameRow::new(
-            RowContext {
-                game_index: game.index,
-                round: game.round,
-                pairing: format!("{} vs {}", names[game.pairing[0]], names[game.pairing[1]]),
-                game: self.game,
-                seats: [&names[game.seats[0]], &names[game.seats[1]]],
-                transcript,
-            },
-            report,
-        );
-        self.folder.append(&row)?;
+        let mut context = RowContext {
+            game_index: game.index,
+            round: game.round,
+            pairing: format!("{} vs {}", names[game.pairing[0]], names[game.pairing[1]]),
+            game: self.game,
+            seats: [&names[game.seats[0]], &names[game.seats[1]]],
+            transcript: self.layout.transcript(game.index),
+        };
+        let row = match (&mut self.archive, transcript) {
+            (Some(archive), Some(transcript)) => {
+                context.transcript = archive::reference(archive.next_number());
+                let row = GameRow::new(context, report);
+                // No row without its settings: tournament.json first.
+                self.folder.write_settings()?;
+                let line = row.csv_line(self.header_due)?;
+                self.header_due = false;
+                archive.add(transcript, &line).with_context(|| format!("game {}", game.index))?;
+                row
+            }
+            _ => {
+                let row = GameRow::new(context, report);
+                self.folder.append(&row)?;
+                row
+            }
+        };
         for message in &report.warnings {
             self.reporter.report(&Event::Warning { message });
         }
@@ -222,9 +215,12 @@ fn spare_cpu(tournament: &Tournament) -> Option<usize> {
     (cpus.len() > tournament.concurrency).then(|| cpus[cpus.len() - 1])
 }
 
-/// Each bot's fingerprint, in file order. The results folder is left out
-/// of every bot's files (it may lie inside a bot's folder).
-fn fingerprint_bots(tournament: &Tournament) -> anyhow::Result<Vec<Fingerprint>> {
+/// Each bot's fingerprint, in file order, with the one arena's earlier way
+/// gave when it differs. The results folder is left out of every bot's
+/// files (it may lie inside a bot's folder).
+fn fingerprint_bots(
+    tournament: &Tournament,
+) -> anyhow::Result<Vec<(Fingerprint, Option<Fingerprint>)>> {
     std::fs::create_dir_all(&tournament.out)
         .with_context(|| format!("cannot create {}", tournament.out.display()))?;
     let excluded = tournament.out.canonicalize().unwrap_or_else(|_| tournament.out.clone());
@@ -232,7 +228,7 @@ fn fingerprint_bots(tournament: &Tournament) -> anyhow::Result<Vec<Fingerprint>>
         .bots
         .iter()
         .map(|bot| {
-            bot.fingerprint(std::slice::from_ref(&excluded)).with_context(|| {
+            bot.fingerprints(std::slice::from_ref(&excluded)).with_context(|| {
                 format!("bot `{}`: cannot read its files to tell its version", bot.name)
             })
         })
@@ -250,17 +246,16 @@ fn counts_recorded_games(
     let index: HashMap<&str, usize> =
         names.iter().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
     let mut stop = false;
-    // Repaired by `ResultsFolder::open` already: nothing to warn about.
-    for row in store::read_games_csv(&folder.path.join(store::GAMES_CSV), false, &Silent)? {
-        let (Some(&one), Some(&two)) =
+    // Repaired by `ResultsFolder::open` already.
+    store::for_each_row(&folder.path.join(store::GAMES_CSV), |row| {
+        if let (Some(&one), Some(&two)) =
             (index.get(row.seat1.as_str()), index.get(row.seat2.as_str()))
-        else {
-            continue;
-        };
-        if schedule.find([one, two], row.round, row.seed).is_some() {
+            && schedule.find([one, two], row.round, row.seed).is_some()
+        {
             stop |= rule.count(&row);
         }
-    }
+        Ok(())
+    })?;
     Ok(stop)
 }
 
@@ -273,22 +268,26 @@ pub async fn run(
     interrupt: impl Future<Output = ()>,
 ) -> anyhow::Result<RunEnd> {
     let fingerprints = fingerprint_bots(tournament)?;
-    let mut recorded = RecordedSettings::of(tournament, &fingerprints);
-    recorded.sandbox = options.sandbox_line.clone();
-    let mut folder =
-        ResultsFolder::open(&tournament.out, recorded, options.fresh, options.reporter.as_ref())?;
+    let recorded = RecordedSettings::of(tournament, &fingerprints);
+    let schedule = Arc::new(tournament.schedule());
+    let mut folder = ResultsFolder::open(
+        &tournament.out,
+        recorded,
+        &schedule,
+        options.fresh,
+        options.new_seed_key.clone(),
+        options.reporter.as_ref(),
+    )?;
     let mut commands: Vec<BotCommand> = tournament.bots.iter().map(BotEntry::command).collect();
     if let Some(sandbox) = &options.sandbox {
         BotCommand::sandbox_all(&mut commands, sandbox)?;
     }
-    let schedule = Arc::new(tournament.schedule());
     let names: Vec<String> = tournament.bots.iter().map(|bot| bot.name.clone()).collect();
     let stopped_already = match &options.stop_when {
         Some(rule) => counts_recorded_games(rule.as_ref(), &folder, &schedule, &names)?,
         None => false,
     };
-    let pending =
-        Arc::new(Pending::new(&schedule, options.shard, &names, std::mem::take(&mut folder.done)));
+    let pending = Arc::new(Pending::new(options.shard, std::mem::take(&mut folder.done)));
     let total = schedule
         .iter()
         .filter(|game| options.shard.is_none_or(|shard| shard.contains(game)))
@@ -312,11 +311,22 @@ pub async fn run(
             folder: folder.path.as_path().into(),
             transcripts: tournament.transcripts,
         };
-        let archive = (tournament.transcripts == TranscriptStore::Archive)
-            .then(|| {
-                ArchiveSink::start(&folder.path, folder.next_transcript, spare_cpu(tournament))
-            })
-            .transpose()?;
+        let mut header_due = false;
+        let archive = match tournament.transcripts {
+            TranscriptStore::Archive => {
+                // Rows go to games.csv after their transcripts, from the
+                // archive's thread.
+                let mut games_csv = folder.games_csv.take().expect("the folder's games.csv");
+                header_due = games_csv.takes_header();
+                let after = AfterFrames {
+                    path: folder.path.join(store::GAMES_CSV),
+                    write: Box::new(move |rows: &[u8]| games_csv.append_lines(rows)),
+                };
+                let cpu = spare_cpu(tournament);
+                Some(ArchiveSink::start(&folder.path, folder.next_transcript, cpu, after)?)
+            }
+            _ => None,
+        };
         if tournament.transcripts == TranscriptStore::Files {
             let transcripts = folder.path.join("transcripts");
             std::fs::create_dir_all(&transcripts)
@@ -338,6 +348,7 @@ pub async fn run(
                 cancel: Arc::clone(&cancel),
                 stopped: false,
             }),
+            header_due,
         }));
         let (mut failures, workers) = start_workers(
             tournament,

@@ -5,14 +5,13 @@
 //! history.jsonl (the latest one whose standings differ): rank and Elo
 //! changes, and bots that are new or a new version since.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 
 use super::export::Summary;
 use super::history::{HistoryBot, HistoryEntry};
 use super::standings::Standing;
-use super::store::{GAMES_CSV, read_games_csv, read_transcript};
-use crate::events::Silent;
+use super::store::{GAMES_CSV, TranscriptReader, for_each_row};
 use crate::html_page::{Crosstable, HistoryPoint, PageBot, PageData, PageGame};
 use crate::results::GameRow;
 
@@ -209,9 +208,13 @@ fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
     if settings.no_time_limit {
         list.push(("time limit".to_owned(), "none (--no-time-limit)".to_owned()));
     }
-    if !settings.sandbox.is_empty() {
-        let sandbox = settings.sandbox.strip_prefix("sandbox: ").unwrap_or(&settings.sandbox);
+    if !settings.protections.is_empty() {
+        let sandbox =
+            settings.protections.strip_prefix("sandbox: ").unwrap_or(&settings.protections);
         list.push(("sandbox".to_owned(), sandbox.to_owned()));
+    }
+    if !settings.seed_key.is_empty() {
+        list.push(("seat-seed key".to_owned(), settings.seed_key.clone()));
     }
     for bot in &settings.bots {
         let mut described =
@@ -224,41 +227,54 @@ fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
     list
 }
 
-/// The leaderboard page's data for the results folder `folder`.
+/// The leaderboard page's data for the results folder `folder`. games.csv
+/// is read row by row, keeping only the rows the page lists, and the
+/// archive is opened once for every replay.
 pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
-    let rows = read_games_csv(&folder.join(GAMES_CSV), false, &Silent).unwrap_or_default();
-    let listed = &rows[rows.len().saturating_sub(MAX_PAGE_GAMES)..];
-    let replayed_from = rows.len().saturating_sub(MAX_PAGE_REPLAYS);
-    // Think times (from the transcripts read for replays) and the slowest
-    // reply (from every row), by bot.
-    let mut think: BTreeMap<String, (f64, u64)> = BTreeMap::new();
+    // The latest games as the page lists them, the rows of the latest
+    // (whose replays it embeds), and the slowest reply of each bot (from
+    // every row).
+    let mut listed: VecDeque<PageGame> = VecDeque::new();
+    let mut replayed: VecDeque<GameRow> = VecDeque::new();
     let mut slowest: BTreeMap<String, f64> = BTreeMap::new();
-    for row in &rows {
+    let read = for_each_row(&folder.join(GAMES_CSV), |row| {
         for (name, ms) in [(&row.seat1, row.slowest1_ms), (&row.seat2, row.slowest2_ms)] {
-            let entry = slowest.entry(name.clone()).or_insert(0.0);
-            *entry = entry.max(ms);
-        }
-    }
-    let games = listed
-        .iter()
-        .enumerate()
-        .map(|(at, row)| {
-            let index = rows.len() - listed.len() + at;
-            let turns = if index >= replayed_from {
-                replay_steps(folder, row, &mut think)
-            } else {
-                Vec::new()
-            };
-            PageGame {
-                number: row.game_index,
-                seats: [row.seat1.clone(), row.seat2.clone()],
-                outcome: row.outcome.to_string(),
-                reason: row.reason.to_string(),
-                plies: row.plies,
-                turns,
+            match slowest.get_mut(name) {
+                Some(slowest) => *slowest = slowest.max(ms),
+                None => {
+                    slowest.insert(name.clone(), ms);
+                }
             }
-        })
-        .collect();
+        }
+        if listed.len() == MAX_PAGE_GAMES {
+            listed.pop_front();
+        }
+        listed.push_back(PageGame {
+            number: row.game_index,
+            seats: [row.seat1.clone(), row.seat2.clone()],
+            outcome: row.outcome.to_string(),
+            reason: row.reason.to_string(),
+            plies: row.plies,
+            turns: Vec::new(),
+        });
+        if replayed.len() == MAX_PAGE_REPLAYS {
+            replayed.pop_front();
+        }
+        replayed.push_back(row);
+        Ok(())
+    });
+    if read.is_err() {
+        listed.clear();
+        replayed.clear();
+    }
+    // Think times, from the transcripts read for replays.
+    let mut think: BTreeMap<String, (f64, u64)> = BTreeMap::new();
+    let mut transcripts = TranscriptReader::new(folder);
+    let first_replayed = listed.len() - replayed.len();
+    for (game, row) in listed.iter_mut().skip(first_replayed).zip(&replayed) {
+        game.turns = replay_steps(&mut transcripts, row, &mut think);
+    }
+    let games = listed.into();
     let bots = summary
         .table
         .iter()
@@ -313,11 +329,11 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
 /// prints it), adding its think times to `think`. No steps when its
 /// transcript is missing or does not replay.
 fn replay_steps(
-    folder: &Path,
+    transcripts: &mut TranscriptReader,
     row: &GameRow,
     think: &mut BTreeMap<String, (f64, u64)>,
 ) -> Vec<String> {
-    let Ok(text) = read_transcript(folder, row) else { return Vec::new() };
+    let Ok(text) = transcripts.read(row) else { return Vec::new() };
     for line in text.lines() {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else { continue };
         if value["type"] == "move"

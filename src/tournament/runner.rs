@@ -132,33 +132,51 @@ pub(crate) fn start_workers(
         queue,
     });
     let cpus = if tournament.pin { crate::os::allowed_cpus() } else { Vec::new() };
-    let handles = (0..worker_count)
-        .map(|number| {
-            let cpu = (!cpus.is_empty()).then(|| cpus[number % cpus.len()]);
-            let shared = Arc::clone(&shared);
-            let sender = sender.clone();
-            let cancel = cancel.clone();
-            let playing = Arc::new(AtomicU64::new(0));
-            let playing_here = Arc::clone(&playing);
-            let thread = std::thread::Builder::new()
-                .name(format!("arena-worker-{number}"))
-                .spawn(move || {
-                    if let Some(cpu) = cpu {
-                        crate::os::pin_current_thread(cpu);
-                    }
-                    let runtime = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                        .expect("a worker runtime starts");
-                    runtime.block_on(async {
-                        with_game!(shared.tournament.setup.game(), G => work::<G>(&shared, sender, cancel, &playing_here).await)
-                    });
-                })
-                .expect("a worker thread starts");
-            Worker { thread, playing }
-        })
-        .collect();
+    let mut handles = Vec::with_capacity(worker_count);
+    for number in 0..worker_count {
+        let cpu = (!cpus.is_empty()).then(|| cpus[number % cpus.len()]);
+        let shared = Arc::clone(&shared);
+        let worker_sender = sender.clone();
+        let cancel = cancel.clone();
+        let playing = Arc::new(AtomicU64::new(0));
+        let playing_here = Arc::clone(&playing);
+        let started = std::thread::Builder::new().name(format!("arena-worker-{number}")).spawn(
+            move || {
+                if let Some(cpu) = cpu {
+                    crate::os::pin_current_thread(cpu);
+                }
+                let runtime =
+                    match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                        Ok(runtime) => runtime,
+                        Err(error) => {
+                            let _ = worker_sender.send(worker_failed(number, "its runtime", &error));
+                            return;
+                        }
+                    };
+                runtime.block_on(async {
+                    with_game!(shared.tournament.setup.game(), G => work::<G>(&shared, worker_sender, cancel, &playing_here).await)
+                });
+            },
+        );
+        match started {
+            Ok(thread) => handles.push(Worker { thread, playing }),
+            Err(error) => {
+                // The workers started play on; the run stops on this error.
+                let _ = sender.send(worker_failed(number, "its thread", &error));
+                break;
+            }
+        }
+    }
     (receiver, handles)
+}
+
+/// Why worker `number` could not start `what`, naming the limits that
+/// commonly cause it.
+fn worker_failed(number: usize, what: &str, error: &std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!(
+        "game worker {} cannot start {what}: {error}; each game played at once needs a thread and a few open files besides its two bot processes: raise the limit on processes and threads (`ulimit -u`) or on open files (`ulimit -n`), or play fewer games at once (concurrency)",
+        number + 1
+    )
 }
 
 /// A worker thread, and the number of the game it is playing (0 between

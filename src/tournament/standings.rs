@@ -81,6 +81,7 @@ impl Results {
         }
     }
 
+    #[cfg(test)]
     pub fn from_rows(bots: &[String], rows: &[GameRow]) -> Results {
         let mut results = Results::new(bots);
         for row in rows {

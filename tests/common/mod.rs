@@ -45,11 +45,21 @@ pub fn fixture(name_and_args: &str) -> String {
 /// fixtures record their pids in, and the arena's own output.
 pub struct Scratch {
     dir: tempfile::TempDir,
+    /// `ARENA_SEED_KEY` for the runs, if set; else the variable is unset.
+    seed_key: Option<String>,
 }
 
 impl Scratch {
     pub fn new() -> Scratch {
-        Scratch { dir: tempfile::tempdir().expect("a temporary folder") }
+        Scratch { dir: tempfile::tempdir().expect("a temporary folder"), seed_key: None }
+    }
+
+    /// Runs with `ARENA_SEED_KEY` set to `key`: one key for every results
+    /// folder, as a leaderboard's CI secret gives, so that results compare
+    /// across folders (without it each folder keys seat seeds its own way).
+    pub fn with_seed_key(mut self, key: &str) -> Scratch {
+        self.seed_key = Some(key.to_owned());
+        self
     }
 
     /// The `--out` folder.
@@ -80,7 +90,12 @@ impl Scratch {
         let stderr_path = self.dir.path().join("arena.stderr");
         let create = |path: &Path| File::create(path).expect("an output file");
         let started = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_arena"));
+        match &self.seed_key {
+            Some(key) => command.env("ARENA_SEED_KEY", key),
+            None => command.env_remove("ARENA_SEED_KEY"),
+        };
+        let mut child = command
             .args(args)
             .current_dir(repo_dir())
             .stdin(File::open(&stdin_path).expect("the input file"))

@@ -14,7 +14,6 @@ mod narrate;
 
 use std::cmp::Ordering;
 
-use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use super::{
@@ -110,7 +109,7 @@ impl Game for NumberClaim {
     fn new(params: &ClaimParams, seed: u64) -> Self {
         let n = params.n as usize;
         let mut values: Vec<u32> = (1..=params.n * params.n).collect();
-        values.shuffle(&mut setup_rng(seed));
+        setup_rng(seed).shuffle(&mut values);
         Self::from_grid(values.chunks(n).map(<[u32]>::to_vec).collect())
     }
 

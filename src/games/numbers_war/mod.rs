@@ -14,7 +14,6 @@ mod narrate;
 use std::cmp::Ordering;
 use std::collections::VecDeque;
 
-use rand::seq::index;
 use serde::{Deserialize, Serialize};
 
 use super::{check_distinct, 
@@ -124,12 +123,9 @@ impl Game for NumbersWar {
     type View = NumbersWarView;
 
     fn new(params: &NumbersWarParams, seed: u64) -> Self {
-        let mut rng = setup_rng(seed);
-        // `sample` returns its indices in random order: that is the shuffle.
-        let numbers = index::sample(&mut rng, params.max as usize, params.count as usize)
-            .into_iter()
-            .map(|i| i as u32 + 1)
-            .collect();
+        // `sample` returns its numbers in random order: that is the shuffle.
+        let numbers =
+            setup_rng(seed).sample(params.max, params.count).into_iter().map(|i| i + 1).collect();
         Self::from_numbers(numbers)
     }
 

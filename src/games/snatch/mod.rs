@@ -21,7 +21,6 @@ mod narrate;
 
 use std::cmp::Ordering;
 
-use rand::seq::index;
 use serde::{Deserialize, Serialize};
 
 use super::{check_distinct, 
@@ -108,12 +107,8 @@ impl Game for NumberSnatch {
     type View = SnatchView;
 
     fn new(params: &SnatchParams, seed: u64) -> Self {
-        let mut rng = setup_rng(seed);
         let mut numbers: Vec<u32> =
-            index::sample(&mut rng, params.max as usize, params.count as usize)
-                .into_iter()
-                .map(|i| i as u32 + 1)
-                .collect();
+            setup_rng(seed).sample(params.max, params.count).into_iter().map(|i| i + 1).collect();
         numbers.sort_unstable();
         Self::from_numbers(numbers)
     }

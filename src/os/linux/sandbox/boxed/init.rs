@@ -1,0 +1,382 @@
+//! The box's first process: arena's code, pid 1 of the box. It builds the
+//! box's root, starts the bot and reaps until the bot exits.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::os::fd::RawFd;
+
+use super::bot::bot_main;
+use super::failed::{at, errno};
+use super::plan::Step;
+use super::{
+    BUILD_AT, BoxStart, Failed, InitJob, Network, REPORT_ENDED, REPORT_FAILED, REPORT_STARTED,
+    Report,
+};
+
+/// Sends a report from inside the box.
+///
+/// # Safety
+/// Raw write of a value on the stack.
+unsafe fn send(fd: RawFd, report: Report) {
+    // SAFETY: writes the value on the stack; a pipe write this small is atomic.
+    unsafe {
+        libc::write(fd, (&raw const report).cast(), std::mem::size_of::<Report>());
+    }
+}
+
+pub(super) extern "C" fn init_main(job: *mut c_void) -> c_int {
+    // SAFETY: `job` is this process's copy of the arena's InitJob.
+    let job = unsafe { &mut *job.cast::<InitJob<'_>>() };
+    // SAFETY: the box's first process, with everything prepared.
+    let result = unsafe { init(job) };
+    if let Err((step, errno)) = result {
+        // SAFETY: a report from the stack, then the end of the process.
+        unsafe {
+            send(job.report, Report { kind: REPORT_FAILED, value: step as u32, errno });
+        }
+    }
+    // SAFETY: ends the process without running any of the arena's code.
+    unsafe { libc::_exit(if result.is_ok() { 0 } else { 127 }) }
+}
+
+/// The box's first process: builds the box, starts the bot, reaps.
+unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
+    let start = job.start;
+    // SAFETY: system calls on this process, with pointers to its copy of
+    // memory the arena prepared.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+        blank(&start.command_line);
+        for &join in &start.cgroup_joins {
+            if libc::write(join, c"0".as_ptr().cast(), 1) != 1 {
+                return Err((Failed::Cgroup, errno()));
+            }
+        }
+        libc::close(job.sync_write);
+        keep_only(&job.keep);
+        // The arena writes the id maps and the cgroup first; nothing comes
+        // (end of file) if it died meanwhile.
+        let mut go = 0u8;
+        if libc::read(job.sync_read, (&raw mut go).cast(), 1) != 1 {
+            libc::_exit(1);
+        }
+        libc::close(job.sync_read);
+        // Its memory is a copy of the arena's: nothing in the box may read
+        // it (ptrace, /proc/1/mem), and its command line (world-readable as
+        // /proc/1/cmdline) was blanked above. Only now: the arena writes
+        // the id maps through /proc/PID, which a process that is not
+        // dumpable hands to root.
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+        at(Failed::Isolate, libc::setsid())?;
+        at(
+            Failed::Isolate,
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ),
+        )?;
+        open_views(start, job.views)?;
+        if start.as_root {
+            // The box's root, which the host knows as an id of no user's.
+            at(
+                Failed::Identity,
+                libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) as c_int,
+            )?;
+            at(Failed::Identity, libc::syscall(libc::SYS_setresgid, 0, 0, 0) as c_int)?;
+            at(Failed::Identity, libc::syscall(libc::SYS_setresuid, 0, 0, 0) as c_int)?;
+        }
+        build_root(start, job.views)?;
+        libc::sethostname(c"arena".as_ptr(), 5);
+        if matches!(start.network, Network::Own) {
+            bring_up_loopback();
+        }
+        at(Failed::WorkingFolder, libc::chdir(start.workdir.as_ptr()))?;
+        let bot = libc::clone(
+            bot_main,
+            job.bot_stack_top,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            (job as *mut InitJob<'_>).cast(),
+        );
+        if bot < 0 {
+            return Err((Failed::StartBot, errno()));
+        }
+        if job.bot_failure.0 != 0 {
+            let (step, errno) = job.bot_failure;
+            let _ = libc::waitpid(bot, std::ptr::null_mut(), 0);
+            return Err((Failed::from_code(step), errno));
+        }
+        send(job.report, Report { kind: REPORT_STARTED, ..Report::default() });
+        // Only the bot holds its pipes now: its exit closes them.
+        for fd in job.stdio {
+            libc::close(fd);
+        }
+        loop {
+            let mut status = 0;
+            let reaped = libc::waitpid(-1, &mut status, libc::__WALL);
+            if reaped == bot {
+                send(job.report, Report { kind: REPORT_ENDED, value: status as u32, errno: 0 });
+                return Ok(());
+            }
+            if reaped < 0 && errno() != libc::EINTR {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Overwrites `range` of this process's memory with zeroes.
+unsafe fn blank(range: &std::ops::Range<usize>) {
+    if range.start == 0 || range.end <= range.start {
+        return;
+    }
+    // SAFETY: the range is the argument area of the arena's memory, whose
+    // copy this process owns; volatile, so the writes are never dropped.
+    unsafe {
+        let start = range.start as *mut u8;
+        for offset in 0..range.end - range.start {
+            std::ptr::write_volatile(start.add(offset), 0);
+        }
+    }
+}
+
+/// Closes every descriptor but `keep` (sorted): the copies of the arena's
+/// files, other bots' pipes among them, which a box must not hold.
+unsafe fn keep_only(keep: &[RawFd; 5]) {
+    let mut from = 3u32;
+    for &fd in keep {
+        let fd = fd as u32;
+        if fd > from {
+            // SAFETY: closes descriptors of this process.
+            unsafe { libc::syscall(libc::SYS_close_range, from, fd - 1, 0) };
+        }
+        from = from.max(fd + 1);
+    }
+    // SAFETY: as above.
+    unsafe { libc::syscall(libc::SYS_close_range, from, u32::MAX, 0) };
+}
+
+/// Opens every host path the box shows, as a detached copy of its mount,
+/// while this process may still read it (under root, before it becomes the
+/// box's root, which may not enter /root). A path that is gone is skipped.
+unsafe fn open_views(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed, i32)> {
+    const OPEN_TREE_CLONE: libc::c_uint = 1;
+    let mut index = 0;
+    for step in &start.plan.steps {
+        let Step::View { source, .. } = step else { continue };
+        // SAFETY: open_tree on a prepared path; the result goes into the
+        // prepared array, one slot per view.
+        unsafe {
+            let fd = libc::syscall(
+                libc::SYS_open_tree,
+                libc::AT_FDCWD,
+                source.as_ptr(),
+                OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint,
+            ) as c_int;
+            if fd < 0 && errno() != libc::ENOENT {
+                return Err((Failed::Open, errno()));
+            }
+            *views.add(index) = fd;
+        }
+        index += 1;
+    }
+    Ok(())
+}
+
+/// `struct mount_attr`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
+const MOUNT_ATTR_NOEXEC: u64 = 0x8;
+
+/// Makes the box's root at [`BUILD_AT`] and enters it.
+unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed, i32)> {
+    let no_data = std::ptr::null::<c_void>();
+    let tmpfs = c"tmpfs".as_ptr();
+    let secure = libc::MS_NOSUID | libc::MS_NODEV;
+    // SAFETY: mounts, folders and links made from prepared C strings; all
+    // paths after the chdir are relative to the new root.
+    unsafe {
+        at(
+            Failed::Root,
+            libc::mount(
+                tmpfs,
+                BUILD_AT.as_ptr(),
+                tmpfs,
+                secure,
+                c"size=4m,mode=0755".as_ptr().cast(),
+            ),
+        )?;
+        at(Failed::Root, libc::chdir(BUILD_AT.as_ptr()))?;
+        at(Failed::Scratch, libc::mkdir(c"tmp".as_ptr(), 0o755))?;
+        at(
+            Failed::Scratch,
+            libc::mount(
+                tmpfs,
+                c"tmp".as_ptr(),
+                tmpfs,
+                secure,
+                start.scratch_options.as_ptr().cast(),
+            ),
+        )?;
+        at(Failed::Proc, libc::mkdir(c"proc".as_ptr(), 0o555))?;
+        at(
+            Failed::Proc,
+            libc::mount(
+                c"proc".as_ptr(),
+                c"proc".as_ptr(),
+                c"proc".as_ptr(),
+                secure | libc::MS_NOEXEC,
+                no_data,
+            ),
+        )?;
+        at(Failed::Devices, libc::mkdir(c"dev".as_ptr(), 0o755))?;
+        at(Failed::Devices, libc::mkdir(c"dev/shm".as_ptr(), 0o755))?;
+        at(
+            Failed::Devices,
+            libc::mount(
+                tmpfs,
+                c"dev/shm".as_ptr(),
+                tmpfs,
+                secure,
+                start.scratch_options.as_ptr().cast(),
+            ),
+        )?;
+        for (link, target) in [
+            (c"dev/fd", c"/proc/self/fd"),
+            (c"dev/stdin", c"/proc/self/fd/0"),
+            (c"dev/stdout", c"/proc/self/fd/1"),
+            (c"dev/stderr", c"/proc/self/fd/2"),
+        ] {
+            at(Failed::Devices, libc::symlink(target.as_ptr(), link.as_ptr()))?;
+        }
+        let mut index = 0;
+        for step in &start.plan.steps {
+            match step {
+                Step::Folder(path) => {
+                    if libc::mkdir(path.as_ptr(), 0o755) < 0 && errno() != libc::EEXIST {
+                        return Err((Failed::Folder, errno()));
+                    }
+                }
+                Step::View { target, file, device, .. } => {
+                    let fd = *views.add(index);
+                    index += 1;
+                    if fd < 0 {
+                        continue;
+                    }
+                    if *file {
+                        let made = libc::open(
+                            target.as_ptr(),
+                            libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                            0o644,
+                        );
+                        if made < 0 && errno() != libc::EEXIST {
+                            return Err((Failed::View, errno()));
+                        }
+                        libc::close(made);
+                    } else if libc::mkdir(target.as_ptr(), 0o755) < 0 && errno() != libc::EEXIST {
+                        return Err((Failed::View, errno()));
+                    }
+                    let set = if *device {
+                        MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC
+                    } else {
+                        MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+                    };
+                    let attr =
+                        MountAttr { attr_set: set, attr_clr: 0, propagation: 0, userns_fd: 0 };
+                    at(
+                        Failed::View,
+                        libc::syscall(
+                            libc::SYS_mount_setattr,
+                            fd,
+                            c"".as_ptr(),
+                            libc::AT_EMPTY_PATH,
+                            &raw const attr,
+                            std::mem::size_of::<MountAttr>(),
+                        ) as c_int,
+                    )?;
+                    const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+                    at(
+                        Failed::View,
+                        libc::syscall(
+                            libc::SYS_move_mount,
+                            fd,
+                            c"".as_ptr(),
+                            libc::AT_FDCWD,
+                            target.as_ptr(),
+                            MOVE_MOUNT_F_EMPTY_PATH,
+                        ) as c_int,
+                    )?;
+                    libc::close(fd);
+                }
+                Step::Copy { target, contents } => {
+                    let fd = libc::open(
+                        target.as_ptr(),
+                        libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC,
+                        0o644,
+                    );
+                    if fd < 0 {
+                        return Err((Failed::View, errno()));
+                    }
+                    let written = libc::write(fd, contents.as_ptr().cast(), contents.len());
+                    libc::close(fd);
+                    if written != contents.len() as isize {
+                        return Err((Failed::View, errno()));
+                    }
+                }
+                Step::Link { path, target } => {
+                    if libc::symlink(target.as_ptr(), path.as_ptr()) < 0 && errno() != libc::EEXIST
+                    {
+                        return Err((Failed::Link, errno()));
+                    }
+                }
+            }
+        }
+        // The old root goes: nothing of the host is left but the views.
+        at(
+            Failed::Pivot,
+            libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as c_int,
+        )?;
+        at(Failed::Pivot, libc::umount2(c".".as_ptr(), libc::MNT_DETACH))?;
+        at(Failed::Pivot, libc::chdir(c"/".as_ptr()))?;
+        at(
+            Failed::ReadOnly,
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | secure,
+                no_data,
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// Brings the box's loopback up (a new network namespace has it down).
+unsafe fn bring_up_loopback() {
+    // SAFETY: a socket and two ioctls on a request on the stack.
+    unsafe {
+        let socket = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if socket < 0 {
+            return;
+        }
+        let mut request: libc::ifreq = std::mem::zeroed();
+        request.ifr_name[0] = b'l' as c_char;
+        request.ifr_name[1] = b'o' as c_char;
+        if libc::ioctl(socket, libc::SIOCGIFFLAGS, &mut request) == 0 {
+            request.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            libc::ioctl(socket, libc::SIOCSIFFLAGS, &request);
+        }
+        libc::close(socket);
+    }
+}

@@ -1,0 +1,380 @@
+//! Starting a bot in a box of its own.
+//!
+//! The arena clones a child into new user, PID, mount, IPC and UTS
+//! namespaces (and a network namespace unless the network is allowed).
+//! That child is the box's first process, pid 1 inside it, and arena's
+//! code: it builds the box's root, starts the bot as its child, waits for
+//! it, reports its exit status, and exits, which kills everything left in
+//! the box at once however deep or detached. The arena watches it through
+//! a pidfd and kills the box by killing it.
+//!
+//! The steps, in order:
+//!
+//! 1. arena: `clone` (no shared memory: the box's first process keeps a
+//!    copy of arena's, touching only what was prepared for it);
+//! 2. arena: the child's user and group id maps, and its cgroup; then a
+//!    byte on the sync pipe lets it go on;
+//! 3. first process: it dies with the arena (`PR_SET_PDEATHSIG`), keeps
+//!    only the descriptors it needs, starts a session (one CPU share per
+//!    box where the scheduler shares by session), opens every host path
+//!    the box shows (while it still may read them: under root, before it
+//!    becomes the box's root), makes the root (a tmpfs) with the box's
+//!    /tmp, /proc, /dev and /dev/shm, mounts the views read-only, makes
+//!    the links, pivots into it and makes it read-only;
+//! 4. first process: starts the bot (`CLONE_VM | CLONE_VFORK`), which
+//!    takes its pipes as stdin, stdout and stderr, becomes the box's user
+//!    (1000) with no capability, sets its limits, restricts itself with
+//!    Landlock and loads the seccomp filter last, then execs;
+//! 5. first process: reports "started" or the step that failed, then
+//!    reaps every process of the box until the bot exits, reports its
+//!    status and exits.
+//!
+//! Everything between clone and exec makes system calls only: the paths,
+//! maps, rules and filter were prepared before, and nothing allocates.
+
+mod bot;
+mod failed;
+mod init;
+mod plan;
+
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::ExitStatus;
+use std::sync::Arc;
+
+pub use failed::{Failed, StartFailure};
+pub use plan::BoxPlan;
+
+use init::init_main;
+
+use super::landlock::InBoxRuleset;
+use super::seccomp::Filter;
+use super::spawn::{
+    Spawned, block_signals, kill_pidfd, null_terminated, pipe, restore_signals, wait_exited,
+};
+use crate::sandbox::layout::Layout;
+
+/// The bot's user and group id inside its box.
+pub const BOT_ID: u32 = 1000;
+
+/// The user id a box's root and bot get on the host when arena runs as
+/// root: this plus twice the box's pid (plus one for the bot), so that no
+/// two live boxes share one and none is a real user's.
+pub const ROOT_BOX_UID_BASE: u32 = 0x4000_0000;
+
+/// Where the first process mounts the box's new root while building it: a
+/// folder every Linux system has, hidden only inside the box's own mount
+/// namespace.
+const BUILD_AT: &CStr = c"/tmp";
+
+/// The devices a box has, shown from the host's.
+pub const DEVICES: [&str; 5] =
+    ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+
+/// The box's scratch folders: its /tmp (HOME and TMPDIR) and /dev/shm.
+pub const SCRATCH: [&str; 2] = ["/tmp", "/dev/shm"];
+
+/// What the box's first process sends the arena on its report pipe.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct Report {
+    kind: u32,
+    /// The failed step's code, or the bot's wait status.
+    value: u32,
+    errno: i32,
+}
+
+const REPORT_STARTED: u32 = 1;
+const REPORT_FAILED: u32 = 2;
+const REPORT_ENDED: u32 = 3;
+
+/// Everything one box's start needs, prepared by the arena.
+pub struct BoxStart {
+    pub plan: Arc<BoxPlan>,
+    pub program: CString,
+    pub argv: Vec<CString>,
+    pub envp: Vec<CString>,
+    /// The bot's working folder (it exists in the box).
+    pub workdir: CString,
+    pub rlimits: Vec<(c_int, u64, u64)>,
+    pub landlock: Option<InBoxRuleset>,
+    pub filter: Option<Arc<Filter>>,
+    /// tmpfs options of the box's /tmp and /dev/shm.
+    pub scratch_options: CString,
+    /// Where arena's command line lies in memory (its copy in the box's
+    /// first process is blanked: the bot may read /proc/1/cmdline).
+    pub command_line: std::ops::Range<usize>,
+    /// Arena is root: the box gets ids of its own on the host.
+    pub as_root: bool,
+    /// The network the box gets.
+    pub network: Network,
+    /// Files the first process joins its cgroup by (it writes "0" to each).
+    pub cgroup_joins: Vec<RawFd>,
+}
+
+/// The network a box gets.
+#[derive(Clone, Copy, Debug)]
+pub enum Network {
+    /// The machine's (the network is allowed).
+    Host,
+    /// A namespace of its own, whose loopback it brings up.
+    Own,
+    /// An existing namespace (one an earlier box of the same bot made and
+    /// left empty), entered through its descriptor: making a network
+    /// namespace and having the kernel tear it down cost more than the
+    /// rest of a box. Only root may enter one it did not make.
+    Join(RawFd),
+}
+
+/// What the box's first process reads: on the arena's stack, copied into
+/// the child by clone.
+struct InitJob<'a> {
+    start: &'a BoxStart,
+    argv: *const *const c_char,
+    envp: *const *const c_char,
+    /// The descriptors of the host paths the box shows, one per view.
+    views: *mut c_int,
+    /// The child's ends of the bot's pipes.
+    stdio: [RawFd; 3],
+    report: RawFd,
+    sync_read: RawFd,
+    sync_write: RawFd,
+    /// The descriptors to keep, sorted; every other is closed at once.
+    keep: [RawFd; 5],
+    mask: libc::sigset_t,
+    bot_stack_top: *mut c_void,
+    /// Where the bot's process, which shares the first process's memory,
+    /// leaves the step and errno it failed at.
+    bot_failure: (u32, i32),
+}
+
+/// Starts `start`'s bot in a new box.
+pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
+    let fail = |step: Failed| move |error: io::Error| StartFailure { step, error };
+    let (stdin_read, stdin_write) = pipe().map_err(fail(Failed::Isolate))?;
+    let (stdout_read, stdout_write) = pipe().map_err(fail(Failed::Isolate))?;
+    let (stderr_read, stderr_write) = pipe().map_err(fail(Failed::Isolate))?;
+    let (report_read, report_write) = pipe().map_err(fail(Failed::Isolate))?;
+    let (sync_read, sync_write) = pipe().map_err(fail(Failed::Isolate))?;
+    let argv = null_terminated(&start.argv);
+    let envp = null_terminated(&start.envp);
+    let mut views = vec![-1 as c_int; start.plan.views.max(1)];
+    const STACK: usize = 128 * 1024;
+    let mut init_stack = vec![0u8; STACK];
+    let mut bot_stack = vec![0u8; STACK];
+    let top = |stack: &mut Vec<u8>| {
+        // SAFETY: one past the end of the buffer, aligned down to 16.
+        unsafe {
+            let top = stack.as_mut_ptr().add(STACK);
+            top.sub(top as usize % 16).cast::<c_void>()
+        }
+    };
+    let mut keep = [
+        stdin_read.as_raw_fd(),
+        stdout_write.as_raw_fd(),
+        stderr_write.as_raw_fd(),
+        report_write.as_raw_fd(),
+        sync_read.as_raw_fd(),
+    ];
+    keep.sort_unstable();
+    let mut job = InitJob {
+        start,
+        argv: argv.as_ptr(),
+        envp: envp.as_ptr(),
+        views: views.as_mut_ptr(),
+        stdio: [stdin_read.as_raw_fd(), stdout_write.as_raw_fd(), stderr_write.as_raw_fd()],
+        report: report_write.as_raw_fd(),
+        sync_read: sync_read.as_raw_fd(),
+        sync_write: sync_write.as_raw_fd(),
+        keep,
+        mask: block_signals(),
+        bot_stack_top: top(&mut bot_stack),
+        bot_failure: (0, 0),
+    };
+    let mut flags = libc::CLONE_NEWUSER
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWNS
+        | libc::CLONE_NEWIPC
+        | libc::CLONE_NEWUTS
+        | libc::CLONE_PIDFD
+        | libc::SIGCHLD;
+    let joined = match start.network {
+        Network::Host => None,
+        Network::Own => {
+            flags |= libc::CLONE_NEWNET;
+            None
+        }
+        // The child is made in the namespace this thread is in: this
+        // thread enters it for the clone, and goes back after.
+        Network::Join(namespace) => {
+            let here = std::fs::File::open("/proc/thread-self/ns/net")
+                .map_err(|error| StartFailure { step: Failed::Namespaces, error })?;
+            // SAFETY: setns on this thread with descriptors we hold.
+            if unsafe { libc::setns(namespace, libc::CLONE_NEWNET) } != 0 {
+                restore_signals(&job.mask);
+                let error = io::Error::last_os_error();
+                return Err(StartFailure { step: Failed::Namespaces, error });
+            }
+            Some(here)
+        }
+    };
+    let mut pidfd: c_int = -1;
+    // SAFETY: without CLONE_VM the child runs `init_main` on its own copy
+    // of the stack and of everything `job` points to; signals are blocked
+    // across the clone (the child resets them before the bot runs).
+    let pid = unsafe {
+        libc::clone(init_main, top(&mut init_stack), flags, (&raw mut job).cast(), &raw mut pidfd)
+    };
+    let clone_error = io::Error::last_os_error();
+    if let Some(here) = joined {
+        // SAFETY: back to this thread's own namespace, which it left above.
+        let back = unsafe { libc::setns(here.as_raw_fd(), libc::CLONE_NEWNET) };
+        assert_eq!(back, 0, "a thread goes back to its own network namespace");
+    }
+    restore_signals(&job.mask);
+    if pid < 0 {
+        return Err(StartFailure { step: Failed::Namespaces, error: clone_error });
+    }
+    // SAFETY: CLONE_PIDFD stored a new descriptor that is ours alone.
+    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+    drop((stdin_read, stdout_write, stderr_write, report_write, sync_read));
+    let gone = |failure: StartFailure| {
+        kill_pidfd(&pidfd);
+        let _ = wait_exited(&pidfd, true);
+        failure
+    };
+    if let Err(error) = identity_maps(pid as u32, start.as_root) {
+        return Err(gone(StartFailure { step: Failed::Identity, error }));
+    }
+    let go = [1u8];
+    // SAFETY: writes one byte from the stack to our end of the sync pipe.
+    if unsafe { libc::write(sync_write.as_raw_fd(), go.as_ptr().cast(), 1) } != 1 {
+        return Err(gone(StartFailure {
+            step: Failed::Isolate,
+            error: io::Error::last_os_error(),
+        }));
+    }
+    drop(sync_write);
+    match read_report(&report_read) {
+        Some(Report { kind: REPORT_STARTED, .. }) => {}
+        Some(Report { kind: REPORT_FAILED, value, errno }) => {
+            let step = Failed::from_code(value);
+            return Err(gone(StartFailure { step, error: io::Error::from_raw_os_error(errno) }));
+        }
+        _ => {
+            let error = io::Error::other("the box's first process ended before the bot started");
+            return Err(gone(StartFailure { step: Failed::Isolate, error }));
+        }
+    }
+    drop((init_stack, bot_stack, views));
+    let spawned = Spawned {
+        pid: pid as u32,
+        pidfd,
+        stdin: stdin_write,
+        stdout: stdout_read,
+        stderr: stderr_read,
+    };
+    Ok(StartedBox { spawned, report: report_read })
+}
+
+/// A box just started, and the pipe on which its first process reports
+/// the bot's exit status (read it with [`bot_status`] once that process
+/// has exited).
+pub struct StartedBox {
+    pub spawned: Spawned,
+    pub report: OwnedFd,
+}
+
+/// Writes the box's id maps: under root, the box's root and bot get ids of
+/// their own on the host; otherwise the bot's id is arena's own (the only
+/// one an unprivileged user may map).
+fn identity_maps(pid: u32, as_root: bool) -> io::Result<()> {
+    let file = |name: &str| format!("/proc/{pid}/{name}");
+    if as_root {
+        let base = ROOT_BOX_UID_BASE + 2 * pid;
+        let map = format!("0 {base} 1\n{BOT_ID} {} 1", base + 1);
+        std::fs::write(file("uid_map"), &map)?;
+        std::fs::write(file("gid_map"), &map)?;
+    } else {
+        // SAFETY: getuid and getgid cannot fail.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        std::fs::write(file("setgroups"), "deny")?;
+        std::fs::write(file("uid_map"), format!("{BOT_ID} {uid} 1"))?;
+        std::fs::write(file("gid_map"), format!("{BOT_ID} {gid} 1"))?;
+    }
+    Ok(())
+}
+
+fn read_report(report: &OwnedFd) -> Option<Report> {
+    let mut value = Report::default();
+    let size = std::mem::size_of::<Report>();
+    // SAFETY: reads at most one report into a value on the stack.
+    let read = unsafe { libc::read(report.as_raw_fd(), (&raw mut value).cast(), size) };
+    (read == size as isize).then_some(value)
+}
+
+/// The bot's exit status, read from the report pipe once the box's first
+/// process has exited; `None` when it sent none (the box was killed).
+pub fn bot_status(report: &OwnedFd) -> Option<ExitStatus> {
+    match read_report(report)? {
+        Report { kind: REPORT_ENDED, value, .. } => Some(ExitStatus::from_raw(value as i32)),
+        _ => None,
+    }
+}
+
+/// Whether boxes can be made here: one is made, with the system folders,
+/// and runs `true`. Returns what failed when it cannot be.
+pub fn probe(network: bool, as_root: bool) -> Result<(), String> {
+    let program = ["/usr/bin/true", "/bin/true"]
+        .into_iter()
+        .find(|path| Path::new(path).exists())
+        .ok_or("no `true` program in /usr/bin or /bin to try a box with")?;
+    let grants: Vec<crate::sandbox::files::Grant> = crate::sandbox::files::system_paths()
+        .into_iter()
+        .map(crate::sandbox::files::Grant::Whole)
+        .collect();
+    let program = CString::new(program).expect("no NUL");
+    let start = BoxStart {
+        plan: Arc::new(BoxPlan::new(&Layout::new(&grants, &[]))),
+        argv: vec![program.clone()],
+        program,
+        envp: Vec::new(),
+        workdir: c"/".to_owned(),
+        rlimits: Vec::new(),
+        landlock: None,
+        filter: None,
+        scratch_options: c"size=1m,mode=1777".to_owned(),
+        command_line: command_line(),
+        as_root,
+        network: if network { Network::Host } else { Network::Own },
+        cgroup_joins: Vec::new(),
+    };
+    let started =
+        spawn(&start).map_err(|failure| format!("{}: {}", failure.step.doing(), failure.error))?;
+    let waited = wait_exited(&started.spawned.pidfd, true)
+        .map_err(|error| format!("waiting for the box: {error}"))?
+        .ok_or("waiting for the box: no status")?;
+    match bot_status(&started.report).unwrap_or(waited).code() {
+        Some(0) => Ok(()),
+        _ => Err(format!("a box running `true` ended with {waited}")),
+    }
+}
+
+/// Where this process's command line lies in its memory: fields 48 and 49
+/// of /proc/self/stat (`arg_start`, `arg_end`).
+pub fn command_line() -> std::ops::Range<usize> {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_ascii_whitespace().collect())
+        .unwrap_or_default();
+    // After the name comes field 3: arg_start is field 48.
+    let field = |number: usize| fields.get(number - 3)?.parse::<usize>().ok();
+    match (field(48), field(49)) {
+        (Some(start), Some(end)) => start..end,
+        _ => 0..0,
+    }
+}

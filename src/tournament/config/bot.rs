@@ -1,0 +1,153 @@
+//! One `[[bot]]` of a tournament: its command, folder and environment, its
+//! own time control, and its fingerprint.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::printable::check_bot_name;
+use crate::referee::clock::{TimeKey, TimeKeys};
+use crate::referee::{BotCommand, TimeControl};
+use crate::sandbox::files::find_in_path;
+use crate::sandbox::in_system_folder;
+use crate::tournament::identity::{BotMaterial, Fingerprint, FingerprintError, Tree};
+
+/// One `[[bot]]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BotEntry {
+    pub name: String,
+    /// The command to run, its program resolved against `dir`.
+    pub argv: Vec<String>,
+    /// The folder it runs in (absolute).
+    pub dir: PathBuf,
+    pub env: BTreeMap<String, String>,
+    /// The command as the file writes it (what results folders record, so
+    /// that they do not depend on where the checkout lives).
+    pub written_command: Vec<String>,
+    /// The `dir` key as the file writes it, if set.
+    pub written_dir: Option<String>,
+    /// The `version` key: stands for the bot's files in its fingerprint.
+    pub version: Option<String>,
+    /// The time keys of the bot's table (a handicap): they change the
+    /// tournament's time control for this bot.
+    #[serde(skip)]
+    pub time_keys: TimeKeys,
+    /// The bot's own time control, when its table has time keys.
+    #[serde(skip)]
+    pub time_control: Option<TimeControl>,
+}
+
+impl BotEntry {
+    /// The bot's time control, made again from its keys over `control`
+    /// (the tournament's).
+    pub(super) fn rebase_time(&mut self, control: TimeControl) -> Result<(), String> {
+        if self.time_keys.is_empty() {
+            return Ok(());
+        }
+        let own = self.time_keys.over(control).map_err(|error| {
+            format!("bot `{}`: {}", self.name, error.describe(TimeKey::file_key))
+        })?;
+        self.time_control = Some(own);
+        Ok(())
+    }
+
+    pub fn command(&self) -> BotCommand {
+        BotCommand {
+            argv: self.argv.clone(),
+            dir: Some(self.dir.clone()),
+            env: self.env.iter().map(|(key, value)| (key.clone(), value.clone())).collect(),
+            sandbox: None,
+        }
+    }
+
+    /// What this bot is, for its results (see [`crate::tournament::identity`]):
+    /// with a `version` key, the version stands for the files; else every
+    /// file under the `dir` the file sets; or without one, the files and
+    /// folders its command names, wherever they are: relative to its
+    /// folder (`bots/x.py`), by absolute path (`/home/me/bot.py`, but not
+    /// in the system folders: `/usr/bin/python3` is not the bot), and the
+    /// program found in PATH when the command names no file of its own
+    /// for it to run (`mybot --level 3` is the bot `mybot`; in `python3
+    /// bot.py`, python3 is its interpreter, left out as upgrades of it
+    /// are). Nothing under `excluded` (the results folder).
+    ///
+    /// Returns the fingerprint, and the one arena made before it covered
+    /// absolute paths and programs in PATH, when that differs (a folder
+    /// recorded then resumes without replaying a bot that did not change).
+    pub fn fingerprints(
+        &self,
+        excluded: &[PathBuf],
+    ) -> Result<(Fingerprint, Option<Fingerprint>), FingerprintError> {
+        let mut relative = Vec::new();
+        let mut elsewhere = Vec::new();
+        if self.version.is_none() {
+            if self.written_dir.is_some() {
+                relative.push(Tree { path: self.dir.clone(), relative_to: self.dir.clone() });
+            } else {
+                let mut names_own_file = false;
+                for (at, word) in self.written_command.iter().enumerate() {
+                    let named = Path::new(word);
+                    if word.starts_with('-') {
+                        continue;
+                    }
+                    // Named from its own folder: how the command reaches
+                    // the file is in the command words already.
+                    let Ok(path) = self.dir.join(named).canonicalize() else { continue };
+                    names_own_file |= at > 0;
+                    let relative_to = match path.parent() {
+                        Some(parent) if path.is_file() => parent.to_path_buf(),
+                        _ => path.clone(),
+                    };
+                    if named.is_relative() {
+                        relative.push(Tree { path, relative_to });
+                    } else if !in_system_folder(&path) {
+                        elsewhere.push(Tree { path, relative_to });
+                    }
+                }
+                let program = self.written_command.first().map(String::as_str).unwrap_or("");
+                if !names_own_file
+                    && !program.contains('/')
+                    && let Some(found) =
+                        find_in_path(program, &std::env::var_os("PATH").unwrap_or_default())
+                    && let Ok(path) = found.canonicalize()
+                    && !in_system_folder(&path)
+                    && let Some(parent) = path.parent()
+                {
+                    elsewhere.push(Tree { relative_to: parent.to_path_buf(), path });
+                }
+            }
+        }
+        let material = |trees: Vec<Tree>| BotMaterial {
+            command: &self.written_command,
+            env: &self.env,
+            version: self.version.as_deref(),
+            trees,
+            excluded: excluded.to_vec(),
+        };
+        if elsewhere.is_empty() {
+            return Ok((material(relative).fingerprint()?, None));
+        }
+        let earlier = material(relative.clone()).fingerprint()?;
+        relative.extend(elsewhere);
+        Ok((material(relative).fingerprint()?, Some(earlier)))
+    }
+}
+
+/// Checks that `name` can name a bot of a tournament: printable, and free
+/// of the `;` and ` vs ` that games.csv joins names with.
+pub fn check_tournament_bot_name(name: &str) -> Result<(), String> {
+    check_bot_name(name)?;
+    if name.contains(';') || name.contains(" vs ") {
+        return Err("a name may not contain `;` or ` vs `".to_owned());
+    }
+    Ok(())
+}
+
+/// Whether `key` can name an environment variable that every program reads
+/// back: `[A-Za-z_][A-Za-z0-9_]*`.
+pub(super) fn valid_env_key(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars.next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}

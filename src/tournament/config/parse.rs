@@ -1,0 +1,510 @@
+//! Checking a tournament file into a [`Tournament`]: each part of the file
+//! (game, openings, games per pairing, time, sandbox, bots, challengers)
+//! read by a step of its own, in the order errors are reported.
+
+use std::collections::HashSet;
+use std::ops::Range;
+use std::path::Path;
+use std::time::Duration;
+
+use toml::Spanned;
+
+use super::bot::valid_env_key;
+use super::error::key_path;
+use super::raw::{RawBot, RawSprt, RawTournament, WrittenTimeKeys};
+use super::{
+    BotEntry, ConfigError, MAX_GAMES_PER_PAIR, MAX_LINE_BYTES, Restart, Tournament,
+    check_concurrency, check_games_per_pair, check_tournament_bot_name,
+};
+use crate::games::{GameId, GameSetup};
+use crate::printable::printable;
+use crate::referee::clock::TimeKey;
+use crate::referee::{Settings, TimeControl};
+use crate::results::TranscriptStore;
+use crate::sandbox::{SandboxMode, SandboxSettings, parse_size};
+use crate::text_file::read_bounded;
+use crate::tournament::openings::{MAX_OPENINGS_BYTES, Openings};
+use crate::tournament::sprt::{DEFAULT_MAX_GAMES, SprtSettings};
+use crate::units::{parse_duration, parse_duration_or_zero};
+
+/// Makes the error of a value at a place of the file.
+type Fail<'a> = dyn Fn(Option<Range<usize>>, String) -> ConfigError + 'a;
+
+impl Tournament {
+    /// Reads and checks a tournament file. `out` overrides the file's `out`.
+    pub fn load(file: &Path, out: Option<&Path>) -> Result<Tournament, ConfigError> {
+        // A tournament file is a few kilobytes; a megabyte is plenty.
+        let text = read_bounded(file, 1 << 20).map_err(|error| ConfigError {
+            file: file.to_owned(),
+            location: None,
+            message: format!("cannot read the tournament file: {error}"),
+        })?;
+        Tournament::parse(file, &text, out)
+    }
+
+    /// Checks a tournament file's text; `file` names it in errors and anchors
+    /// relative paths.
+    pub fn parse(file: &Path, text: &str, out: Option<&Path>) -> Result<Tournament, ConfigError> {
+        let fail = |span: Option<Range<usize>>, message: String| {
+            ConfigError::at(file, text, span, message)
+        };
+        let fail: &Fail = &fail;
+        let toml_error = |error: toml::de::Error| fail(error.span(), error.message().to_owned());
+        let document = toml::Deserializer::parse(text).map_err(toml_error)?;
+        // The path names the key of a value of the wrong type, which toml's
+        // own message leaves out.
+        let raw: RawTournament = serde_path_to_error::deserialize(document).map_err(|error| {
+            let key = key_path(error.path());
+            let error = error.into_inner();
+            match key.is_empty() {
+                true => fail(error.span(), error.message().to_owned()),
+                false => fail(error.span(), format!("{key}: {}", error.message())),
+            }
+        })?;
+        let folder =
+            file.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+
+        let setup = read_setup(&raw, fail)?;
+        let openings = read_openings(&raw, folder, &setup, fail)?;
+        let (sprt, sprt_games) = read_sprt(raw.sprt.as_ref(), raw.games_per_pair.as_ref(), fail)?;
+        let games_per_pair = read_games_per_pair(&raw, openings.as_ref(), sprt_games, fail)?;
+        let settings = read_settings(&raw, fail)?;
+        let concurrency = match &raw.concurrency {
+            None => 1,
+            Some(value) => check_concurrency(*value.get_ref())
+                .map_err(|message| fail(Some(value.span()), message))?,
+        };
+        let sandbox = read_sandbox(&raw, folder, fail)?;
+        let bots = read_bots(&raw, folder, settings.time_control, fail)?;
+        let challengers = read_challengers(raw.challengers.as_ref(), &bots, fail)?;
+        if let (Some(table), true) = (&raw.sprt, bots.len() != 2 || !challengers.is_empty()) {
+            return Err(fail(
+                Some(table.span()),
+                format!(
+                    "[sprt] tests the first [[bot]] against the second: the file needs exactly two bots and no challengers, it has {} bots",
+                    bots.len()
+                ),
+            ));
+        }
+
+        let out = match (out, &raw.out) {
+            (Some(out), _) => out.to_path_buf(),
+            (None, Some(path)) => folder.join(path.get_ref()),
+            (None, None) => {
+                let stem = file.file_stem().and_then(|stem| stem.to_str()).unwrap_or("tournament");
+                Path::new("results").join(stem)
+            }
+        };
+        let tournament = Tournament {
+            file: file.to_owned(),
+            setup,
+            openings,
+            seed: raw.seed.map(Spanned::into_inner).unwrap_or(1),
+            games_per_pair,
+            settings,
+            concurrency,
+            out,
+            restart: raw.restart.map(Spanned::into_inner).unwrap_or(Restart::AfterDoubt),
+            transcripts: match raw.transcripts.unwrap_or(true) {
+                true => TranscriptStore::Archive,
+                false => TranscriptStore::Off,
+            },
+            pin: raw.pin.unwrap_or(true),
+            sandbox,
+            challengers,
+            sprt,
+            bots,
+            seed_key_file: None,
+        };
+        // At the key that sets the size, or the whole file.
+        let size_span = raw.games_per_pair.as_ref().map(Spanned::span);
+        tournament.check_schedule_size().map_err(|message| fail(size_span, message))?;
+        Ok(tournament)
+    }
+}
+
+/// `game` and `[params]`: the game's setup, checked.
+fn read_setup(raw: &RawTournament, fail: &Fail) -> Result<GameSetup, ConfigError> {
+    let game: GameId = raw.game.get_ref().parse().map_err(|error: crate::games::UnknownGame| {
+        fail(Some(raw.game.span()), format!("game: {error}"))
+    })?;
+    Ok(match &raw.params {
+        None => GameSetup::new(game, serde_json::Map::new())
+            .expect("every game's defaults are valid (a unit test checks them)"),
+        Some(table) => {
+            let value = serde_json::to_value(table.get_ref())
+                .map_err(|error| fail(Some(table.span()), format!("params: {error}")))?;
+            let serde_json::Value::Object(map) = value else {
+                unreachable!("a table is an object")
+            };
+            GameSetup::new(game, map).map_err(|error| {
+                // At the parameter's value when one is at fault.
+                let span = match error.error.param().and_then(|param| table.get_ref().get(param)) {
+                    Some(value) => value.span(),
+                    None => table.span(),
+                };
+                fail(Some(span), format!("params: {error}"))
+            })?
+        }
+    })
+}
+
+/// `openings`: the openings file, read beside the tournament file.
+fn read_openings(
+    raw: &RawTournament,
+    folder: &Path,
+    setup: &GameSetup,
+    fail: &Fail,
+) -> Result<Option<Openings>, ConfigError> {
+    Ok(match &raw.openings {
+        None => None,
+        Some(written) => {
+            let path = folder.join(written.get_ref());
+            let text = read_bounded(&path, MAX_OPENINGS_BYTES).map_err(|error| {
+                fail(
+                    Some(written.span()),
+                    format!("openings: cannot read {}: {error}", path.display()),
+                )
+            })?;
+            Some(Openings::parse(&path, written.get_ref(), &text, setup)?)
+        }
+    })
+}
+
+/// `games_per_pair`, or what takes its place: an SPRT's most games, or
+/// each setup of the openings file in both seat orders.
+fn read_games_per_pair(
+    raw: &RawTournament,
+    openings: Option<&Openings>,
+    sprt_games: Option<u32>,
+    fail: &Fail,
+) -> Result<u32, ConfigError> {
+    Ok(match (&raw.games_per_pair, openings, sprt_games) {
+        // A test plays until it decides, at most its `max_games`.
+        (None, _, Some(max_games)) => max_games,
+        (None, None, None) => 2,
+        // Each setup of the file once, in both seat orders.
+        (None, Some(openings), None) => {
+            let games = u32::try_from(openings.entries.len() * 2).unwrap_or(u32::MAX);
+            check_games_per_pair(games).map_err(|_| {
+                fail(
+                    raw.openings.as_ref().map(Spanned::span),
+                    format!(
+                        "openings: {} setups in both seat orders are more than games_per_pair allows ({MAX_GAMES_PER_PAIR}); set games_per_pair",
+                        openings.entries.len()
+                    ),
+                )
+            })?
+        }
+        (Some(value), _, _) => check_games_per_pair(*value.get_ref())
+            .map_err(|message| fail(Some(value.span()), message))?,
+    })
+}
+
+/// A duration key, `default` when absent.
+fn read_duration(
+    value: &Option<Spanned<String>>,
+    key: &str,
+    default: Duration,
+    fail: &Fail,
+) -> Result<Duration, ConfigError> {
+    match value {
+        None => Ok(default),
+        Some(text) => parse_duration(text.get_ref())
+            .map_err(|error| fail(Some(text.span()), format!("{key}: {error}"))),
+    }
+}
+
+/// The referee's settings: time control, margin, start-up time and limits
+/// on what bots write.
+fn read_settings(raw: &RawTournament, fail: &Fail) -> Result<Settings, ConfigError> {
+    let written_time = WrittenTimeKeys {
+        control: &raw.time_control,
+        move_timeout: &raw.move_timeout,
+        bank: &raw.bank,
+        increment: &raw.increment,
+        move_cap: &raw.move_cap,
+    };
+    let time_control = written_time
+        .read("", fail)?
+        .over(TimeControl::default())
+        .map_err(|error| fail(written_time.span(error.key()), error.describe(TimeKey::file_key)))?;
+    let time_margin = match &raw.time_margin {
+        None => Duration::ZERO,
+        Some(text) => parse_duration_or_zero(text.get_ref())
+            .map_err(|error| fail(Some(text.span()), format!("time_margin: {error}")))?,
+    };
+    let defaults = Settings::default();
+    let mut settings = Settings {
+        startup_timeout: read_duration(
+            &raw.startup_timeout,
+            "startup_timeout",
+            defaults.startup_timeout,
+            fail,
+        )?,
+        time_control,
+        time_margin,
+        ..defaults
+    };
+    if let Some(bytes) = &raw.max_line_bytes {
+        if !(64..=MAX_LINE_BYTES).contains(bytes.get_ref()) {
+            return Err(fail(
+                Some(bytes.span()),
+                format!(
+                    "max_line_bytes must be from 64 to {MAX_LINE_BYTES} (64 MiB), got {}",
+                    bytes.get_ref()
+                ),
+            ));
+        }
+        settings.max_line_bytes = *bytes.get_ref();
+    }
+    if let Some(cap) = &raw.stderr_cap {
+        settings.stderr_cap = *cap.get_ref();
+    }
+    Ok(settings)
+}
+
+/// The sandbox keys: mode, limits, network and the paths bots may read.
+fn read_sandbox(
+    raw: &RawTournament,
+    folder: &Path,
+    fail: &Fail,
+) -> Result<SandboxSettings, ConfigError> {
+    let mut sandbox = SandboxSettings::default();
+    if let Some(value) = &raw.sandbox {
+        sandbox.mode = match value.get_ref() {
+            toml::Value::Boolean(true) => SandboxMode::On,
+            toml::Value::Boolean(false) => SandboxMode::Off,
+            toml::Value::String(word) if word == "required" => SandboxMode::Required,
+            other => {
+                return Err(fail(
+                    Some(value.span()),
+                    format!("sandbox must be true, false or \"required\", got {other}"),
+                ));
+            }
+        };
+    }
+    let size = |value: &Option<Spanned<String>>, key: &str, default: u64| match value {
+        None => Ok(default),
+        Some(text) => parse_size(text.get_ref())
+            .map_err(|error| fail(Some(text.span()), format!("{key}: {error}"))),
+    };
+    let count = |value: &Option<Spanned<u64>>, key: &str, default: u64| match value {
+        None => Ok(default),
+        Some(number) if *number.get_ref() == 0 => {
+            Err(fail(Some(number.span()), format!("{key} must be at least 1")))
+        }
+        Some(number) => Ok(*number.get_ref()),
+    };
+    let limits = &mut sandbox.limits;
+    limits.memory = size(&raw.memory_limit, "memory_limit", limits.memory)?;
+    limits.file_size = size(&raw.file_size_limit, "file_size_limit", limits.file_size)?;
+    limits.processes = count(&raw.process_limit, "process_limit", limits.processes)?;
+    limits.open_files = count(&raw.open_files_limit, "open_files_limit", limits.open_files)?;
+    limits.cpu_time = read_duration(&raw.cpu_limit, "cpu_limit", limits.cpu_time, fail)?;
+    sandbox.network = raw.network.unwrap_or(false);
+    for path in &raw.read_paths {
+        let full = folder.join(path.get_ref());
+        if !full.exists() {
+            return Err(fail(
+                Some(path.span()),
+                format!("read_paths: {} does not exist", full.display()),
+            ));
+        }
+        sandbox.read_paths.push(full);
+    }
+    Ok(sandbox)
+}
+
+/// The `[[bot]]` tables (at least two, names unique).
+fn read_bots(
+    raw: &RawTournament,
+    folder: &Path,
+    time_control: TimeControl,
+    fail: &Fail,
+) -> Result<Vec<BotEntry>, ConfigError> {
+    if raw.bots.len() < 2 {
+        // Point to the lone bot, if there is one.
+        return Err(fail(
+            raw.bots.last().map(Spanned::span),
+            format!(
+                "a tournament needs at least two [[bot]] tables, this file has {}",
+                raw.bots.len()
+            ),
+        ));
+    }
+    let mut names = HashSet::new();
+    let mut bots = Vec::new();
+    for bot in &raw.bots {
+        bots.push(read_bot(bot.get_ref(), &mut names, folder, time_control, fail)?);
+    }
+    Ok(bots)
+}
+
+/// One `[[bot]]` table; `names` holds the names of the bots before it.
+fn read_bot(
+    bot: &RawBot,
+    names: &mut HashSet<String>,
+    folder: &Path,
+    time_control: TimeControl,
+    fail: &Fail,
+) -> Result<BotEntry, ConfigError> {
+    let name = bot.name.get_ref().trim();
+    if name.is_empty() {
+        return Err(fail(Some(bot.name.span()), "bot name: must not be empty".to_owned()));
+    }
+    if let Err(problem) = check_tournament_bot_name(name) {
+        return Err(fail(Some(bot.name.span()), format!("bot `{}`: {problem}", printable(name))));
+    }
+    if !names.insert(name.to_owned()) {
+        return Err(fail(Some(bot.name.span()), format!("bot `{name}`: the name is used twice")));
+    }
+    let dir = match &bot.dir {
+        None => folder.to_path_buf(),
+        Some(dir) => folder.join(dir.get_ref()),
+    };
+    let dir = std::path::absolute(&dir).unwrap_or(dir);
+    if !dir.is_dir() {
+        let span = bot.dir.as_ref().map(Spanned::span).unwrap_or(bot.name.span());
+        return Err(fail(
+            Some(span),
+            format!("bot `{name}`: dir {} is not a folder", dir.display()),
+        ));
+    }
+    let mut argv = bot.command.get_ref().clone();
+    if argv.first().is_none_or(String::is_empty) {
+        return Err(fail(Some(bot.command.span()), format!("bot `{name}`: command is empty")));
+    }
+    // A relative program path means relative to the bot's folder.
+    if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
+        argv[0] = dir.join(&argv[0]).to_string_lossy().into_owned();
+    }
+    if let Some(key) = bot.env.keys().find(|key| !valid_env_key(key)) {
+        return Err(fail(
+            Some(bot.name.span()),
+            format!(
+                "bot `{name}`: env key `{}` is not a variable name (letters, digits and `_`, not starting with a digit)",
+                printable(key)
+            ),
+        ));
+    }
+    let version = match &bot.version {
+        Some(version) if version.get_ref().trim().is_empty() => {
+            return Err(fail(
+                Some(version.span()),
+                format!("bot `{name}`: version must not be empty"),
+            ));
+        }
+        version => version.as_ref().map(|version| version.get_ref().clone()),
+    };
+    let written_time = WrittenTimeKeys {
+        control: &bot.time_control,
+        move_timeout: &bot.move_timeout,
+        bank: &bot.bank,
+        increment: &bot.increment,
+        move_cap: &bot.move_cap,
+    };
+    let time_keys = written_time.read(&format!("bot `{name}`: "), fail)?;
+    let time_control = match time_keys.is_empty() {
+        true => None,
+        false => Some(time_keys.over(time_control).map_err(|error| {
+            fail(
+                written_time.span(error.key()),
+                format!("bot `{name}`: {}", error.describe(TimeKey::file_key)),
+            )
+        })?),
+    };
+    let entry = BotEntry {
+        name: name.to_owned(),
+        argv,
+        dir,
+        env: bot.env.clone(),
+        written_command: bot.command.get_ref().clone(),
+        written_dir: bot.dir.as_ref().map(|dir| dir.get_ref().clone()),
+        version,
+        time_keys,
+        time_control,
+    };
+    entry.command().check_program().map_err(|error| {
+        fail(Some(bot.command.span()), format!("bot `{name}`: command: {error}"))
+    })?;
+    Ok(entry)
+}
+
+/// The `[sprt]` table, checked, and the games it plays at most (in place of
+/// `games_per_pair`, which it may not be given with).
+fn read_sprt(
+    table: Option<&Spanned<RawSprt>>,
+    games_per_pair: Option<&Spanned<u32>>,
+    fail: &Fail,
+) -> Result<(Option<SprtSettings>, Option<u32>), ConfigError> {
+    let Some(table) = table else { return Ok((None, None)) };
+    if let Some(games) = games_per_pair {
+        return Err(fail(
+            Some(games.span()),
+            "games_per_pair: a file with [sprt] plays until the test decides; set the most games it may play with max_games in [sprt]".to_owned(),
+        ));
+    }
+    let raw = table.get_ref();
+    let defaults = SprtSettings::default();
+    let settings = SprtSettings {
+        elo0: raw.elo0.unwrap_or(defaults.elo0),
+        elo1: raw.elo1.unwrap_or(defaults.elo1),
+        alpha: raw.alpha.unwrap_or(defaults.alpha),
+        beta: raw.beta.unwrap_or(defaults.beta),
+    };
+    settings.validate().map_err(|error| fail(Some(table.span()), format!("sprt: {error}")))?;
+    let max_games = match &raw.max_games {
+        None => DEFAULT_MAX_GAMES,
+        Some(games) => {
+            let value = *games.get_ref();
+            if value < 2 || value % 2 == 1 || value > MAX_GAMES_PER_PAIR {
+                return Err(fail(
+                    Some(games.span()),
+                    format!(
+                        "sprt.max_games must be an even number from 2 to {MAX_GAMES_PER_PAIR} (the test counts pairs of games), got {value}"
+                    ),
+                ));
+            }
+            value
+        }
+    };
+    Ok((Some(settings), Some(max_games)))
+}
+
+/// The `challengers` key: names of the file's bots, as indexes.
+fn read_challengers(
+    names: Option<&Spanned<Vec<Spanned<String>>>>,
+    bots: &[BotEntry],
+    fail: &Fail,
+) -> Result<Vec<usize>, ConfigError> {
+    let Some(names) = names else { return Ok(Vec::new()) };
+    let mut challengers = Vec::new();
+    for name in names.get_ref() {
+        let Some(index) = bots.iter().position(|bot| bot.name == name.get_ref().trim()) else {
+            let known: Vec<&str> = bots.iter().map(|bot| bot.name.as_str()).collect();
+            return Err(fail(
+                Some(name.span()),
+                format!(
+                    "challengers: no [[bot]] is named `{}` (the bots are {})",
+                    printable(name.get_ref()),
+                    known.join(", ")
+                ),
+            ));
+        };
+        if challengers.contains(&index) {
+            return Err(fail(
+                Some(name.span()),
+                format!("challengers: `{}` is named twice", bots[index].name),
+            ));
+        }
+        challengers.push(index);
+    }
+    if challengers.is_empty() || challengers.len() == bots.len() {
+        return Err(fail(
+            Some(names.span()),
+            "challengers: a gauntlet needs at least one challenger and one bot of the field (a bot not named here)".to_owned(),
+        ));
+    }
+    Ok(challengers)
+}

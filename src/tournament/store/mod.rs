@@ -1,0 +1,90 @@
+//! The results folder of a tournament: what was played, resuming, and the
+//! final files.
+//!
+//! `tournament.json` records the settings the folder's games were played
+//! under; games.csv gets one row per finished game, flushed at once. A run
+//! on a folder that holds games already plays only the games missing from
+//! it, and refuses settings that differ from those recorded (see
+//! `compare`). Every pass over games.csv streams it: memory does not grow
+//! with the number of games a folder holds.
+
+mod compare;
+mod finish;
+mod folder;
+mod games_csv;
+mod merge;
+mod repair;
+pub mod seed_key;
+mod settings;
+mod sort;
+mod transcripts;
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+
+use crate::archive;
+pub use finish::report_folder;
+pub use folder::ResultsFolder;
+pub use games_csv::{for_each_row, read_games_csv};
+pub use merge::{MergeInterrupted, merge_folders};
+pub use settings::RecordedSettings;
+pub use transcripts::{MAX_TRANSCRIPT_BYTES, TranscriptReader, transcript_of_game};
+
+pub const GAMES_CSV: &str = "games.csv";
+/// One line per completed run: when, how many games, and the ratings then.
+pub const HISTORY_FILE: &str = "history.jsonl";
+const SETTINGS_JSON: &str = "tournament.json";
+const OWN_FILES: [&str; 9] = [
+    GAMES_CSV,
+    "standings.csv",
+    "crosstable.csv",
+    SETTINGS_JSON,
+    "set-aside.csv",
+    HISTORY_FILE,
+    archive::ARCHIVE_FILE,
+    archive::INDEX_FILE,
+    seed_key::SEED_KEY_FILE,
+];
+
+/// Where rows of games.csv that are no game of the tournament go.
+const SET_ASIDE_CSV: &str = "set-aside.csv";
+
+/// A results folder that does not belong to this tournament.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ResumeRefused(pub String);
+
+/// A folder given as a results folder that is none (no tournament.json, or
+/// one arena cannot read): input to correct, unlike a file that cannot be
+/// written.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NotResultsFolder(pub String);
+
+fn remove_if_present(path: &Path) -> anyhow::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            Err(error).with_context(|| format!("cannot remove {}", path.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Writes a file so that readers see the old or the new content, never half.
+pub fn write_atomically(path: &Path, content: &[u8]) -> anyhow::Result<()> {
+    // Named after this process, so that two writers never share one.
+    let temporary = path.with_extension(format!("{}.tmp-arena", std::process::id()));
+    let written = File::create(&temporary)
+        .and_then(|mut file| file.write_all(content).and_then(|()| file.sync_all()))
+        .with_context(|| format!("cannot write {}", temporary.display()));
+    if let Err(error) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(error);
+    }
+    std::fs::rename(&temporary, path)
+        .with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
+}
