@@ -53,6 +53,7 @@ impl BotEntry {
             env: command.env.into_iter().collect(),
             written_dir: None,
             version: None,
+            build: None,
             time_keys: TimeKeys::default(),
             time_control: None,
         }
