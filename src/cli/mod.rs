@@ -67,14 +67,15 @@ pub enum Command {
     /// playing each other: a new bot against the bots it must beat.
     ///
     /// With --game, the first command is the challenger and the others the
-    /// field; with --league FILE, every command is a challenger and the
-    /// file's bots (with its game and settings) are the field. Writes the
+    /// field; with --league FILE, every command is a challenger, and so is
+    /// each bot of the file named with --bot NAME; the file's other bots
+    /// (with its game and settings) are the field. Writes the
     /// same results folder as `arena run`, resumes the same way (rerun the
     /// command; Ctrl-C prints it), and ranks every bot by Elo (the bots play
     /// different numbers of games, so points do not compare), then lists the
     /// challengers' records against the field.
     #[command(
-        after_help = "Examples:\n  arena gauntlet --game number-snatch \"python3 my_bot.py\" target/release/random-bot target/release/strong-bot\n  arena gauntlet --league tournaments/league.toml \"python3 my_bot.py\" --games 40"
+        after_help = "Examples:\n  arena gauntlet --game number-snatch \"python3 my_bot.py\" target/release/random-bot target/release/strong-bot\n  arena gauntlet --league tournaments/league.toml \"python3 my_bot.py\" --games 40\n  arena gauntlet --league tournaments/league.toml --bot strong-rs"
     )]
     Gauntlet(Box<GauntletArgs>),
     /// Test whether NEW is stronger than OLD: a sequential probability
