@@ -198,3 +198,33 @@ fn listing_bots_needs_no_results_folder() {
     league.fingerprints();
     assert!(!Path::new(&league.path("results")).exists(), "arena bots made the results folder");
 }
+
+#[test]
+fn check_takes_a_bot_of_a_league_as_the_league_runs_it() {
+    let league = League::new(BUILD);
+    let unbuilt =
+        league.arena(&["check", "--league", "league.toml", "--bot", "built", "--games", "2"]);
+    assert_eq!(unbuilt.status.code(), Some(2), "{}", text(&unbuilt));
+    assert!(text(&unbuilt).contains("run `arena build league.toml` first"), "{}", text(&unbuilt));
+    assert!(league.arena(&["build", "league.toml"]).status.success());
+    let check =
+        league.arena(&["check", "--league", "league.toml", "--bot", "built", "--games", "2"]);
+    let said = text(&check);
+    assert!(check.status.success(), "{said}");
+    assert!(said.contains("Checking `built` as league.toml runs it"), "{said}");
+    assert!(said.contains("each of number-snatch"), "the league's game only: {said}");
+    assert!(said.contains("All checks passed."), "{said}");
+    let unknown = league.arena(&["check", "--league", "league.toml", "--bot", "nobody"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(text(&unknown).contains("(its bots: random, built)"), "{}", text(&unknown));
+    let with_game = league.arena(&[
+        "check",
+        "--league",
+        "league.toml",
+        "--bot",
+        "built",
+        "--game",
+        "number-duel",
+    ]);
+    assert_eq!(with_game.status.code(), Some(2), "the league's game is the game checked");
+}

@@ -147,8 +147,12 @@ done
 [ "$state" = idle ] || fail "the node is '$state', not idle"
 say "a cluster of one node ($node, $cpus CPUs) is up"
 
-# --- the league: Python, JavaScript and Rust bots ---------------------------
+# --- the league: Python, JavaScript and Rust bots, and one to build ---------
 league=$work/league.toml
+mkdir -p "$work/bots/built"
+cp bots/python/random_bot.py "$work/bots/built/bot.py"
+printf 'cp bot.py bot\nchmod +x bot\n' >"$work/bots/built/build.sh"
+echo /bot >"$work/bots/built/.gitignore"
 cat >"$league" <<EOF
 game = "number-snatch"
 seed = 11
@@ -170,6 +174,12 @@ command = ["$bots/random-bot"]
 [[bot]]
 name = "strong-rs"
 command = ["$bots/strong-bot"]
+
+[[bot]]
+name = "built-py"
+dir = "bots/built"
+build = ["sh", "build.sh"]
+command = ["./bot"]
 EOF
 # The key every task reads, where the example says to keep it.
 export HOME=$work/home
@@ -179,6 +189,9 @@ chmod 600 "$HOME/.arena-seed-key"
 export ARENA LEAGUE=$league RESULTS=$work/results
 
 # --- the example, as its comment says ---------------------------------------
+grep -q '^#   examples/leaderboard.sh build$' examples/slurm-array.sh \
+  || fail "examples/slurm-array.sh no longer says to build the bots first"
+examples/leaderboard.sh build
 # Only where the output files go is added: the example writes them into the
 # folder it is submitted from, here the repository.
 out=(--output="$work/out/%x-%A_%a.out")

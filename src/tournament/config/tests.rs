@@ -282,7 +282,14 @@ fn a_built_bot_needs_a_folder_and_may_be_unbuilt_when_read() {
     let bot = &tournament.bots[2];
     assert_eq!(bot.build.as_deref(), Some(&["sh".to_owned(), "build.sh".to_owned()][..]));
     let build = bot.build_command().unwrap();
-    assert_eq!(build.dir.as_deref(), Some(folder.path().join("cpp").as_path()));
+    let real = folder.path().join("cpp").canonicalize().unwrap();
+    assert_eq!(build.dir.as_deref(), Some(real.as_path()));
+    // A folder named through `..` is resolved: a bot's box holds the
+    // folders on the way to its own, not those a `..` passes through.
+    let tournament =
+        parse("dir = \"cpp/../cpp\"\nbuild = [\"sh\", \"build.sh\"]\ncommand = [\"./bot\"]")
+            .expect("a folder through ..");
+    assert_eq!(tournament.bots[2].dir, real);
     // Without a build, a missing program is refused as before.
     let error = parse("dir = \"cpp\"\ncommand = [\"./bot\"]").unwrap_err();
     assert!(
