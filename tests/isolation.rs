@@ -339,3 +339,28 @@ fn a_path_in_the_command_inside_git_stays_closed() {
         assert_eq!(attack.succeeded(), !sandbox, "sandbox {sandbox}: {}", attack.outcome);
     }
 }
+
+/// A tournament file sets the scratch size (`scratch_limit`), and the run
+/// says it.
+#[test]
+fn a_tournament_file_sets_the_scratch_size() {
+    let scratch = Scratch::new();
+    let file = scratch.out().with_file_name("scratch.toml");
+    let bot = common::rust_random_bot().to_str().expect("UTF-8").to_owned();
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"number-snatch\"\ngames_per_pair = 2\nscratch_limit = \"8MiB\"\n\n[[bot]]\nname = \"a\"\ncommand = [\"{bot}\"]\n\n[[bot]]\nname = \"b\"\ncommand = [\"{bot}\"]\n"
+        ),
+    )
+    .expect("a tournament file");
+    let out = scratch.out();
+    let run = scratch.arena([
+        "run",
+        file.to_str().expect("UTF-8"),
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    run.assert_success();
+    assert!(run.stdout.contains("scratch 8 MiB"), "{}", run.stdout);
+}

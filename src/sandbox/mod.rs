@@ -116,12 +116,9 @@ pub enum SandboxError {
     Unsupported,
     #[error("cannot set up the bot sandbox: {0}")]
     Setup(String),
-    #[error("cannot make a scratch folder for a bot in {path}: {source}")]
-    Scratch {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    // The cause is part of the message, not a source: said once.
+    #[error("cannot make a scratch folder for a bot in {path}: {error}")]
+    Scratch { path: PathBuf, error: std::io::Error },
 }
 
 /// The cgroup hierarchy a box's limits are kept in.

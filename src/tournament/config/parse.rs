@@ -299,6 +299,7 @@ fn read_sandbox(
     let limits = &mut sandbox.limits;
     limits.memory = size(&raw.memory_limit, "memory_limit", limits.memory)?;
     limits.file_size = size(&raw.file_size_limit, "file_size_limit", limits.file_size)?;
+    limits.scratch = size(&raw.scratch_limit, "scratch_limit", limits.scratch)?;
     limits.processes = count(&raw.process_limit, "process_limit", limits.processes)?;
     limits.open_files = count(&raw.open_files_limit, "open_files_limit", limits.open_files)?;
     limits.cpu_time = read_duration(&raw.cpu_limit, "cpu_limit", limits.cpu_time, fail)?;

@@ -39,6 +39,7 @@ pub(super) struct RawTournament {
     pub(super) cpu_limit: Option<Spanned<String>>,
     pub(super) open_files_limit: Option<Spanned<u64>>,
     pub(super) file_size_limit: Option<Spanned<String>>,
+    pub(super) scratch_limit: Option<Spanned<String>>,
     pub(super) network: Option<bool>,
     #[serde(default)]
     pub(super) read_paths: Vec<Spanned<String>>,

@@ -225,7 +225,7 @@ impl BotSandbox {
                 let number = sandbox.scratch_count.fetch_add(1, Ordering::Relaxed);
                 let path = scratch_root.path().join(number.to_string());
                 std::fs::create_dir(&path)
-                    .map_err(|source| SandboxError::Scratch { path: path.clone(), source })?;
+                    .map_err(|error| SandboxError::Scratch { path: path.clone(), error })?;
                 let ruleset = self.fallback_ruleset(reads, &path)?;
                 (path, ruleset)
             }

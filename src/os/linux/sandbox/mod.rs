@@ -204,7 +204,7 @@ impl Sandbox {
             let root = tempfile::Builder::new()
                 .prefix(&format!("{SCRATCH_PREFIX}{}-", std::process::id()))
                 .tempdir()
-                .map_err(|source| SandboxError::Scratch { path: std::env::temp_dir(), source })?;
+                .map_err(|error| SandboxError::Scratch { path: std::env::temp_dir(), error })?;
             protected.push(real_path(root.path()));
             Some(root)
         };
