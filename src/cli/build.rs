@@ -24,15 +24,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let tournament =
         Tournament::load(&args.file, None).map_err(|error| UsageError(error.to_string()))?;
     for name in &args.bots {
-        if !tournament.bots.iter().any(|bot| &bot.name == name) {
-            let names: Vec<&str> = tournament.bots.iter().map(|bot| bot.name.as_str()).collect();
-            return Err(UsageError(format!(
-                "--bot {name}: {} has no such bot (its bots: {})",
-                args.file.display(),
-                names.join(", ")
-            ))
-            .into());
-        }
+        tournament.bot_index(name).map_err(|error| UsageError(format!("--bot {name}: {error}")))?;
     }
     let chosen: Vec<_> = tournament
         .bots

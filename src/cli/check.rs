@@ -178,15 +178,9 @@ fn league_bot(args: &CheckArgs) -> anyhow::Result<Option<(Tournament, BotEntry)>
         return Ok(None);
     };
     let tournament = Tournament::load(file, None).map_err(|error| UsageError(error.to_string()))?;
-    let Some(bot) = tournament.bots.iter().find(|bot| &bot.name == name).cloned() else {
-        let names: Vec<&str> = tournament.bots.iter().map(|bot| bot.name.as_str()).collect();
-        return Err(UsageError(format!(
-            "--bot {name}: {} has no such bot (its bots: {})",
-            file.display(),
-            names.join(", ")
-        ))
-        .into());
-    };
+    let index =
+        tournament.bot_index(name).map_err(|error| UsageError(format!("--bot {name}: {error}")))?;
+    let bot = tournament.bots[index].clone();
     check_built(std::slice::from_ref(&bot), file).map_err(UsageError)?;
     Ok(Some((tournament, bot)))
 }

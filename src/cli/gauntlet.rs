@@ -107,16 +107,9 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
             }
             let mut chosen = Vec::new();
             for name in &args.league_bots {
-                let Some(index) = tournament.bots.iter().position(|bot| &bot.name == name) else {
-                    let names: Vec<&str> =
-                        tournament.bots.iter().map(|bot| bot.name.as_str()).collect();
-                    return Err(UsageError(format!(
-                        "--bot {name}: {} has no such bot (its bots: {})",
-                        league.display(),
-                        names.join(", ")
-                    ))
-                    .into());
-                };
+                let index = tournament
+                    .bot_index(name)
+                    .map_err(|error| UsageError(format!("--bot {name}: {error}")))?;
                 if !chosen.contains(&index) {
                     chosen.push(index);
                 }
