@@ -99,6 +99,14 @@ impl Tournament {
         paths
     }
 
+    /// The index of the bot called `name`; the error lists the file's bots.
+    pub fn bot_index(&self, name: &str) -> Result<usize, String> {
+        self.bots.iter().position(|bot| bot.name == name).ok_or_else(|| {
+            let names: Vec<&str> = self.bots.iter().map(|bot| bot.name.as_str()).collect();
+            format!("{} has no such bot (its bots: {})", self.file.display(), names.join(", "))
+        })
+    }
+
     /// Checks that the schedule is not too large to hold: pairings times
     /// games per pairing at most [`MAX_SCHEDULED_GAMES`]. The error gives
     /// the figures.
