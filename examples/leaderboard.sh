@@ -3,6 +3,7 @@
 # (leaderboard.yml), a Kubernetes Indexed Job, a Slurm array and the test
 # that checks them (tests/examples.rs) all run the same commands.
 #
+#   examples/leaderboard.sh build         build the bots that declare a build command
 #   examples/leaderboard.sh shard K N     play share K of N into results/shard-K
 #   examples/leaderboard.sh merge N       merge the N shards into results/league,
 #                                         keeping the rating history of earlier runs
@@ -18,6 +19,10 @@ league=${LEAGUE:-tournaments/league.toml}
 results=${RESULTS:-results}
 
 case "${1:-}" in
+  build)
+    # Each [[bot]] with a `build` command, built where it runs.
+    "$arena" build "$league"
+    ;;
   shard)
     # A cached shard folder resumes: only games it lacks are played, and a
     # bot whose files changed has its pairings played again.
@@ -40,7 +45,7 @@ case "${1:-}" in
     "$arena" report "$results/league" --html "$results/leaderboard.html" --markdown "$results/summary.md"
     ;;
   *)
-    sed -n '2,14p' "$0" >&2
+    sed -n '2,15p' "$0" >&2
     exit 2
     ;;
 esac

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# A league too big for a CI matrix: 16 shards as a Slurm job array.
+# A league too big for a CI matrix: 16 shards as a Slurm job array. Build
+# the league's bots once, where the nodes share the checkout:
+#   examples/leaderboard.sh build
 #   sbatch examples/slurm-array.sh
 # then, when the array is done:
 #   sbatch --dependency=afterok:JOBID --wrap "examples/leaderboard.sh merge 16 && examples/leaderboard.sh report"

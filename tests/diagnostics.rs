@@ -385,3 +385,59 @@ fn check_quotes_a_crashed_bots_stderr() {
     assert!(failed.contains("exited with status 2") && failed.contains("model.bin: no such file"));
     assert!(!run.stdout.contains("logs/"), "{}", run.stdout);
 }
+
+/// A Java bot whose replies sit in a buffer it never flushes: the JVM reads
+/// its input on a thread of its own, and the timeout still says the bot was
+/// waiting for its input, its reply stuck in its output buffer.
+#[test]
+fn an_unflushed_java_bot_is_told_its_reply_is_stuck() {
+    let scratch = Scratch::new();
+    let folder = scratch.out().with_file_name("java");
+    std::fs::create_dir_all(&folder).expect("a folder");
+    std::fs::write(
+        folder.join("Unflushed.java"),
+        r#"import java.io.*;
+public class Unflushed {
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out)));
+        String line;
+        while ((line = in.readLine()) != null) {
+            int at = line.indexOf("\"id\":");
+            String id = line.substring(at + 5, line.indexOf(',', at)).trim();
+            out.println("{\"type\":\"ready\",\"id\":" + id + "}");
+        }
+    }
+}
+"#,
+    )
+    .expect("the source");
+    let compiled = std::process::Command::new("javac")
+        .arg("Unflushed.java")
+        .current_dir(&folder)
+        .status()
+        .expect("javac runs (CI installs a JDK: default-jdk-headless)");
+    assert!(compiled.success(), "javac failed");
+    let out = scratch.out();
+    let command = format!("java -cp {} Unflushed", folder.display());
+    let run = scratch.arena([
+        "match",
+        "number-snatch",
+        command.as_str(),
+        common::PYTHON_RANDOM_BOT,
+        "--games",
+        "1",
+        "--startup-timeout",
+        "3s",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    assert_eq!(&rows[0]["reason"], "timeout", "{}", &rows[0]["forfeit_detail"]);
+    assert!(
+        rows[0]["forfeit_detail"].contains("stuck in its output buffer"),
+        "{}",
+        &rows[0]["forfeit_detail"]
+    );
+}

@@ -179,3 +179,83 @@ fn challengers_in_a_tournament_file_make_a_gauntlet() {
         refused.stderr
     );
 }
+
+/// `--bot NAME` makes a bot of the league file a challenger, as the file
+/// runs it: a pull request's new bot against the rest of the league.
+#[test]
+fn a_league_bot_named_with_bot_challenges_the_rest() {
+    let scratch = Scratch::new();
+    let league = scratch.out().with_file_name("league.toml");
+    let (strong, random) = (path_text(rust_strong_bot()), path_text(rust_random_bot()));
+    std::fs::write(
+        &league,
+        format!(
+            "game = \"number-snatch\"\nseed = 4\ngames_per_pair = 2\n\
+             [[bot]]\nname = \"rs\"\ncommand = [{random:?}]\n\
+             [[bot]]\nname = \"strong\"\ncommand = [{strong:?}]\n\
+             [[bot]]\nname = \"py\"\ncommand = [\"python3\", {:?}]\n",
+            common::repo_dir().join("bots/python/random_bot.py")
+        ),
+    )
+    .expect("a league file");
+    let out = scratch.out();
+    let run = scratch.arena([
+        "gauntlet",
+        "--league",
+        &path_text(&league),
+        "--bot",
+        "strong",
+        "--out",
+        &path_text(&out),
+    ]);
+    run.assert_success();
+    assert!(run.stdout.contains("gauntlet: strong against rs, py;"), "{}", run.stdout);
+    assert!(run.stdout.contains("Challengers against the field"), "{}", run.stdout);
+    let pairings: BTreeSet<String> = games_by_pairing(&read_games_csv(&out)).into_keys().collect();
+    assert_eq!(pairings, BTreeSet::from(["rs vs strong".to_owned(), "strong vs py".to_owned()]));
+
+    // With a command as a second challenger; challengers never meet.
+    let both = scratch.out().with_file_name("both");
+    let run = scratch.arena([
+        "gauntlet",
+        "--league",
+        &path_text(&league),
+        "--bot",
+        "py",
+        &random,
+        "--name",
+        "mine",
+        "--out",
+        &path_text(&both),
+    ]);
+    run.assert_success();
+    let pairings: BTreeSet<String> = games_by_pairing(&read_games_csv(&both)).into_keys().collect();
+    assert_eq!(pairings.len(), 4, "{pairings:?}");
+    assert!(!pairings.iter().any(|pairing| pairing.contains("py") && pairing.contains("mine")));
+
+    let unknown = scratch.arena(["gauntlet", "--league", &path_text(&league), "--bot", "nobody"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        unknown.stderr.contains("--bot nobody: ")
+            && unknown.stderr.contains("(its bots: rs, strong, py)"),
+        "{}",
+        unknown.stderr
+    );
+    let all = scratch.arena([
+        "gauntlet",
+        "--league",
+        &path_text(&league),
+        "--bot",
+        "rs",
+        "--bot",
+        "strong",
+        "--bot",
+        "py",
+    ]);
+    assert_eq!(all.status.code(), Some(2));
+    assert!(all.stderr.contains("leave at least one for the field"), "{}", all.stderr);
+    let without_league =
+        scratch.arena(["gauntlet", "--game", "number-snatch", "--bot", "rs", &random, &random]);
+    assert_eq!(without_league.status.code(), Some(2), "{}", without_league.stderr);
+    assert!(without_league.stderr.contains("--bot names a bot of a league file"));
+}

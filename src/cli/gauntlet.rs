@@ -23,7 +23,7 @@ pub struct GauntletArgs {
     /// it plays. With --league: the challengers' command lines (each plays
     /// the league file's bots). Split like a shell would split them (no
     /// shell runs).
-    #[arg(value_name = "COMMAND", required = true)]
+    #[arg(value_name = "COMMAND", required_unless_present = "league_bots")]
     commands: Vec<String>,
     /// The game: a game's id (`arena games` lists them and their
     /// parameters) or a game program's command line (game-protocol.md).
@@ -34,6 +34,11 @@ pub struct GauntletArgs {
     /// settings; its `out` is not used).
     #[arg(long, value_name = "FILE", conflicts_with = "game")]
     league: Option<PathBuf>,
+    /// With --league: a bot of the league file as a challenger (repeatable;
+    /// as the file runs it, with its folder, environment and build). It
+    /// plays the file's other bots, as a command given here would.
+    #[arg(long = "bot", value_name = "NAME")]
+    league_bots: Vec<String>,
     /// Games each challenger plays against each bot of the field, an even
     /// number (every setup in both seat orders) [default: 20, or the league
     /// file's games_per_pair].
@@ -50,6 +55,12 @@ pub struct GauntletArgs {
 }
 
 pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
+    if !args.league_bots.is_empty() && args.league.is_none() {
+        return Err(UsageError(
+            "--bot names a bot of a league file: give the file with --league FILE (with --game, every challenger is a command)".to_owned(),
+        )
+        .into());
+    }
     if args.names.len() > args.commands.len() {
         return Err(UsageError(format!(
             "{} names (--name) for {} commands",
@@ -95,8 +106,26 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
                     .into());
                 }
             }
+            let mut chosen = Vec::new();
+            for name in &args.league_bots {
+                let index = tournament
+                    .bot_index(name)
+                    .map_err(|error| UsageError(format!("--bot {name}: {error}")))?;
+                if !chosen.contains(&index) {
+                    chosen.push(index);
+                }
+            }
+            if chosen.len() == tournament.bots.len() {
+                return Err(UsageError(format!(
+                    "--bot names every bot of {}: leave at least one for the field",
+                    league.display()
+                ))
+                .into());
+            }
+            chosen.sort_unstable();
             let field = tournament.bots.len();
-            tournament.challengers = (field..field + challengers.len()).collect();
+            chosen.extend(field..field + challengers.len());
+            tournament.challengers = chosen;
             tournament.bots.extend(challengers);
             if let Some(games) = args.games {
                 tournament.games_per_pair = games;

@@ -1,6 +1,8 @@
 //! The command line: each subcommand's arguments (clap derive) and the code
 //! that runs it. `src/main.rs` only parses and calls [`run`].
 
+mod bots;
+mod build;
 mod check;
 mod check_game;
 mod game_arg;
@@ -25,6 +27,8 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 
+pub use bots::BotsArgs;
+pub use build::BuildArgs;
 pub use check::CheckArgs;
 pub use check_game::CheckGameArgs;
 pub use gauntlet::GauntletArgs;
@@ -66,14 +70,15 @@ pub enum Command {
     /// playing each other: a new bot against the bots it must beat.
     ///
     /// With --game, the first command is the challenger and the others the
-    /// field; with --league FILE, every command is a challenger and the
-    /// file's bots (with its game and settings) are the field. Writes the
+    /// field; with --league FILE, every command is a challenger, and so is
+    /// each bot of the file named with --bot NAME; the file's other bots
+    /// (with its game and settings) are the field. Writes the
     /// same results folder as `arena run`, resumes the same way (rerun the
     /// command; Ctrl-C prints it), and ranks every bot by Elo (the bots play
     /// different numbers of games, so points do not compare), then lists the
     /// challengers' records against the field.
     #[command(
-        after_help = "Examples:\n  arena gauntlet --game number-snatch \"python3 my_bot.py\" target/release/random-bot target/release/strong-bot\n  arena gauntlet --league tournaments/league.toml \"python3 my_bot.py\" --games 40"
+        after_help = "Examples:\n  arena gauntlet --game number-snatch \"python3 my_bot.py\" target/release/random-bot target/release/strong-bot\n  arena gauntlet --league tournaments/league.toml \"python3 my_bot.py\" --games 40\n  arena gauntlet --league tournaments/league.toml --bot strong-rs"
     )]
     Gauntlet(Box<GauntletArgs>),
     /// Test whether NEW is stronger than OLD: a sequential probability
@@ -142,6 +147,28 @@ pub enum Command {
         after_help = "Example:\n  arena report results/demo --html leaderboard.html --markdown summary.md"
     )]
     Report(ReportArgs),
+    /// Build the bots of a tournament file that declare a build command.
+    ///
+    /// Runs each bot's `build` (its [[bot]] key) in its folder (`dir`), one
+    /// after another, with arena's environment and the bot's `env`, outside
+    /// the sandbox (a build may need compilers, caches and a package
+    /// registry), its output shown as it comes; then checks that the bot's
+    /// command can run. A bot with a build command cannot play until it is
+    /// built. Exit status 1 when a build fails (the other bots are still
+    /// built), 2 for a file to correct or an unknown --bot.
+    #[command(
+        after_help = "Examples:\n  arena build tournaments/league.toml\n  arena build tournaments/league.toml --bot my-bot"
+    )]
+    Build(BuildArgs),
+    /// List the bots of a tournament file with their fingerprints.
+    ///
+    /// One line per bot, `FINGERPRINT  NAME`: the SHA-256 a results folder
+    /// records for it (its command, env, version key, build command and
+    /// files; tournaments/README.md says which files). Two checkouts list
+    /// the same fingerprint for the same bot, wherever they are: comparing
+    /// two lists finds the bots a change adds or changes.
+    #[command(after_help = "Example:\n  arena bots tournaments/league.toml")]
+    Bots(BotsArgs),
     /// List the games with their parameters and defaults.
     Games,
 }
@@ -164,6 +191,8 @@ pub fn run(command: Command) -> ExitCode {
         Command::Report(args) => report::run(args),
         Command::Play(args) => play::run(args),
         Command::Check(args) => check::run(args),
+        Command::Build(args) => build::run(args),
+        Command::Bots(args) => bots::run(args),
         Command::CheckGame(args) => check_game::run(args),
         Command::Games => {
             crate::say_raw!("{}", options::describe_games());

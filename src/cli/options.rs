@@ -16,9 +16,10 @@ pub fn requested_exports(
 ) -> Result<Vec<crate::tournament::export::Export>, UsageError> {
     use crate::tournament::export::{Export, ExportFormat};
     let mut exports = Vec::new();
-    for (flag, format, path) in
-        [("--markdown", ExportFormat::Markdown, markdown), ("--html", ExportFormat::Html, html)]
-    {
+    for (flag, format, path) in [
+        ("--markdown", ExportFormat::Markdown, markdown),
+        ("--html", ExportFormat::Html { shows_stderr: false }, html),
+    ] {
         if let Some(path) = path {
             crate::text_file::check_writable(path)
                 .map_err(|error| UsageError(format!("{flag}: {error}")))?;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::options::{UsageError, requested_exports};
+use crate::tournament::export::ExportFormat;
 use crate::tournament::standings::standings_text;
 use crate::tournament::store::{NotResultsFolder, report_folder};
 
@@ -21,10 +22,20 @@ pub struct ReportArgs {
     /// crosstable and the settings as Markdown to FILE.
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Let the page's replays quote what a crashed bot last wrote to stderr
+    /// (by default a public page says only that it crashed: a bot's stderr
+    /// is its author's, and may hold what it should not show).
+    #[arg(long, requires = "html")]
+    show_stderr: bool,
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let exports = requested_exports(args.markdown.as_deref(), args.html.as_deref())?;
+    let mut exports = requested_exports(args.markdown.as_deref(), args.html.as_deref())?;
+    for export in &mut exports {
+        if let ExportFormat::Html { shows_stderr } = &mut export.format {
+            *shows_stderr = args.show_stderr;
+        }
+    }
     // A folder that is none is input to correct; a file that cannot be
     // written (a full disk) is not.
     let standings = report_folder(&args.folder, &exports).map_err(|error| match error

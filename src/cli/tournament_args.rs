@@ -324,7 +324,8 @@ fn openings_line(tournament: &Tournament) -> Option<String> {
     Some(format!("openings: {}: {played}, each in both seat orders", openings.path.display()))
 }
 
-/// Prepares the sandbox of `tournament`'s bots (which may not read its
+/// Checks that the bots with a build command are built; prepares the
+/// sandbox of `tournament`'s bots (which may not read its
 /// results folder, league file, openings or key file) and records what it
 /// enforces in the settings; chooses the key its seat seeds derive with
 /// (`given`, else the results folder's own: see `store::seed_key`), unless
@@ -335,6 +336,8 @@ pub fn prepare(
     key_file: Option<&Path>,
 ) -> anyhow::Result<Prepared> {
     tournament.check_schedule_size().map_err(UsageError)?;
+    crate::tournament::build::check_built(&tournament.bots, &tournament.file)
+        .map_err(UsageError)?;
     let given = given_key(key_file).map_err(UsageError)?;
     tournament.seed_key_file = key_file.map(Path::to_path_buf);
     let run_key = RunKey::choose(&tournament.out, fresh, given).map_err(refused_as_usage)?;

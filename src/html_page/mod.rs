@@ -3,10 +3,13 @@
 //! The page is a fixed template (`page.html`: markup, style and script, no
 //! network access, and a content security policy that forbids any) with
 //! the report's data embedded as JSON; its script draws the standings, the
-//! crosstable as a heat map, each bot's record, the rating history and the
-//! list of games, and replays a game turn by turn in the page. The data
-//! model below is the whole interface: whoever fills it decides what the
-//! page shows.
+//! crosstable as a heat map, each bot's record, the rating history (a
+//! chart with axes) and the list of games (winners, a filter by bot, newest
+//! first), and replays a game turn by turn in the page. A game's link is
+//! its seats and round (`#seat1=A&seat2=B&round=3&step=2`), which stay its
+//! own as the league grows; the address follows the replay. Wide tables
+//! scroll inside themselves, so the page fits a phone. The data model below
+//! is the whole interface: whoever fills it decides what the page shows.
 
 use serde::Serialize;
 
@@ -32,6 +35,12 @@ pub struct PageData {
     pub games: Vec<PageGame>,
     /// The settings the games were played under, as (name, value).
     pub settings: Vec<(String, String)>,
+    /// When the standings were last updated: the latest recorded run, in
+    /// seconds since 1970 (UTC).
+    pub updated: u64,
+    /// Whether the replays quote what crashed bots wrote to stderr (the
+    /// maintainer's choice: `arena report --show-stderr`).
+    pub shows_stderr: bool,
 }
 
 /// One bot's line of the standings and its record.
@@ -82,19 +91,25 @@ pub struct Crosstable {
 /// The ratings after one run.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct HistoryPoint {
-    /// When or which run, as shown.
-    pub run: String,
+    /// When the run completed, in seconds since 1970 (UTC).
+    pub time: u64,
     /// Elo by bot name, for the bots rated then.
     pub elo: std::collections::BTreeMap<String, f64>,
 }
 
-/// One game of the list, with its replay if it has one.
+/// One game of the list, with its replay if it has one. A game is found
+/// again by its seats and round, which stay its own as the league grows
+/// (its number changes when bots or games are added).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct PageGame {
-    /// Its number in the schedule.
+    /// Its number in the schedule (games.csv's `game_index`).
     pub number: u64,
+    /// Its setup's number within its pairing (games.csv's `round`).
+    pub round: u64,
     /// The bots in seat 1 and seat 2.
     pub seats: [String; 2],
+    /// The winner's name; empty for a draw or when both lost.
+    pub winner: String,
     /// `seat1`, `seat2`, `draw` or `both_lost`.
     pub outcome: String,
     /// `normal`, a forfeit reason or `double_forfeit`.

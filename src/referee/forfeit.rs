@@ -277,6 +277,18 @@ fn bytes(count: usize) -> String {
     format!("{count} byte{}", if count == 1 { "" } else { "s" })
 }
 
+/// `detail` without the quote of what the bot wrote to stderr that a
+/// crash's detail ends with (see `Crash::detail`); other details as they are.
+pub fn without_stderr(detail: &str) -> &str {
+    const QUOTE: &str = " wrote to stderr: ";
+    let Some(at) = detail.find(QUOTE) else { return detail };
+    let before = &detail[..at];
+    match before.rfind("; the last ") {
+        Some(start) if before[start..].ends_with(" it") => &detail[..start],
+        _ => detail,
+    }
+}
+
 /// "exited with status 3", "was killed by signal 9 (SIGKILL)".
 fn exit_words(status: ExitStatus) -> String {
     match (status.code(), status.signal()) {
@@ -506,6 +518,23 @@ mod tests {
             killed.detail(&Request::move_in_turn(3, 2), true),
             "was killed by signal 9 (SIGKILL) instead of answering move request 3 (turn 2)"
         );
+    }
+
+    #[test]
+    fn a_crash_detail_loses_its_stderr_quote_alone() {
+        let quoted = "exited with status 2 instead of answering start request 1; the last line it wrote to stderr: python3: can't open file 'x.py'";
+        assert_eq!(
+            without_stderr(quoted),
+            "exited with status 2 instead of answering start request 1"
+        );
+        let two = "was killed by signal 9 (SIGKILL) instead of answering move request 4 (turn 3); the last 2 lines it wrote to stderr: a\nb";
+        assert_eq!(
+            without_stderr(two),
+            "was killed by signal 9 (SIGKILL) instead of answering move request 4 (turn 3)"
+        );
+        for other in ["sent a line longer than 64 bytes in reply to move request 2", "late"] {
+            assert_eq!(without_stderr(other), other);
+        }
     }
 
     #[test]

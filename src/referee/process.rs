@@ -686,7 +686,12 @@ impl BotProcess {
             // The last `over`; a bot that does not read it gets no more.
             let _ = tokio::time::timeout(grace, stdin.write_all(&self.pending)).await;
         }
-        drop(self.stdin.take());
+        // End of input: a pipe closes when dropped, but a local player's
+        // half of an in-memory pipe only when shut down (the other half
+        // keeps it open).
+        if let Some(mut stdin) = self.stdin.take() {
+            let _ = tokio::time::timeout(grace, stdin.shutdown()).await;
+        }
         let exited_in_grace = tokio::time::timeout(grace, self.exit.wait()).await.is_ok();
         // Also when the bot exited by itself: its children may live on and
         // hold the pipes open.

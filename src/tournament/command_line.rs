@@ -54,6 +54,7 @@ impl BotEntry {
             env: command.env.into_iter().collect(),
             written_dir: None,
             version: None,
+            build: None,
             time_keys: TimeKeys::default(),
             time_control: None,
         }

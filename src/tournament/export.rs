@@ -69,12 +69,16 @@ impl Exporter for Markdown {
     }
 }
 
-/// The leaderboard as one self-contained web page.
-pub struct Html;
+/// The leaderboard as one self-contained web page; its replays quote what
+/// crashed bots wrote to stderr only when `shows_stderr`.
+pub struct Html {
+    pub shows_stderr: bool,
+}
 
 impl Exporter for Html {
     fn render(&self, summary: &Summary<'_>) -> Vec<u8> {
-        crate::html_page::render(&report::page_data(summary, summary.folder)).into_bytes()
+        let data = report::page_data(summary, summary.folder, self.shows_stderr);
+        crate::html_page::render(&data).into_bytes()
     }
 }
 
@@ -83,8 +87,9 @@ impl Exporter for Html {
 pub enum ExportFormat {
     /// `--markdown FILE`.
     Markdown,
-    /// `--html FILE`.
-    Html,
+    /// `--html FILE` (with `--show-stderr` on `arena report`: the replays
+    /// quote what crashed bots wrote to stderr).
+    Html { shows_stderr: bool },
 }
 
 impl ExportFormat {
@@ -92,7 +97,7 @@ impl ExportFormat {
     pub fn exporter(self) -> Box<dyn Exporter> {
         match self {
             ExportFormat::Markdown => Box::new(Markdown),
-            ExportFormat::Html => Box::new(Html),
+            ExportFormat::Html { shows_stderr } => Box::new(Html { shows_stderr }),
         }
     }
 }

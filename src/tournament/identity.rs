@@ -12,6 +12,12 @@
 //! same bot the same. What the bot merely uses is left out: the
 //! interpreter's installation (upgrading Python is not a new bot), `.git`
 //! folders, and the results folder when it lies inside the bot's folder.
+//!
+//! A bot built by a `build` command is its sources: its build command
+//! counts, and of its folder only the files no `.gitignore` leaves out (in
+//! the folder, below it or above it), so what a build makes (which may
+//! differ from machine to machine, or be missing from a fresh checkout) is
+//! no part of its version.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -59,6 +65,11 @@ pub struct BotMaterial<'a> {
     /// The tournament file's `version` key, for what files cannot show
     /// (an image tag, a remote service).
     pub version: Option<&'a str>,
+    /// The bot's build command, if it has one.
+    pub build: Option<&'a [String]>,
+    /// Leave out of `trees` what `.gitignore` files leave out: a built
+    /// bot's fingerprint covers its sources, not what its build made.
+    pub sources_only: bool,
     /// Files and folders that make up the bot, each with the folder its
     /// path is taken relative to.
     pub trees: Vec<Tree>,
@@ -102,10 +113,13 @@ impl BotMaterial<'_> {
         if let Some(version) = self.version {
             field(&mut hasher, b'V', version.as_bytes());
         }
-        let mut entries = BTreeMap::new();
-        for tree in &self.trees {
-            self.collect(&tree.path, &tree.relative_to, &mut entries)?;
+        if let Some(build) = self.build {
+            field(&mut hasher, b'B', &build.len().to_le_bytes());
+            for word in build {
+                field(&mut hasher, b'b', word.as_bytes());
+            }
         }
+        let entries = self.entries()?;
         let mut buffer = vec![0; 64 * 1024];
         for (name, entry) in &entries {
             field(&mut hasher, b'n', name.as_bytes());
@@ -116,6 +130,36 @@ impl BotMaterial<'_> {
             }
         }
         Ok(Fingerprint(hasher.finalize().into()))
+    }
+
+    /// Each file of the bot by the name it has in the fingerprint, with a
+    /// digest of its content (of its target, for a link).
+    pub fn file_digests(&self) -> Result<BTreeMap<String, Fingerprint>, FingerprintError> {
+        let mut buffer = vec![0; 64 * 1024];
+        let mut digests = BTreeMap::new();
+        for (name, entry) in self.entries()? {
+            let mut hasher = Sha256::new();
+            match &entry {
+                Entry::File(path) => hash_file(&mut hasher, path, &mut buffer)
+                    .map_err(|error| FingerprintError { path: path.clone(), error })?,
+                Entry::Link(target) => field(&mut hasher, b'l', target.as_bytes()),
+            }
+            digests.insert(name, Fingerprint(hasher.finalize().into()));
+        }
+        Ok(digests)
+    }
+
+    /// The bot's files and links by name.
+    fn entries(&self) -> Result<BTreeMap<String, Entry>, FingerprintError> {
+        let mut entries = BTreeMap::new();
+        for tree in &self.trees {
+            if self.sources_only {
+                self.collect_sources(&tree.path, &tree.relative_to, &mut entries)?;
+            } else {
+                self.collect(&tree.path, &tree.relative_to, &mut entries)?;
+            }
+        }
+        Ok(entries)
     }
 
     /// Adds the files at or under `path`, named relative to `base`.
@@ -151,6 +195,47 @@ impl BotMaterial<'_> {
             }
         } else if metadata.is_file() {
             entries.insert(name, Entry::File(path.to_owned()));
+        }
+        Ok(())
+    }
+}
+
+impl BotMaterial<'_> {
+    /// Adds the files at or under `path` that no `.gitignore` leaves out
+    /// (those of `path`'s folders, below it and above it), named relative
+    /// to `base`.
+    fn collect_sources(
+        &self,
+        path: &Path,
+        base: &Path,
+        entries: &mut BTreeMap<String, Entry>,
+    ) -> Result<(), FingerprintError> {
+        let excluded = self.excluded.clone();
+        let mut walk = ignore::WalkBuilder::new(path);
+        walk.standard_filters(false)
+            .git_ignore(true)
+            .parents(true)
+            .require_git(false)
+            .follow_links(false)
+            .sort_by_file_name(|one, other| one.cmp(other))
+            .filter_entry(move |entry| {
+                entry.file_name() != ".git"
+                    && !excluded.iter().any(|excluded| entry.path().starts_with(excluded))
+            });
+        for found in walk.build() {
+            let found = found.map_err(|error| FingerprintError {
+                path: path.to_owned(),
+                error: io::Error::other(error.to_string()),
+            })?;
+            let Some(kind) = found.file_type() else { continue };
+            let name = relative_name(found.path(), base);
+            if kind.is_symlink() {
+                let target = fs::read_link(found.path())
+                    .map_err(|error| FingerprintError { path: found.path().to_owned(), error })?;
+                entries.insert(name, Entry::Link(target.to_string_lossy().into_owned()));
+            } else if kind.is_file() {
+                entries.insert(name, Entry::File(found.into_path()));
+            }
         }
         Ok(())
     }
@@ -239,6 +324,8 @@ mod tests {
                 command: &self.command,
                 env: &self.env,
                 version,
+                build: None,
+                sources_only: false,
                 trees: vec![Tree { path: folder.clone(), relative_to: folder }],
                 excluded: vec![self.root.path().join("bot/results")],
             }
@@ -307,6 +394,53 @@ mod tests {
         let error = material.fingerprint().unwrap_err();
         assert_eq!(error.path, missing);
         assert!(error.to_string().contains("missing.py"), "{error}");
+    }
+
+    #[test]
+    fn a_built_bot_is_its_sources_and_build_command() {
+        let root = tempfile::tempdir().unwrap();
+        let folder = root.path().join("bots/cpp");
+        fs::create_dir_all(folder.join("build")).unwrap();
+        fs::write(folder.join("bot.cpp"), "int main() {}\n").unwrap();
+        fs::write(folder.join(".gitignore"), "/a.out\n").unwrap();
+        // The checkout's own .gitignore, above the bot's folder.
+        fs::write(root.path().join(".gitignore"), "/bots/*/build/\n").unwrap();
+        let words = |words: &[&str]| words.iter().map(|word| word.to_string()).collect();
+        let command: Vec<String> = words(&["./a.out"]);
+        let build: Vec<String> = words(&["g++", "bot.cpp"]);
+        let env = BTreeMap::new();
+        let material = |build: &[String], sources_only| {
+            BotMaterial {
+                command: &command,
+                env: &env,
+                version: None,
+                build: Some(build),
+                sources_only,
+                trees: vec![Tree { path: folder.clone(), relative_to: folder.clone() }],
+                excluded: Vec::new(),
+            }
+            .fingerprint()
+            .unwrap()
+        };
+        let build = &build[..];
+        let sources = material(build, true);
+
+        // What the build makes, left out by either .gitignore, is no change.
+        fs::write(folder.join("a.out"), "\x7fELF one build").unwrap();
+        fs::write(folder.join("build/bot.o"), "object").unwrap();
+        assert_eq!(material(build, true), sources);
+        fs::write(folder.join("a.out"), "\x7fELF another build").unwrap();
+        assert_eq!(material(build, true), sources);
+        // Counted when every file counts.
+        assert_ne!(material(build, false), sources);
+
+        // A source file, a new file or another build command is a change.
+        fs::write(folder.join("notes.txt"), "").unwrap();
+        let with_notes = material(build, true);
+        assert_ne!(with_notes, sources);
+        fs::write(folder.join("bot.cpp"), "int main() { return 0; }\n").unwrap();
+        assert_ne!(material(build, true), with_notes);
+        assert_ne!(material(&words(&["make"]), true), material(build, true));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! [`store`] keeps games.csv resumable and writes the final files, and
 //! [`standings`] turns rows into standings and ratings.
 
+pub mod build;
 pub mod command_line;
 pub mod config;
 pub mod export;
@@ -301,30 +302,50 @@ fn fingerprint_bots(
 ) -> anyhow::Result<Vec<(Fingerprint, Option<Fingerprint>)>> {
     std::fs::create_dir_all(&tournament.out)
         .with_context(|| format!("cannot create {}", tournament.out.display()))?;
-    let excluded = tournament.out.canonicalize().unwrap_or_else(|_| tournament.out.clone());
-    tournament
-        .bots
-        .iter()
-        .map(|bot| {
-            bot.fingerprints(std::slice::from_ref(&excluded)).with_context(|| {
-                format!("bot `{}`: cannot read its files to tell its version", bot.name)
+    tournament.fingerprints()
+}
+
+impl Tournament {
+    /// Each bot's fingerprint, in file order, with the one arena's earlier
+    /// way gave when it differs (see `config::BotEntry::fingerprints`). The
+    /// results folder is left out of every bot's files (it may lie inside
+    /// a bot's folder).
+    pub fn fingerprints(&self) -> anyhow::Result<Vec<(Fingerprint, Option<Fingerprint>)>> {
+        let excluded = self.fingerprint_exclusions();
+        self.bots
+            .iter()
+            .map(|bot| {
+                bot.fingerprints(&excluded).with_context(|| {
+                    format!("bot `{}`: cannot read its files to tell its version", bot.name)
+                })
             })
-        })
-        .collect()
+            .collect()
+    }
+
+    /// The folders no bot's fingerprint reads: the results folder.
+    pub fn fingerprint_exclusions(&self) -> Vec<std::path::PathBuf> {
+        vec![self.out.canonicalize().unwrap_or_else(|_| self.out.clone())]
+    }
 }
 
 /// The game program's fingerprint, when the game is one: its files, as a
-/// bot's (see `BotEntry::fingerprints`). The results folder is left out.
+/// bot's without a `dir` or `version` key (see `BotEntry::fingerprints`).
+/// The results folder is left out.
 fn fingerprint_game(tournament: &Tournament) -> anyhow::Result<Option<Fingerprint>> {
     let Some(program) = tournament.setup.game().program() else { return Ok(None) };
     let here = std::env::current_dir().unwrap_or_default();
     let excluded = tournament.out.canonicalize().unwrap_or_else(|_| tournament.out.clone());
-    let identity = config::Identity {
-        written_command: &program.written,
-        dir: program.dir.as_deref().unwrap_or(&here),
-        dir_written: false,
-        env: &std::collections::BTreeMap::new(),
+    let identity = config::BotEntry {
+        name: program.declaration.name.clone(),
+        argv: program.argv.clone(),
+        dir: program.dir.clone().unwrap_or(here),
+        env: std::collections::BTreeMap::new(),
+        written_command: program.written.clone(),
+        written_dir: None,
         version: None,
+        build: None,
+        time_keys: Default::default(),
+        time_control: None,
     };
     let (fingerprint, _) = identity
         .fingerprints(std::slice::from_ref(&excluded))

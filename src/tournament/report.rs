@@ -229,8 +229,9 @@ fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
 
 /// The leaderboard page's data for the results folder `folder`. games.csv
 /// is read row by row, keeping only the rows the page lists, and the
-/// archive is opened once for every replay.
-pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
+/// archive is opened once for every replay. What crashed bots wrote to
+/// stderr is quoted in the replays only when `shows_stderr`.
+pub fn page_data(summary: &Summary<'_>, folder: &Path, shows_stderr: bool) -> PageData {
     // The latest games as the page lists them, the rows of the latest
     // (whose replays it embeds), and the slowest reply of each bot (from
     // every row).
@@ -251,7 +252,9 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
         }
         listed.push_back(PageGame {
             number: row.game_index,
+            round: row.round,
             seats: [row.seat1.clone(), row.seat2.clone()],
+            winner: row.winner.clone(),
             outcome: row.outcome.to_string(),
             reason: row.reason.to_string(),
             plies: row.plies,
@@ -272,7 +275,7 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
     let mut transcripts = TranscriptReader::new(folder);
     let first_replayed = listed.len() - replayed.len();
     for (game, row) in listed.iter_mut().skip(first_replayed).zip(&replayed) {
-        game.turns = replay_steps(&mut transcripts, row, &mut think);
+        game.turns = replay_steps(&mut transcripts, row, &mut think, shows_stderr);
     }
     let games = listed.into();
     let bots = summary
@@ -309,7 +312,7 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
         .history
         .iter()
         .map(|entry| HistoryPoint {
-            run: entry.time.to_string(),
+            time: entry.time,
             elo: entry.bots.iter().map(|(name, bot)| (name.clone(), bot.elo)).collect(),
         })
         .collect();
@@ -322,18 +325,28 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path) -> PageData {
         history,
         games,
         settings: settings_list(summary),
+        updated: summary.history.last().map_or_else(
+            || HistoryEntry::now(summary.table, summary.settings).time,
+            |entry| entry.time,
+        ),
+        shows_stderr,
     }
 }
 
 /// The game of `row` told in steps (blocks of the story, as `arena replay`
-/// prints it), adding its think times to `think`. No steps when its
+/// prints it), adding its think times to `think`, with what a crashed bot
+/// wrote to stderr left out unless `shows_stderr`. No steps when its
 /// transcript is missing or does not replay.
 fn replay_steps(
     transcripts: &mut TranscriptReader,
     row: &GameRow,
     think: &mut BTreeMap<String, (f64, u64)>,
+    shows_stderr: bool,
 ) -> Vec<String> {
-    let Ok(text) = transcripts.read(row) else { return Vec::new() };
+    let Ok(mut text) = transcripts.read(row) else { return Vec::new() };
+    if !shows_stderr {
+        text = without_stderr(&text);
+    }
     for line in text.lines() {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else { continue };
         if value["type"] == "move"
@@ -365,4 +378,31 @@ fn replay_steps(
         steps.push(block);
     }
     steps
+}
+
+/// A transcript whose forfeits no longer quote what the bot wrote to
+/// stderr (a visitor of a public page sees a crash, not a bot's logs).
+fn without_stderr(transcript: &str) -> String {
+    let mut kept = String::with_capacity(transcript.len());
+    for line in transcript.lines() {
+        match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(mut value)
+                if value["type"] == "forfeit"
+                    && value["detail"].as_str().is_some_and(|detail| {
+                        crate::referee::forfeit::without_stderr(detail).len() < detail.len()
+                    }) =>
+            {
+                let detail = value["detail"].as_str().unwrap_or_default();
+                let hidden = format!(
+                    "{}; what it wrote to stderr is not shown here",
+                    crate::referee::forfeit::without_stderr(detail)
+                );
+                value["detail"] = serde_json::Value::String(hidden);
+                kept.push_str(&value.to_string());
+            }
+            _ => kept.push_str(line),
+        }
+        kept.push('\n');
+    }
+    kept
 }

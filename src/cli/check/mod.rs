@@ -33,11 +33,15 @@ use super::reporters::warn;
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use crate::games::{GameId, GameSetup, Seat};
 use crate::players::random_player;
+use crate::referee::game_program::command_of;
 use crate::referee::{
     self, Bot, BotCommand, GameProgram, LogPath, Rules, Settings, TimeControl, play_game,
 };
 use crate::results::{FileLayout, TranscriptStore};
 use crate::seeds::derive_seed;
+use crate::tournament::Tournament;
+use crate::tournament::build::check_built;
+use crate::tournament::config::BotEntry;
 use crate::units::parse_duration;
 use crate::with_rules;
 use advice::Language;
@@ -51,8 +55,18 @@ const STUCK_START_AFTER: Duration = Duration::from_millis(300);
 /// Arguments of `arena check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Your bot's command line, e.g. "python3 my_bot.py".
-    command: String,
+    /// Your bot's command line, e.g. "python3 my_bot.py" (or --league FILE
+    /// --bot NAME).
+    #[arg(required_unless_present = "league", conflicts_with = "league")]
+    command: Option<String>,
+    /// Check a bot of this tournament file as the file runs it: its
+    /// command, folder and environment, the file's game, parameters, time
+    /// limits and sandbox (with --bot).
+    #[arg(long, value_name = "FILE", requires = "bot", conflicts_with_all = ["game", "params"])]
+    league: Option<PathBuf>,
+    /// The bot of the --league file to check.
+    #[arg(long, value_name = "NAME")]
+    bot: Option<String>,
     /// Check one game only (every built-in game by default): a game's id
     /// or a game program's command line (game-protocol.md).
     #[arg(long, value_parser = GameArgParser)]
@@ -61,12 +75,13 @@ pub struct CheckArgs {
     /// unknown fields and messages).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(2..))]
     games: u64,
-    /// Time for each move reply.
-    #[arg(long, value_parser = parse_duration, default_value = "1s")]
-    move_timeout: Duration,
-    /// Time to answer each `start`.
-    #[arg(long, value_parser = parse_duration, default_value = "5s")]
-    startup_timeout: Duration,
+    /// Time for each move reply [default: 1s, or with --league the file's
+    /// limit per move].
+    #[arg(long, value_parser = parse_duration)]
+    move_timeout: Option<Duration>,
+    /// Time to answer each `start` [default: 5s, or the --league file's].
+    #[arg(long, value_parser = parse_duration)]
+    startup_timeout: Option<Duration>,
     /// Wait for every reply as long as it takes, for debugging your bot
     /// (it is still told --move-timeout); the time it takes is then not
     /// checked.
@@ -87,10 +102,51 @@ pub struct CheckArgs {
     sandbox: SandboxArgs,
 }
 
+/// The bot of a league file that `--league FILE --bot NAME` checks, and
+/// the file's tournament.
+fn league_bot(args: &CheckArgs) -> anyhow::Result<Option<(Tournament, BotEntry)>> {
+    let (Some(file), Some(name)) = (&args.league, &args.bot) else {
+        if args.bot.is_some() {
+            return Err(UsageError(
+                "--bot names a bot of a league file: give --league FILE".to_owned(),
+            )
+            .into());
+        }
+        return Ok(None);
+    };
+    let tournament = Tournament::load(file, None).map_err(|error| UsageError(error.to_string()))?;
+    let index =
+        tournament.bot_index(name).map_err(|error| UsageError(format!("--bot {name}: {error}")))?;
+    let bot = tournament.bots[index].clone();
+    check_built(std::slice::from_ref(&bot), file).map_err(UsageError)?;
+    Ok(Some((tournament, bot)))
+}
+
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    let command =
-        BotCommand::parse(&args.command).map_err(|error| UsageError(error.to_string()))?;
+    let league = league_bot(&args)?;
+    let (command, shown) = match &league {
+        Some((tournament, bot)) => {
+            (bot.command(), format!("`{}` as {} runs it", bot.name, tournament.file.display()))
+        }
+        None => {
+            let line = args.command.clone().unwrap_or_default();
+            let command =
+                BotCommand::parse(&line).map_err(|error| UsageError(error.to_string()))?;
+            (command, format!("`{line}`"))
+        }
+    };
     command.check_files().map_err(UsageError)?;
+    // The league's limits where it has them, the flags over them.
+    let league_settings = league.as_ref().map(|(tournament, _)| &tournament.settings);
+    let league_limit = match league_settings.map(|settings| settings.time_control) {
+        Some(TimeControl::PerMove { limit }) => Some(limit),
+        _ => None,
+    };
+    let move_timeout = args.move_timeout.or(league_limit).unwrap_or(Duration::from_secs(1));
+    let startup_timeout = args
+        .startup_timeout
+        .or(league_settings.map(|settings| settings.startup_timeout))
+        .unwrap_or(Duration::from_secs(5));
     // Without --out, everything goes to a scratch folder that is removed
     // when this returns, whatever happens.
     let scratch = match &args.out {
@@ -109,37 +165,50 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     if let Err(error) = referee::reaper::become_subreaper() {
         warn(&format!("cannot become a subreaper ({error})"));
     }
-    let games: Vec<GameArg> = match &args.game {
-        Some(game) => vec![game.clone()],
-        None => GameId::ALL.iter().map(|&id| GameArg::Builtin(id)).collect(),
+    let (sandbox_settings, league_file) = match &league {
+        Some((tournament, _)) => {
+            let mut settings = tournament.sandbox.clone();
+            args.sandbox.apply_to(&mut settings);
+            (settings, Some(tournament.file.as_path()))
+        }
+        None => (args.sandbox.settings(), None),
     };
-    let sandbox_settings = args.sandbox.settings();
-    let setups = games
-        .iter()
-        .map(|game| {
-            game_setup(
-                game,
-                &args.params,
-                &sandbox_settings,
-                &[&out],
-                Settings::default().program_settings(),
-            )
-        })
-        .collect::<anyhow::Result<Vec<GameSetup>>>()?;
+    let protected: Vec<&Path> = std::iter::once(out.as_path()).chain(league_file).collect();
+    // The games: the league's, or those asked for (a game program describes
+    // itself in the sandbox the bot will have).
+    let setups = match &league {
+        Some((tournament, _)) => vec![tournament.setup.clone()],
+        None => {
+            let games: Vec<GameArg> = match &args.game {
+                Some(game) => vec![game.clone()],
+                None => GameId::ALL.iter().map(|&id| GameArg::Builtin(id)).collect(),
+            };
+            games
+                .iter()
+                .map(|game| {
+                    let program_settings = Settings::default().program_settings();
+                    game_setup(game, &args.params, &sandbox_settings, &protected, program_settings)
+                })
+                .collect::<anyhow::Result<Vec<GameSetup>>>()?
+        }
+    };
     let mut settings = Settings {
-        time_control: TimeControl::PerMove { limit: args.move_timeout },
-        startup_timeout: args.startup_timeout,
+        time_control: TimeControl::PerMove { limit: move_timeout },
+        startup_timeout,
         no_time_limit: args.no_time_limit,
         // Generous: this measures whether the bot exits, not how fast.
         exit_grace: Duration::from_secs(1),
         stuck_start_after: Some(STUCK_START_AFTER),
         ..Settings::default()
     };
-    let name = default_bot_name(&command);
+    let name = match &league {
+        Some((_, bot)) => bot.name.clone(),
+        None => default_bot_name(&command),
+    };
     let language = Language::of(&command);
     crate::say!(
-        "Checking `{}`{} against the built-in random player: {} game{} of each of {} ({})",
-        args.command,
+        "Checking {}{} against the built-in random player: {} game{} of each of {} ({})",
+        shown,
         match language {
             Some(language) => format!(" ({})", language.name()),
             None => String::new(),
@@ -152,12 +221,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             None => "keep its logs and transcripts with --out DIR".to_owned(),
         }
     );
-    let (sandbox, sandbox_line) = start_sandbox(&sandbox_settings, &[&out])?;
+    let (sandbox, sandbox_line) = start_sandbox(&sandbox_settings, &protected)?;
     settings.sandbox_line = sandbox_line.into();
     // A game program runs in the same sandbox as the bot, apart from it.
     let mut commands = vec![command];
-    if let Some(GameArg::Program(game)) = &args.game {
-        commands.push(game.clone());
+    let program = setups.iter().find_map(|setup| setup.game().program());
+    if let Some(program) = program {
+        commands.push(command_of(program));
     }
     if let Some(sandbox) = &sandbox {
         BotCommand::sandbox_all(&mut commands, sandbox)?;

@@ -84,16 +84,27 @@ pub fn read_stat(pid: u32) -> Option<ProcStat> {
     Some(ProcStat { state, parent, group, session })
 }
 
-/// Whether process `pid` is blocked reading its standard input (a
-/// `read` of descriptor 0, from /proc/PID/syscall); `None` when that
-/// cannot be told (the process is gone, running, or not ours to inspect).
+/// Whether process `pid` is blocked reading its standard input: one of
+/// its threads in a `read` of descriptor 0 (the JVM reads on a thread of
+/// its own), from /proc/PID/task/*/syscall; `None` when that cannot be
+/// told (the process is gone, running, or not ours to inspect).
 pub fn reading_stdin(pid: u32) -> Option<bool> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/syscall")).ok()?;
-    let mut fields = text.split_ascii_whitespace();
-    // "running" instead of a number while the process is on a CPU.
-    let number: libc::c_long = fields.next()?.parse().ok()?;
-    let first_argument = fields.next()?;
-    Some(number == libc::SYS_read && first_argument == "0x0")
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut known = false;
+    for task in tasks.flatten() {
+        let Ok(text) = std::fs::read_to_string(task.path().join("syscall")) else { continue };
+        let mut fields = text.split_ascii_whitespace();
+        // "running" instead of a number while the thread is on a CPU.
+        let Some(number) = fields.next().and_then(|field| field.parse::<libc::c_long>().ok())
+        else {
+            continue;
+        };
+        known = true;
+        if number == libc::SYS_read && fields.next() == Some("0x0") {
+            return Some(true);
+        }
+    }
+    known.then_some(false)
 }
 
 /// The pids whose parent is `parent`, from a scan of /proc.

@@ -29,6 +29,10 @@ pub struct BotEntry {
     pub written_dir: Option<String>,
     /// The `version` key: stands for the bot's files in its fingerprint.
     pub version: Option<String>,
+    /// The `build` key: the command that builds the bot, run in `dir`
+    /// (`arena build`), as the file writes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build: Option<Vec<String>>,
     /// The time keys of the bot's table (a handicap): they change the
     /// tournament's time control for this bot.
     #[serde(skip)]
@@ -61,8 +65,25 @@ impl BotEntry {
         }
     }
 
+    /// The command that builds the bot, if it has one: run in its folder,
+    /// with its environment, a program path relative to its folder.
+    pub fn build_command(&self) -> Option<BotCommand> {
+        let mut argv = self.build.clone()?;
+        if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
+            argv[0] = self.dir.join(&argv[0]).to_string_lossy().into_owned();
+        }
+        Some(BotCommand {
+            argv,
+            dir: Some(self.dir.clone()),
+            env: self.env.iter().map(|(key, value)| (key.clone(), value.clone())).collect(),
+            sandbox: None,
+        })
+    }
+
     /// What this bot is, for its results (see [`crate::tournament::identity`]):
-    /// with a `version` key, the version stands for the files; else every
+    /// with a `version` key, the version stands for the files; else, for a
+    /// bot with a `build` command, its sources: the build command and the
+    /// files under its `dir` that no `.gitignore` leaves out; else every
     /// file under the `dir` the file sets; or without one, the files and
     /// folders its command names, wherever they are: relative to its
     /// folder (`bots/x.py`), by absolute path (`/home/me/bot.py`, but not
@@ -79,89 +100,85 @@ impl BotEntry {
         &self,
         excluded: &[PathBuf],
     ) -> Result<(Fingerprint, Option<Fingerprint>), FingerprintError> {
-        Identity {
-            written_command: &self.written_command,
-            dir: &self.dir,
-            dir_written: self.written_dir.is_some(),
-            env: &self.env,
-            version: self.version.as_deref(),
+        let (mut relative, elsewhere) = self.trees();
+        if elsewhere.is_empty() {
+            return Ok((self.material(relative, excluded).fingerprint()?, None));
         }
-        .fingerprints(excluded)
+        let earlier = self.material(relative.clone(), excluded).fingerprint()?;
+        relative.extend(elsewhere);
+        Ok((self.material(relative, excluded).fingerprint()?, Some(earlier)))
     }
-}
 
-/// What a program of a tournament (a bot, or a game program) is made of,
-/// for its fingerprint: its command as written, the folder it runs in
-/// (whether the file set it), its environment and its `version` key.
-pub struct Identity<'a> {
-    pub written_command: &'a [String],
-    pub dir: &'a Path,
-    pub dir_written: bool,
-    pub env: &'a BTreeMap<String, String>,
-    pub version: Option<&'a str>,
-}
-
-impl Identity<'_> {
-    /// See [`BotEntry::fingerprints`].
-    pub fn fingerprints(
+    /// Each file the bot's fingerprint covers, by the name it has there,
+    /// with a digest of its own content.
+    pub fn source_files(
         &self,
         excluded: &[PathBuf],
-    ) -> Result<(Fingerprint, Option<Fingerprint>), FingerprintError> {
+    ) -> Result<BTreeMap<String, Fingerprint>, FingerprintError> {
+        let (mut trees, elsewhere) = self.trees();
+        trees.extend(elsewhere);
+        self.material(trees, excluded).file_digests()
+    }
+
+    /// The files and folders of the bot's fingerprint (see
+    /// [`BotEntry::fingerprints`]): those named relative to its folder, and
+    /// those elsewhere (absolute paths, a program found in PATH).
+    fn trees(&self) -> (Vec<Tree>, Vec<Tree>) {
         let mut relative = Vec::new();
         let mut elsewhere = Vec::new();
-        if self.version.is_none() {
-            if self.dir_written {
-                relative.push(Tree {
-                    path: self.dir.to_path_buf(),
-                    relative_to: self.dir.to_path_buf(),
-                });
-            } else {
-                let mut names_own_file = false;
-                for (at, word) in self.written_command.iter().enumerate() {
-                    let named = Path::new(word);
-                    if word.starts_with('-') {
-                        continue;
-                    }
-                    // Named from its own folder: how the command reaches
-                    // the file is in the command words already.
-                    let Ok(path) = self.dir.join(named).canonicalize() else { continue };
-                    names_own_file |= at > 0;
-                    let relative_to = match path.parent() {
-                        Some(parent) if path.is_file() => parent.to_path_buf(),
-                        _ => path.clone(),
-                    };
-                    if named.is_relative() {
-                        relative.push(Tree { path, relative_to });
-                    } else if !in_system_folder(&path) {
-                        elsewhere.push(Tree { path, relative_to });
-                    }
-                }
-                let program = self.written_command.first().map(String::as_str).unwrap_or("");
-                if !names_own_file
-                    && !program.contains('/')
-                    && let Some(found) =
-                        find_in_path(program, &std::env::var_os("PATH").unwrap_or_default())
-                    && let Ok(path) = found.canonicalize()
-                    && !in_system_folder(&path)
-                    && let Some(parent) = path.parent()
-                {
-                    elsewhere.push(Tree { relative_to: parent.to_path_buf(), path });
-                }
+        if self.version.is_some() {
+            return (relative, elsewhere);
+        }
+        if self.written_dir.is_some() || self.build.is_some() {
+            relative.push(Tree { path: self.dir.clone(), relative_to: self.dir.clone() });
+            return (relative, elsewhere);
+        }
+        let mut names_own_file = false;
+        for (at, word) in self.written_command.iter().enumerate() {
+            let named = Path::new(word);
+            if word.starts_with('-') {
+                continue;
+            }
+            // Named from its own folder: how the command reaches
+            // the file is in the command words already.
+            let Ok(path) = self.dir.join(named).canonicalize() else { continue };
+            names_own_file |= at > 0;
+            let relative_to = match path.parent() {
+                Some(parent) if path.is_file() => parent.to_path_buf(),
+                _ => path.clone(),
+            };
+            if named.is_relative() {
+                relative.push(Tree { path, relative_to });
+            } else if !in_system_folder(&path) {
+                elsewhere.push(Tree { path, relative_to });
             }
         }
-        let material = |trees: Vec<Tree>| BotMaterial {
-            command: self.written_command,
-            env: self.env,
-            version: self.version,
+        let program = self.written_command.first().map(String::as_str).unwrap_or("");
+        if !names_own_file
+            && !program.contains('/')
+            && let Some(found) =
+                find_in_path(program, &std::env::var_os("PATH").unwrap_or_default())
+            && let Ok(path) = found.canonicalize()
+            && !in_system_folder(&path)
+            && let Some(parent) = path.parent()
+        {
+            elsewhere.push(Tree { relative_to: parent.to_path_buf(), path });
+        }
+        (relative, elsewhere)
+    }
+
+    /// What goes into the fingerprint of this bot with `trees`.
+    fn material<'a>(&'a self, trees: Vec<Tree>, excluded: &[PathBuf]) -> BotMaterial<'a> {
+        BotMaterial {
+            command: &self.written_command,
+            env: &self.env,
+            version: self.version.as_deref(),
+            build: self.build.as_deref(),
+            // A built bot is its sources, not what its build made.
+            sources_only: self.build.is_some() && self.version.is_none(),
             trees,
             excluded: excluded.to_vec(),
-        };
-        if elsewhere.is_empty() {
-            return Ok((material(relative).fingerprint()?, None));
         }
-        let earlier = material(relative.clone()).fingerprint()?;
-        relative.extend(elsewhere);
-        Ok((material(relative).fingerprint()?, Some(earlier)))
     }
 }
 

@@ -98,6 +98,7 @@ const CONTROLS: &[&str] = &["per-move", "clock"];
 const BOT_KEYS: &[Key] = &[
     key("name", Expect::Text("a name")),
     key("command", Expect::Texts("the program and its arguments")),
+    key("build", Expect::Texts("the build program and its arguments")),
     key("dir", Expect::Text("a path")),
     key("env", Expect::TableOfTexts),
     key("version", Expect::Text("a version")),

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use bot::{BotEntry, Identity, check_tournament_bot_name};
+pub use bot::{BotEntry, check_tournament_bot_name};
 pub use error::ConfigError;
 
 use super::openings::Openings;
@@ -97,6 +97,14 @@ impl Tournament {
         paths.extend(self.openings.as_ref().map(|openings| openings.path.as_path()));
         paths.extend(self.seed_key_file.as_deref());
         paths
+    }
+
+    /// The index of the bot called `name`; the error lists the file's bots.
+    pub fn bot_index(&self, name: &str) -> Result<usize, String> {
+        self.bots.iter().position(|bot| bot.name == name).ok_or_else(|| {
+            let names: Vec<&str> = self.bots.iter().map(|bot| bot.name.as_str()).collect();
+            format!("{} has no such bot (its bots: {})", self.file.display(), names.join(", "))
+        })
     }
 
     /// Checks that the schedule is not too large to hold: pairings times

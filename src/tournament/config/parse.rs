@@ -477,7 +477,9 @@ fn read_bot(
         None => folder.to_path_buf(),
         Some(dir) => folder.join(dir.get_ref()),
     };
-    let dir = std::path::absolute(&dir).unwrap_or(dir);
+    // Resolved (`../bots/x` from tournaments/): a bot's box holds the
+    // folders on the way to its own, not the ones a `..` passes through.
+    let dir = dir.canonicalize().or_else(|_| std::path::absolute(&dir)).unwrap_or(dir);
     if !dir.is_dir() {
         let span = bot.dir.as_ref().map(Spanned::span).unwrap_or(bot.name.span());
         return Err(fail(
@@ -528,6 +530,7 @@ fn read_bot(
             )
         })?),
     };
+    let build = read_build(bot, name, fail)?;
     let entry = BotEntry {
         name: name.to_owned(),
         argv,
@@ -536,13 +539,41 @@ fn read_bot(
         written_command: bot.command.get_ref().clone(),
         written_dir: bot.dir.as_ref().map(|dir| dir.get_ref().clone()),
         version,
+        build,
         time_keys,
         time_control,
     };
-    entry.command().check_files().map_err(|error| {
-        fail(Some(bot.command.span()), format!("bot `{name}`: command: {error}"))
-    })?;
+    if let Some(build) = entry.build_command() {
+        build.check_program().map_err(|error| {
+            let span = bot.build.as_ref().map(Spanned::span);
+            fail(span, format!("bot `{name}`: build: {error}"))
+        })?;
+    } else {
+        // A bot with a build command may not be built yet: its program and
+        // files are checked before it plays (`Tournament::check_built`).
+        entry.command().check_files().map_err(|error| {
+            fail(Some(bot.command.span()), format!("bot `{name}`: command: {error}"))
+        })?;
+    }
     Ok(entry)
+}
+
+/// A bot's `build` command: words, the first not empty, and a `dir` to run
+/// in (the bot's folder, whose source files make its fingerprint).
+fn read_build(bot: &RawBot, name: &str, fail: &Fail) -> Result<Option<Vec<String>>, ConfigError> {
+    let Some(build) = &bot.build else { return Ok(None) };
+    if build.get_ref().first().is_none_or(String::is_empty) {
+        return Err(fail(Some(build.span()), format!("bot `{name}`: build is empty")));
+    }
+    if bot.dir.is_none() {
+        return Err(fail(
+            Some(build.span()),
+            format!(
+                "bot `{name}`: `build` needs `dir`: the bot's own folder, where its build runs and whose source files (those no .gitignore leaves out) make its fingerprint"
+            ),
+        ));
+    }
+    Ok(Some(build.get_ref().clone()))
 }
 
 /// The `[sprt]` table, checked, and the games it plays at most (in place of

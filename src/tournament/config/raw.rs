@@ -71,6 +71,7 @@ pub(super) struct RawBot {
     #[serde(default)]
     pub(super) env: BTreeMap<String, String>,
     pub(super) version: Option<Spanned<String>>,
+    pub(super) build: Option<Spanned<Vec<String>>>,
     pub(super) time_control: Option<Spanned<ControlKind>>,
     pub(super) move_timeout: Option<Spanned<String>>,
     pub(super) bank: Option<Spanned<String>>,

@@ -307,3 +307,42 @@ fn fewer_than_two_bots_is_refused() {
     let one_bot = &GOOD[..GOOD.rfind("[[bot]]").unwrap()];
     assert!(error_of(one_bot).contains("at least two"));
 }
+
+#[test]
+fn a_built_bot_needs_a_folder_and_may_be_unbuilt_when_read() {
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::create_dir(folder.path().join("cpp")).unwrap();
+    std::fs::write(folder.path().join("cpp/build.sh"), "g++ -o bot bot.cpp\n").unwrap();
+    let file = folder.path().join("t.toml");
+    let parse = |bot: &str| {
+        Tournament::parse(&file, &format!("{GOOD}\n[[bot]]\nname = \"c\"\n{bot}\n"), None)
+            .map_err(|error| error.to_string())
+    };
+    // Its program is made by its build: not there yet, and that is fine.
+    let tournament = parse("dir = \"cpp\"\nbuild = [\"sh\", \"build.sh\"]\ncommand = [\"./bot\"]")
+        .expect("a bot to build");
+    let bot = &tournament.bots[2];
+    assert_eq!(bot.build.as_deref(), Some(&["sh".to_owned(), "build.sh".to_owned()][..]));
+    let build = bot.build_command().unwrap();
+    let real = folder.path().join("cpp").canonicalize().unwrap();
+    assert_eq!(build.dir.as_deref(), Some(real.as_path()));
+    // A folder named through `..` is resolved: a bot's box holds the
+    // folders on the way to its own, not those a `..` passes through.
+    let tournament =
+        parse("dir = \"cpp/../cpp\"\nbuild = [\"sh\", \"build.sh\"]\ncommand = [\"./bot\"]")
+            .expect("a folder through ..");
+    assert_eq!(tournament.bots[2].dir, real);
+    // Without a build, a missing program is refused as before.
+    let error = parse("dir = \"cpp\"\ncommand = [\"./bot\"]").unwrap_err();
+    assert!(
+        error.contains("bot `c`: command: program") && error.contains("does not exist"),
+        "{error}"
+    );
+    let error = parse("build = [\"sh\", \"build.sh\"]\ncommand = [\"./bot\"]").unwrap_err();
+    assert!(error.contains(":21:") && error.contains("`build` needs `dir`"), "{error}");
+    let error = parse("dir = \"cpp\"\nbuild = []\ncommand = [\"./bot\"]").unwrap_err();
+    assert!(error.contains("bot `c`: build is empty"), "{error}");
+    let error =
+        parse("dir = \"cpp\"\nbuild = [\"./missing.sh\"]\ncommand = [\"./bot\"]").unwrap_err();
+    assert!(error.contains("bot `c`: build: program") && error.contains("missing.sh"), "{error}");
+}
