@@ -551,8 +551,11 @@ fn ctrl_c_stops_cleanly_and_the_run_resumes() {
     assert!(written.ends_with('\n'), "games.csv ends in a partial row");
     let rows = read_games_csv(&out);
     assert!(rows.len() < total, "the run finished before it was interrupted");
+    // Those running at the signal may end, and so may one per worker that
+    // started in the moment before the arena acted on it (on a loaded
+    // 2-core machine that moment can outlast a game).
     assert!(
-        rows.len() <= rows_at_signal + concurrency,
+        rows.len() <= rows_at_signal + 2 * concurrency,
         "{} rows after the signal, {rows_at_signal} before it: games went on",
         rows.len()
     );
