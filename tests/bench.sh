@@ -15,6 +15,9 @@ cd "$(dirname "$0")/.."
 cargo build --release --locked -q
 work=$(mktemp -d)
 trap '[ -n "${KEEP_WORK:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
+# Open to others: under root a box's bot and game program have only the
+# rights others have on host files (mktemp -d makes the folder 700).
+chmod 755 "$work"
 bot="$PWD/target/release/random-bot"
 # A minimal game program in C (Take Ten: ten moves a game, views and legal
 # moves the size of Number Snatch's), built here.

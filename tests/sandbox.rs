@@ -748,3 +748,57 @@ fn no_cgroup_outlives_its_run() {
     }
     assert!(left.is_empty(), "cgroups of ended runs: {left:?}");
 }
+
+/// Under root a box's bot is a user of its own, with only the rights
+/// others have on host files: a bot kept in a folder closed to others
+/// (`mktemp -d` makes such folders) is refused before any game, naming the
+/// folder and what to do. Once the folder is open, the bot plays, and a
+/// path to hide below a folder closed to others (here the results) needs
+/// no stand-in, since the bot cannot reach it. Unprivileged, the bot is
+/// arena's own user and plays either way.
+#[test]
+fn a_bot_in_a_folder_closed_to_others_is_told_which_folder() {
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let scratch = Scratch::new();
+    let folder = scratch.out().with_file_name("bot");
+    let private = folder.join("private");
+    std::fs::create_dir_all(&private).expect("the bot's folder");
+    std::fs::copy(repo_dir().join("bots/python/random_bot.py"), folder.join("random_bot.py"))
+        .expect("copying the bot");
+    let closed = |path: &Path, mode| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod")
+    };
+    closed(&private, 0o700);
+    closed(&folder, 0o700);
+    let bot = format!("python3 {}", folder.join("random_bot.py").display());
+    let out = private.join("out");
+    let play = || {
+        scratch.arena([
+            "match",
+            "number-snatch",
+            &bot,
+            &bot,
+            "--games",
+            "2",
+            "--fresh",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ])
+    };
+    let refused = play();
+    if root {
+        assert_eq!(refused.status.code(), Some(2), "{}\n{}", refused.stdout, refused.stderr);
+        let played = out.join("games.csv").exists() && !read_games_csv(&out).is_empty();
+        assert!(!played, "games were played");
+        let expected = format!("`{}` (mode 700) is closed to them", folder.display());
+        assert!(refused.stderr.contains(&expected), "{}", refused.stderr);
+        assert!(refused.stderr.contains("chmod o+rx"), "{}", refused.stderr);
+    } else {
+        refused.assert_success();
+    }
+    closed(&folder, 0o755);
+    let played = play();
+    played.assert_success();
+    assert_eq!(read_games_csv(&out).len(), 2);
+}

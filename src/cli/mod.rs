@@ -206,7 +206,14 @@ pub fn run(command: Command) -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("arena: {error:#}");
-            let usage = error.downcast_ref::<options::UsageError>().is_some();
+            // A bot's files closed to its box are input to correct too.
+            let usage = error.downcast_ref::<options::UsageError>().is_some()
+                || error.chain().any(|cause| {
+                    matches!(
+                        cause.downcast_ref::<crate::sandbox::SandboxError>(),
+                        Some(crate::sandbox::SandboxError::ClosedToOthers { .. })
+                    )
+                });
             ExitCode::from(if usage { EXIT_USAGE } else { 1 })
         }
     }

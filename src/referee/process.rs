@@ -116,7 +116,7 @@ impl BotCommand {
                 .filter(|(other, _)| *other != index)
                 .map(|(_, files)| files.clone())
                 .collect();
-            command.sandbox = Some(sandbox.for_bot(&files[index], &others)?);
+            command.sandbox = Some(sandbox.for_bot(&command.display(), &files[index], &others)?);
         }
         Ok(())
     }

@@ -116,6 +116,11 @@ pub enum SandboxError {
     Unsupported,
     #[error("cannot set up the bot sandbox: {0}")]
     Setup(String),
+    #[error(
+        "`{command}` cannot run in its box: under root a bot is a user of its own there, with only the rights others have on host files, and `{}` (mode {mode:o}) is closed to them; open it to others (chmod o+rx for a folder, o+r for a file), or keep the bot's files where others may read them",
+        path.display()
+    )]
+    ClosedToOthers { command: String, path: PathBuf, mode: u32 },
     // The cause is part of the message, not a source: said once.
     #[error("cannot make a scratch folder for a bot in {path}: {error}")]
     Scratch { path: PathBuf, error: std::io::Error },

@@ -117,6 +117,7 @@ impl Sandbox {
     /// Never called.
     pub fn for_bot(
         self: &Arc<Sandbox>,
+        _command: &str,
         _own: &CommandFiles,
         _others: &[CommandFiles],
     ) -> Result<Arc<BotSandbox>, SandboxError> {

@@ -248,15 +248,27 @@ impl Sandbox {
     /// from those of `others` (the other bots of the run).
     pub fn for_bot(
         self: &Arc<Sandbox>,
+        command: &str,
         own: &CommandFiles,
         others: &[CommandFiles],
     ) -> Result<Arc<BotSandbox>, SandboxError> {
         let shown = files::shown(own, others, &self.protected, &self.settings.read_paths);
         let kind = if self.protections.boxes {
-            BotKind::Boxed {
-                plan: Arc::new(BoxPlan::new(&Layout::new(&shown, &own.reached))),
-                free_networks: Arc::default(),
+            let plan = BoxPlan::new(&Layout::new(&shown, &own.reached));
+            if self.protections.as_root {
+                // Said before the first game rather than as a crash in each.
+                let needed = own.reached.iter().chain(&own.own).chain(&own.installations);
+                if let Some((path, mode)) =
+                    needed.filter_map(|path| plan.closed_to_others(path)).next()
+                {
+                    return Err(SandboxError::ClosedToOthers {
+                        command: command.to_owned(),
+                        path,
+                        mode,
+                    });
+                }
             }
+            BotKind::Boxed { plan: Arc::new(plan), free_networks: Arc::default() }
         } else {
             BotKind::Fallback(fallback::Fallback::new(shown.grants()))
         };

@@ -342,6 +342,13 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
                         return Err((Failed::View, errno()));
                     }
                 }
+                // A hidden path below a folder the box's first process may
+                // not search (a folder closed to others, under root) needs
+                // no stand-in: the bot, with no more rights over host
+                // files than this process, cannot reach it either.
+                Step::Hide { target, .. }
+                    if libc::faccessat(libc::AT_FDCWD, target.as_ptr(), libc::F_OK, 0) < 0
+                        && errno() == libc::EACCES => {}
                 Step::Hide { target, file: false } => {
                     at(
                         Failed::Hide,

@@ -1,7 +1,8 @@
 //! What a bot's boxes hold, as the steps that build a box's root.
 
 use std::ffi::CString;
-use std::path::Path;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 
 use super::DEVICES;
 use crate::sandbox::layout::{Entry, Layout};
@@ -11,6 +12,8 @@ pub struct BoxPlan {
     pub(super) steps: Vec<Step>,
     /// How many of the steps show a host path.
     pub(super) views: usize,
+    /// The host paths shown, for telling why a start was refused access.
+    shown: Vec<PathBuf>,
 }
 
 /// One step of building a box's root; paths are relative to the new root.
@@ -65,6 +68,7 @@ impl BoxPlan {
     /// The steps that make `layout` in a box, with the devices.
     pub fn new(layout: &Layout) -> BoxPlan {
         let mut steps = Vec::new();
+        let mut shown = Vec::new();
         for device in DEVICES {
             let path = Path::new(device);
             if let (Some(source), Some(target)) = (c_path(path), relative(path)) {
@@ -78,9 +82,15 @@ impl BoxPlan {
                 Entry::Bind { path, file: true } if let Some(contents) = copied(&path) => {
                     relative(&path).map(|target| Step::Copy { target, contents })
                 }
-                Entry::Bind { path, file } => c_path(&path)
-                    .zip(relative(&path))
-                    .map(|(source, target)| Step::View { source, target, file, device: false }),
+                Entry::Bind { path, file } => {
+                    shown.push(path.clone());
+                    c_path(&path).zip(relative(&path)).map(|(source, target)| Step::View {
+                        source,
+                        target,
+                        file,
+                        device: false,
+                    })
+                }
                 Entry::Hide { path, file } => {
                     relative(&path).map(|target| Step::Hide { target, file })
                 }
@@ -92,6 +102,28 @@ impl BoxPlan {
             steps.extend(step);
         }
         let views = steps.iter().filter(|step| matches!(step, Step::View { .. })).count();
-        BoxPlan { steps, views }
+        BoxPlan { steps, views, shown }
+    }
+
+    /// The first place on the way to `path` that is closed to others:
+    /// under root a box's bot is a user of its own, with only the rights
+    /// others have on host files. The way runs from the view that shows
+    /// `path` (the folders above a view are the box's own); a folder needs
+    /// others' search right, the file itself their read right.
+    pub fn closed_to_others(&self, path: &Path) -> Option<(PathBuf, u32)> {
+        let view = self.shown.iter().filter(|shown| path.starts_with(shown)).max()?;
+        let mut place = view.clone();
+        let below = path.strip_prefix(view).ok()?;
+        let mut steps = vec![place.clone()];
+        for part in below {
+            place.push(part);
+            steps.push(place.clone());
+        }
+        steps.into_iter().find_map(|step| {
+            let meta = std::fs::metadata(&step).ok()?;
+            let mode = meta.permissions().mode();
+            let needed = if meta.is_dir() { 0o001 } else { 0o004 };
+            (mode & needed == 0).then_some((step, mode & 0o7777))
+        })
     }
 }
