@@ -16,6 +16,9 @@ cargo build --release --locked -q
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 arena="$PWD/target/release/arena"
+# One seat-seed key for both results folders (each would otherwise get a
+# random key of its own), so that their games compare.
+export ARENA_SEED_KEY=soak
 bot="$PWD/target/release/random-bot"
 
 league() { # file games_per_pair restart concurrency
