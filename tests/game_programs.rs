@@ -441,3 +441,34 @@ fn a_bot_is_checked_on_a_game_program() {
     assert!(run.stderr.contains("is void: the game program"), "{}", run.stderr);
     assert!(run.stderr.contains("arena check-game"), "{}", run.stderr);
 }
+
+#[test]
+fn a_game_program_in_a_folder_closed_to_others_is_told_once_which_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let scratch = Scratch::new();
+    let folder = scratch.out().with_file_name("game");
+    std::fs::create_dir_all(&folder).expect("the game's folder");
+    let game = folder.join("tinygame.py");
+    std::fs::copy("tests/fixtures/games/tinygame.py", &game).expect("copying the game");
+    let chmod = |mode| {
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(mode)).expect("chmod")
+    };
+    chmod(0o700);
+    let command = format!("python3 {}", game.display());
+    let refused = match_of(&scratch, &command, 2, &[]);
+    if root {
+        assert_eq!(refused.status.code(), Some(2), "{}", refused.stderr);
+        let closed = format!("`{}` (mode 700) is closed to them", folder.display());
+        assert_eq!(refused.stderr.matches(&closed).count(), 1, "said once: {}", refused.stderr);
+        assert!(refused.stderr.contains("a game program's"), "{}", refused.stderr);
+        assert!(refused.stderr.contains("chmod o+rx"), "{}", refused.stderr);
+        assert!(!scratch.out().join("games.csv").exists(), "games were played");
+    } else {
+        refused.assert_success();
+    }
+    chmod(0o755);
+    match_of(&scratch, &command, 2, &["--fresh"]).assert_success();
+    assert_eq!(read_games_csv(&scratch.out()).len(), 2);
+}
