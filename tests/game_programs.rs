@@ -88,6 +88,24 @@ fn a_game_program_plays_like_a_built_in_game() {
         .arena(["replay", scratch.out().join("transcripts/game-000002.jsonl").to_str().unwrap()]);
     replay.assert_success();
     assert!(replay.stdout.starts_with("Hidden Cards — seed "), "{}", replay.stdout);
+    // The leaderboard's settings say which game program was played.
+    let markdown = scratch.out().with_file_name("standings.md");
+    scratch
+        .arena([
+            "report",
+            scratch.out().to_str().unwrap(),
+            "--markdown",
+            markdown.to_str().unwrap(),
+        ])
+        .assert_success();
+    let markdown = std::fs::read_to_string(&markdown).expect("the Markdown");
+    let line =
+        markdown.lines().find(|line| line.starts_with("- game program: ")).unwrap_or_default();
+    assert!(
+        line.starts_with("- game program: tests/fixtures/games/tinygame.py (version ")
+            && line.ends_with(", declared 1)"),
+        "{markdown}"
+    );
 }
 
 /// Runs `flaw`'s game and checks the fault was the game's: the game is
