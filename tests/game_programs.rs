@@ -88,6 +88,24 @@ fn a_game_program_plays_like_a_built_in_game() {
         .arena(["replay", scratch.out().join("transcripts/game-000002.jsonl").to_str().unwrap()]);
     replay.assert_success();
     assert!(replay.stdout.starts_with("Hidden Cards — seed "), "{}", replay.stdout);
+    // The leaderboard's settings say which game program was played.
+    let markdown = scratch.out().with_file_name("standings.md");
+    scratch
+        .arena([
+            "report",
+            scratch.out().to_str().unwrap(),
+            "--markdown",
+            markdown.to_str().unwrap(),
+        ])
+        .assert_success();
+    let markdown = std::fs::read_to_string(&markdown).expect("the Markdown");
+    let line =
+        markdown.lines().find(|line| line.starts_with("- game program: ")).unwrap_or_default();
+    assert!(
+        line.starts_with("- game program: tests/fixtures/games/tinygame.py (version ")
+            && line.ends_with(", declared 1)"),
+        "{markdown}"
+    );
 }
 
 /// Runs `flaw`'s game and checks the fault was the game's: the game is
@@ -440,4 +458,35 @@ fn a_bot_is_checked_on_a_game_program() {
     assert_eq!(run.status.code(), Some(1), "{}", run.stdout);
     assert!(run.stderr.contains("is void: the game program"), "{}", run.stderr);
     assert!(run.stderr.contains("arena check-game"), "{}", run.stderr);
+}
+
+#[test]
+fn a_game_program_in_a_folder_closed_to_others_is_told_once_which_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let scratch = Scratch::new();
+    let folder = scratch.out().with_file_name("game");
+    std::fs::create_dir_all(&folder).expect("the game's folder");
+    let game = folder.join("tinygame.py");
+    std::fs::copy("tests/fixtures/games/tinygame.py", &game).expect("copying the game");
+    let chmod = |mode| {
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(mode)).expect("chmod")
+    };
+    chmod(0o700);
+    let command = format!("python3 {}", game.display());
+    let refused = match_of(&scratch, &command, 2, &[]);
+    if root {
+        assert_eq!(refused.status.code(), Some(2), "{}", refused.stderr);
+        let closed = format!("`{}` (mode 700) is closed to them", folder.display());
+        assert_eq!(refused.stderr.matches(&closed).count(), 1, "said once: {}", refused.stderr);
+        assert!(refused.stderr.contains("a game program's"), "{}", refused.stderr);
+        assert!(refused.stderr.contains("chmod o+rx"), "{}", refused.stderr);
+        assert!(!scratch.out().join("games.csv").exists(), "games were played");
+    } else {
+        refused.assert_success();
+    }
+    chmod(0o755);
+    match_of(&scratch, &command, 2, &["--fresh"]).assert_success();
+    assert_eq!(read_games_csv(&scratch.out()).len(), 2);
 }

@@ -92,7 +92,11 @@ pub fn game_setup(
             let written = &command.argv;
             describe_program(command, written, overrides, sandbox, protected, settings).map_err(
                 |error| match error {
-                    DescribeError::Sandbox(_) | DescribeError::Runtime(_) => error.into(),
+                    // The sandbox's error stays in the chain: one closed to
+                    // others is input to correct (exit status 2).
+                    DescribeError::Sandbox(error) => anyhow::Error::new(error)
+                        .context("cannot put the game program in its sandbox"),
+                    DescribeError::Runtime(_) => error.into(),
                     _ => UsageError(error.to_string()).into(),
                 },
             )

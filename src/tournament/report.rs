@@ -190,6 +190,19 @@ fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
         ("seed".to_owned(), settings.seed.to_string()),
         ("games per pair".to_owned(), settings.games_per_pair.to_string()),
     ];
+    // Which rules were played, as a bot's version says which bot played.
+    if let Some(program) = &settings.game_program {
+        let mut described = format!(
+            "{} (version {}",
+            shell_words::join(&program.command),
+            program.fingerprint.get(..12).unwrap_or("(none)")
+        );
+        if let Some(version) = &program.version {
+            described.push_str(&format!(", declared {version}"));
+        }
+        described.push(')');
+        list.insert(1, ("game program".to_owned(), described));
+    }
     if let Some(openings) = &settings.openings {
         list.push(("openings".to_owned(), openings.describe()));
     }

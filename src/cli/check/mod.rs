@@ -207,7 +207,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let language = Language::of(&command);
     crate::say!(
-        "Checking {}{} against the built-in random player: {} game{} of each of {} ({})",
+        "Checking {}{} against the built-in random player: {} game{} of {}{} ({})",
         shown,
         match language {
             Some(language) => format!(" ({})", language.name()),
@@ -215,6 +215,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         },
         args.games,
         if args.games == 1 { "" } else { "s" },
+        if setups.len() == 1 { "" } else { "each of " },
         setups.iter().map(|setup| setup.game().name()).collect::<Vec<_>>().join(", "),
         match &args.out {
             Some(out) => format!("logs and transcripts in {}", out.display()),

@@ -556,9 +556,11 @@ fn private(evidence: &Evidence) -> Item {
         }
     }
     match candidates {
-        0 => {
-            item(PRIVATE, Status::Skip, "not judged: no view holds a value that only its seat sees")
-        }
+        0 => item(
+            PRIVATE,
+            Status::Skip,
+            "not judged: no view holds a list, an object or a text of 4 characters or more that only its seat sees (a single number or a short word is not probed: it recurs by chance)",
+        ),
         _ => item(
             PRIVATE,
             Status::Pass,

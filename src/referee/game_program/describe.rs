@@ -19,8 +19,10 @@ use crate::sandbox::{Sandbox, SandboxError, SandboxSettings};
 /// Why a game program could not be made a game.
 #[derive(Debug, thiserror::Error)]
 pub enum DescribeError {
+    // The cause is part of the message, not a source: said once. (A CLI
+    // command gives it back as the context of its own error.)
     #[error("cannot put the game program in its sandbox: {0}")]
-    Sandbox(#[from] SandboxError),
+    Sandbox(SandboxError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
     /// The program failed `hello` or `init`.
@@ -46,8 +48,9 @@ pub fn describe_program(
     settings: ProgramSettings,
 ) -> Result<GameSetup, DescribeError> {
     let mut sandboxed = command.clone();
-    if let Some(sandbox) = Sandbox::new(sandbox, protected)? {
-        BotCommand::sandbox_all(std::slice::from_mut(&mut sandboxed), &sandbox)?;
+    if let Some(sandbox) = Sandbox::new(sandbox, protected).map_err(DescribeError::Sandbox)? {
+        BotCommand::sandbox_all(std::slice::from_mut(&mut sandboxed), &sandbox)
+            .map_err(DescribeError::Sandbox)?;
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
