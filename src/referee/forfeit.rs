@@ -304,11 +304,18 @@ fn exit_words(status: ExitStatus) -> String {
 /// what a bot wrote to stderr), trimmed, cut and made printable. When
 /// `cut_at_start`, the tail's first line may be the end of a longer one
 /// and is left out, unless it is the only one.
+///
+/// A stack trace that follows its error's message (JavaScript, Java, Go)
+/// is left out, so that the quoted lines end with the message rather than
+/// with frames: Python puts its message last already.
 pub fn last_stderr_lines(tail: &[u8], cut_at_start: bool) -> Vec<String> {
     let text = String::from_utf8_lossy(tail);
     let mut lines: Vec<&str> = text.lines().collect();
     if cut_at_start && lines.len() > 1 {
         lines.remove(0);
+    }
+    if let Some(trace) = trace_start(&lines) {
+        lines.truncate(trace);
     }
     let mut kept: Vec<String> = lines
         .into_iter()
@@ -323,6 +330,29 @@ pub fn last_stderr_lines(tail: &[u8], cut_at_start: bool) -> Vec<String> {
         .collect();
     kept.reverse();
     kept
+}
+
+/// Where the stack trace after an error's message begins in `lines`, when
+/// a message comes before it: the first of the trailing frames (`at ...`
+/// in JavaScript and Java, with Node's version line and Java's `... N
+/// more`), or Go's `goroutine N [running]:`.
+fn trace_start(lines: &[&str]) -> Option<usize> {
+    let frame = |line: &str| {
+        let line = line.trim();
+        line.is_empty()
+            || line.starts_with("at ")
+            || line.starts_with("Node.js v")
+            || (line.starts_with("... ") && line.ends_with(" more"))
+    };
+    let go = lines.iter().position(|line| line.starts_with("goroutine ") && line.ends_with("]:"));
+    let trailing = lines.iter().rposition(|line| !frame(line)).map(|last| last + 1);
+    let start = match (go, trailing) {
+        (Some(go), _) => go,
+        (None, Some(start)) if start < lines.len() => start,
+        _ => return None,
+    };
+    // Frames alone (no message before them) are quoted as they are.
+    lines[..start].iter().any(|line| !line.trim().is_empty()).then_some(start)
 }
 
 impl Forfeit {
@@ -545,6 +575,24 @@ mod tests {
             ["File \"x.py\"", "boom()", "Error: \\u{1b}[31mred"]
         );
         assert_eq!(last_stderr_lines(b"only a part", true), ["only a part"]);
+        // A trace after its message: the message ends the quote.
+        let node = b"/bots/bot.js:3\n  throw new Error('bug at turn 3');\n  ^\n\nError: bug at turn 3\n    at Object.<anonymous> (/bots/bot.js:3:9)\n    at Module._compile (node:internal/modules/cjs/loader:1364:14)\n\nNode.js v20.20.2\n";
+        assert_eq!(
+            last_stderr_lines(node, false),
+            ["throw new Error('bug at turn 3');", "^", "Error: bug at turn 3"]
+        );
+        let java = b"Exception in thread \"main\" java.lang.IllegalStateException: no move\n\tat Bot.choose(Bot.java:40)\n\tat Bot.main(Bot.java:12)\n";
+        assert_eq!(
+            last_stderr_lines(java, false),
+            ["Exception in thread \"main\" java.lang.IllegalStateException: no move"]
+        );
+        let go = b"panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\nmain.choose(...)\n\t/bots/go/main.go:40 +0x1d\n";
+        assert_eq!(
+            last_stderr_lines(go, false),
+            ["panic: runtime error: index out of range [3] with length 3"]
+        );
+        // Frames alone are quoted as they are.
+        assert_eq!(last_stderr_lines(b"    at a\n    at b\n", false), ["at a", "at b"]);
         let long = "x".repeat(1000);
         assert_eq!(last_stderr_lines(long.as_bytes(), false)[0].len(), STDERR_LINE_CHARS);
         assert!(last_stderr_lines(b"\n \n", false).is_empty());
