@@ -51,7 +51,7 @@ impl Language {
                 r#"printf("%s\n", line); fflush(stdout); (or setvbuf(stdout, NULL, _IOLBF, 0); once)"#
             }
             Language::Cpp => {
-                r#"std::cout << line << std::endl; (std::endl flushes, "\n" does not)"#
+                r#"std::cout << line << std::endl; (std::endl flushes, "\n" does not, and after std::cin.tie(nullptr) reading std::cin no longer flushes std::cout)"#
             }
             Language::Go => r#"w.WriteString(line + "\n"); w.Flush() with a bufio.Writer w"#,
             Language::Java => {
