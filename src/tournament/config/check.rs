@@ -19,8 +19,8 @@ use crate::units::parse_duration_or_zero;
 /// One mistake: where it is (bytes of the file) and what to do about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Problem {
-    span: Range<usize>,
-    message: String,
+    pub(super) span: Range<usize>,
+    pub(super) message: String,
 }
 
 /// What a key's value must be, in the terms a user writes it.
@@ -187,26 +187,9 @@ pub(super) fn error(file: &Path, text: &str, problems: &[Problem]) -> Option<Con
 pub(super) fn check(text: &str) -> Vec<Problem> {
     let (document, errors) = DeTable::parse_recoverable(text);
     if !errors.is_empty() {
-        let mut problems: Vec<Problem> = errors
-            .into_iter()
-            .map(|error| Problem {
-                span: error.span().unwrap_or(0..0),
-                message: error.message().to_owned(),
-            })
-            .collect();
-        // The duplicate keys from a `[bot]` on are its consequence.
-        let bots = single_bracket_bots(text);
-        if let Some(from) = bots.first().map(|bot| bot.span.start) {
-            let caused = |problem: &Problem| {
-                problem.span.start >= from && problem.message.starts_with("duplicate key")
-            };
-            if problems.iter().any(caused) {
-                problems.retain(|problem| !caused(problem));
-                problems.extend(bots);
-                problems.sort_by_key(|problem| problem.span.start);
-            }
-        }
-        return problems;
+        return super::syntax::problems(text, errors, |key| {
+            BOT_KEYS.iter().any(|known| known.name == key)
+        });
     }
     let mut problems = Vec::new();
     check_table(document.get_ref(), FILE_KEYS, "", &mut problems);
@@ -218,27 +201,6 @@ pub(super) fn check(text: &str) -> Vec<Problem> {
         });
     }
     problems.sort_by_key(|problem| problem.span.start);
-    problems
-}
-
-/// The `[bot]` headers of a file with more than one bot table, which the
-/// TOML parser refuses as a "duplicate key" (a table defined twice): the
-/// mistake is the single brackets, told where they are.
-fn single_bracket_bots(text: &str) -> Vec<Problem> {
-    let mut problems = Vec::new();
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let code = line.split('#').next().unwrap_or_default();
-        let header = code.trim().strip_prefix('[').and_then(|inner| inner.strip_suffix(']'));
-        if header.is_some_and(|name| name.trim() == "bot") {
-            let start = offset + (code.len() - code.trim_start().len());
-            problems.push(Problem {
-                span: start..start + code.trim().len(),
-                message: "bot: `[bot]` makes a single table, which a second bot cannot share (its keys come out as duplicates): write [[bot]], with two brackets, before each bot".to_owned(),
-            });
-        }
-        offset += line.len();
-    }
     problems
 }
 
@@ -507,26 +469,6 @@ mod tests {
             problems(text),
             [(2, "bot: expected a list of [[bot]] tables, got a single table: write [[bot]], with two brackets, before each bot".to_owned())]
         );
-    }
-
-    #[test]
-    fn bot_tables_with_single_brackets_are_told_to_take_two() {
-        const TOLD: &str = "bot: `[bot]` makes a single table, which a second bot cannot share (its keys come out as duplicates): write [[bot]], with two brackets, before each bot";
-        let two = "game = \"number-snatch\"\n[bot]\nname = \"a\"\ncommand = [\"a\"]\n\n[bot]\nname = \"b\"\ncommand = [\"b\"]\n";
-        assert_eq!(problems(two), [(2, TOLD.to_owned()), (6, TOLD.to_owned())]);
-        let mixed =
-            format!("game = \"number-snatch\"\n{BOT}  [ bot ]  # the second\nname = \"b\"\n");
-        assert_eq!(problems(&mixed), [(6, TOLD.to_owned())]);
-        let first = format!("game = \"number-snatch\"\n[bot]\nname = \"b\"\n{BOT}");
-        assert_eq!(problems(&first), [(2, TOLD.to_owned())]);
-        // Another table defined twice is the parser's to tell.
-        let sprt = format!("game = \"number-snatch\"\n[sprt]\n[sprt]\n{BOT}");
-        assert!(problems(&sprt).iter().all(|(_, message)| message.starts_with("duplicate key")));
-        let before = format!("game = \"number-snatch\"\nseed = 1\nseed = 2\n[bot]\n{BOT}");
-        let found = problems(&before);
-        assert_eq!(found.len(), 2, "{found:?}");
-        assert!(found[0].0 == 3 && found[0].1.starts_with("duplicate key"), "{found:?}");
-        assert_eq!(found[1], (4, TOLD.to_owned()));
     }
 
     #[test]
