@@ -37,8 +37,10 @@ json::Value choose_move(const json::Value& message, const std::string& game, int
 }
 
 // Writes one reply: one line of compact JSON, flushed at once. std::endl
-// writes the "\n" and flushes; a "\n" alone would leave the line in the
-// buffer, and the referee would wait for it until your time ran out.
+// writes the "\n" and flushes. After a "\n" alone the line waits in the
+// buffer: reading std::cin flushes std::cout, but not once
+// std::cin.tie(nullptr) (a common speed-up) unties them, and the referee
+// then waits for your reply until your time runs out.
 void send(const json::Value& reply) { std::cout << reply.dump() << std::endl; }
 
 int main() {

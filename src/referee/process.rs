@@ -65,13 +65,12 @@ impl BotCommand {
     pub fn check_program(&self) -> Result<(), String> {
         use std::os::unix::fs::PermissionsExt;
         let program = Path::new(&self.argv[0]);
-        let base = self.dir.as_deref().unwrap_or(Path::new("."));
         let executable = |path: &Path| {
             path.metadata()
                 .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
         };
         if program.components().count() > 1 {
-            let path = base.join(program);
+            let path = self.in_dir(program);
             return match path.metadata() {
                 Err(_) => Err(format!("program `{}` does not exist", path.display())),
                 Ok(_) if !executable(&path) => Err(format!(
@@ -121,15 +120,22 @@ impl BotCommand {
         Ok(())
     }
 
+    /// Where a path the command names lies: as typed (relative to arena's
+    /// working directory) without a `dir`, else in `dir`, without the
+    /// `./` that would show as `dir/./bot` in messages.
+    pub(super) fn in_dir(&self, file: &Path) -> PathBuf {
+        match &self.dir {
+            Some(dir) => dir.join(file.strip_prefix(".").unwrap_or(file)),
+            None => file.to_owned(),
+        }
+    }
+
     /// The command as a user would type it, for messages.
     pub fn display(&self) -> String {
         shell_words::join(&self.argv)
     }
 }
 
-/// Whether the kernel can run `path` itself: an ELF program or a script
-/// with a `#!` line (a script without one fails at exec, after the run has
-/// begun).
 /// What is wrong with the interpreter `script`'s #! line names, if it
 /// names one that is not there (the kernel's error would blame the script).
 fn missing_interpreter(script: &Path) -> Option<String> {
@@ -164,6 +170,9 @@ fn missing_interpreter(script: &Path) -> Option<String> {
     ))
 }
 
+/// Whether the kernel can run `path` itself: an ELF program or a script
+/// with a `#!` line (a script without one fails at exec, after the run has
+/// begun).
 fn runnable_format(path: &Path) -> bool {
     use std::io::Read;
     let mut head = [0u8; 4];

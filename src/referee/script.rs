@@ -55,10 +55,7 @@ impl BotCommand {
     pub fn check_files(&self) -> Result<(), String> {
         self.check_program()?;
         let Script::File(script) = self.script() else { return Ok(()) };
-        let path = match &self.dir {
-            Some(dir) => dir.join(script),
-            None => Path::new(script).to_owned(),
-        };
+        let path = self.in_dir(Path::new(script));
         let what = match self.argv.iter().any(|word| word == "-jar") {
             true => "archive",
             false => "script",
@@ -167,5 +164,20 @@ mod tests {
         assert_eq!(command("python3 -c 'import nope.py'").check_files(), Ok(()));
         let jar = command("java -jar bot.jar").check_files().unwrap_err();
         assert!(jar.starts_with("archive `"), "{jar}");
+    }
+
+    #[test]
+    fn a_missing_file_is_named_as_typed_or_in_its_folder() {
+        let here = BotCommand::parse("./nope_bot --fast").unwrap().check_files().unwrap_err();
+        assert!(here.starts_with("program `./nope_bot` does not exist"), "{here}");
+        let in_dir = |line: &str| {
+            let mut command = BotCommand::parse(line).unwrap();
+            command.dir = Some("/no/such/folder".into());
+            command.check_files().unwrap_err()
+        };
+        let program = in_dir("./bot");
+        assert!(program.starts_with("program `/no/such/folder/bot` does not exist"), "{program}");
+        let script = in_dir("python3 ./nope.py");
+        assert!(script.starts_with("script `/no/such/folder/nope.py` does not exist"), "{script}");
     }
 }

@@ -51,7 +51,7 @@ impl Language {
                 r#"printf("%s\n", line); fflush(stdout); (or setvbuf(stdout, NULL, _IOLBF, 0); once)"#
             }
             Language::Cpp => {
-                r#"std::cout << line << std::endl; (std::endl flushes, "\n" does not)"#
+                r#"std::cout << line << std::endl; (std::endl flushes, "\n" does not, and after std::cin.tie(nullptr) reading std::cin no longer flushes std::cout)"#
             }
             Language::Go => r#"w.WriteString(line + "\n"); w.Flush() with a bufio.Writer w"#,
             Language::Java => {
@@ -245,12 +245,28 @@ pub fn hint(forfeit: &Forfeit, log: Option<&Path>, language: Option<Language>) -
                 true => "your bot stopped and wrote nothing to stderr".to_owned(),
                 false => "your bot stopped: the error is most likely in what it wrote to stderr, quoted above".to_owned(),
             };
+            if let Some(advice) = missing_package_advice(&crash.stderr_tail) {
+                hint.push_str("; ");
+                hint.push_str(advice);
+            }
             if let Some(log) = log {
                 hint.push_str(&format!("; its whole stderr is in {}", log.display()));
             }
             hint
         }
     }
+}
+
+/// What to do when the last lines a bot wrote to stderr say that a
+/// package it imports cannot be found: most often one installed where
+/// its box does not look (`pip install --user` in a home folder) or for
+/// another interpreter than the one the command runs.
+fn missing_package_advice(stderr_tail: &[String]) -> Option<&'static str> {
+    // Python's last line names the module; node's message is above the
+    // stack it prints, out of the quoted tail.
+    stderr_tail.iter().any(|line| line.contains("ModuleNotFoundError: No module named")).then_some(
+        "a package it imports is not installed for the python that runs it, or lies where its box does not look (`pip install --user` puts it in your home folder, which the box does not show): install it in a virtual environment and run the bot with that environment's python, e.g. \"/path/to/.venv/bin/python my_bot.py\" (protocol.md §7, Bots with dependencies)",
+    )
 }
 
 #[cfg(test)]
@@ -277,6 +293,21 @@ mod tests {
         let script = scratch.path().join("runme");
         std::fs::write(&script, "#!/usr/bin/env -S ruby -w\nputs 1\n").unwrap();
         assert_eq!(of(script.to_str().unwrap()), Some(Language::Ruby));
+    }
+
+    #[test]
+    fn a_missing_package_is_told_where_to_install_it() {
+        let tail = |lines: &[&str]| lines.iter().map(|line| line.to_string()).collect::<Vec<_>>();
+        let python = tail(&[
+            "  File \"/home/me/my_bot.py\", line 3, in <module>",
+            "import numpy",
+            "ModuleNotFoundError: No module named 'numpy'",
+        ]);
+        let advice = missing_package_advice(&python).unwrap();
+        assert!(advice.contains("virtual environment") && advice.contains("pip install --user"));
+        let other =
+            tail(&["Traceback (most recent call last):", "ZeroDivisionError: division by zero"]);
+        assert_eq!(missing_package_advice(&other), None);
     }
 
     #[test]

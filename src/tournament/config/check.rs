@@ -19,8 +19,8 @@ use crate::units::parse_duration_or_zero;
 /// One mistake: where it is (bytes of the file) and what to do about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Problem {
-    span: Range<usize>,
-    message: String,
+    pub(super) span: Range<usize>,
+    pub(super) message: String,
 }
 
 /// What a key's value must be, in the terms a user writes it.
@@ -187,13 +187,9 @@ pub(super) fn error(file: &Path, text: &str, problems: &[Problem]) -> Option<Con
 pub(super) fn check(text: &str) -> Vec<Problem> {
     let (document, errors) = DeTable::parse_recoverable(text);
     if !errors.is_empty() {
-        return errors
-            .into_iter()
-            .map(|error| Problem {
-                span: error.span().unwrap_or(0..0),
-                message: error.message().to_owned(),
-            })
-            .collect();
+        return super::syntax::problems(text, errors, |key| {
+            BOT_KEYS.iter().any(|known| known.name == key)
+        });
     }
     let mut problems = Vec::new();
     check_table(document.get_ref(), FILE_KEYS, "", &mut problems);

@@ -12,6 +12,7 @@ mod check;
 mod error;
 mod parse;
 mod raw;
+mod syntax;
 #[cfg(test)]
 mod tests;
 
