@@ -212,7 +212,7 @@ fn check_takes_a_bot_of_a_league_as_the_league_runs_it() {
     let said = text(&check);
     assert!(check.status.success(), "{said}");
     assert!(said.contains("Checking `built` as league.toml runs it"), "{said}");
-    assert!(said.contains("each of number-snatch"), "the league's game only: {said}");
+    assert!(said.contains("2 games of number-snatch"), "the league's game only: {said}");
     assert!(said.contains("All checks passed."), "{said}");
     let unknown = league.arena(&["check", "--league", "league.toml", "--bot", "nobody"]);
     assert_eq!(unknown.status.code(), Some(2));

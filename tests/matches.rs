@@ -6,6 +6,7 @@
 mod common;
 
 use std::collections::BTreeSet;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -211,5 +212,49 @@ fn a_folder_arena_cannot_place_is_left_alone() {
         assert_eq!(run.status.code(), Some(2), "{run:?}");
         assert!(run.stderr.contains("no tournament.json"), "{}", run.stderr);
         assert_eq!(std::fs::read_to_string(out.join("games.csv")).expect("kept"), games);
+    }
+}
+
+/// A kit's `bot` launcher runs what its `build.sh` made: after a rebuild
+/// the launcher is the same file, but the bot is not, so the match plays
+/// again. A launcher without `build.sh` beside it is known by its own file
+/// only, and the same folder change leaves nothing to play.
+#[test]
+fn a_rebuilt_kit_bot_is_a_new_version() {
+    for kit in [true, false] {
+        let scratch = Scratch::new();
+        let folder = scratch.out().with_file_name("mykit");
+        std::fs::create_dir_all(folder.join("build")).expect("a kit folder");
+        let launcher = folder.join("bot");
+        std::fs::write(&launcher, "#!/bin/sh\nexec python3 \"$(dirname \"$0\")/build/bot.py\"\n")
+            .expect("the launcher");
+        std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        if kit {
+            std::fs::write(folder.join("build.sh"), "#!/bin/sh\n").expect("build.sh");
+        }
+        let build = |number: &str| {
+            let bot = std::fs::read_to_string(repo_dir().join("bots/python/random_bot.py"))
+                .expect("the Python kit's bot");
+            // A rebuild: the same bot, with a comment that differs.
+            std::fs::write(folder.join("build/bot.py"), format!("{bot}\n# build {number}\n"))
+                .expect("the built bot");
+        };
+        let out = scratch.out();
+        let args = [
+            "match",
+            "number-snatch",
+            launcher.to_str().expect("UTF-8"),
+            &rust_bot(),
+            "--games",
+            "2",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ];
+        build("1");
+        scratch.arena(args).assert_success();
+        build("2");
+        let again = scratch.arena(args);
+        again.assert_success();
+        assert_eq!(again.stdout.contains("nothing to play"), !kit, "kit {kit}: {}", again.stdout);
     }
 }

@@ -90,10 +90,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     let played = tournament_args::play(&tournament, &args.tournament, prepared, reporter, None)?;
     let rows = read_games_csv(&tournament.out.join(GAMES_CSV))?;
     if let Played::Complete { played: 0, already, .. } = &played {
-        // A kit's launcher (`bots/cpp/bot`) stays the same file when what it
-        // runs is rebuilt, so a changed bot can look the same here.
         crate::say!(
-            "nothing to play: {already} games already in {}, by these same bots (the files their commands name are unchanged, as a kit's `bot` launcher is after a rebuild): add --fresh to play them again",
+            "nothing to play: {already} games already in {}, by these same bots (no file their commands name has changed): add --fresh to play them again",
             tournament.out.display()
         );
     }

@@ -5,7 +5,9 @@
 //! over its command words (as the tournament file writes them), its
 //! environment, its `version` key, and the files it runs — every file under
 //! its `dir` when the file sets one, else the program and script files and
-//! folders its command names. An edit to any of them is a new version.
+//! folders its command names (a file beside a `build.sh`, a starter kit's
+//! launcher, stands for its whole folder: a rebuild changes what the
+//! launcher runs). An edit to any of them is a new version.
 //!
 //! Paths enter the fingerprint relative to the folder they were found from,
 //! never absolute, so a checkout anywhere on any machine fingerprints the

@@ -13,6 +13,10 @@ use crate::sandbox::files::find_in_path;
 use crate::sandbox::in_system_folder;
 use crate::tournament::identity::{BotMaterial, Fingerprint, FingerprintError, Tree};
 
+/// The build script of a starter kit's folder: a file named in a command
+/// beside it stands for the whole folder in the bot's fingerprint.
+const KIT_BUILD_SCRIPT: &str = "build.sh";
+
 /// One `[[bot]]`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BotEntry {
@@ -141,12 +145,18 @@ impl BotEntry {
             }
             // Named from its own folder: how the command reaches
             // the file is in the command words already.
-            let Ok(path) = self.dir.join(named).canonicalize() else { continue };
+            let Ok(mut path) = self.dir.join(named).canonicalize() else { continue };
             names_own_file |= at > 0;
             let relative_to = match path.parent() {
                 Some(parent) if path.is_file() => parent.to_path_buf(),
                 _ => path.clone(),
             };
+            // A kit's launcher (`bots/cpp/bot`, with `build.sh` beside it)
+            // runs what the build made: a rebuild changes the bot though
+            // the launcher stays the same file, so its whole folder counts.
+            if path.is_file() && relative_to.join(KIT_BUILD_SCRIPT).is_file() {
+                path = relative_to.clone();
+            }
             if named.is_relative() {
                 relative.push(Tree { path, relative_to });
             } else if !in_system_folder(&path) {
