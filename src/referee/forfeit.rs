@@ -333,24 +333,19 @@ pub fn last_stderr_lines(tail: &[u8], cut_at_start: bool) -> Vec<String> {
 }
 
 /// Where the stack trace after an error's message begins in `lines`, when
-/// a message comes before it: the first of the trailing frames (`at ...`
-/// in JavaScript and Java, with Node's version line and Java's `... N
-/// more`), or Go's `goroutine N [running]:`.
+/// a message comes before it: the first frame (`at f (file:line)` in
+/// JavaScript, `at Class.method(File.java:12)` in Java; Node's error
+/// properties and version line follow the frames), or Go's `goroutine N
+/// [running]:`.
 fn trace_start(lines: &[&str]) -> Option<usize> {
     let frame = |line: &str| {
-        let line = line.trim();
-        line.is_empty()
-            || line.starts_with("at ")
-            || line.starts_with("Node.js v")
-            || (line.starts_with("... ") && line.ends_with(" more"))
+        line.trim().strip_prefix("at ").is_some_and(|place| {
+            place.contains(':')
+                && (place.contains('(') || !place.trim_end_matches(" {").contains(' '))
+        })
     };
-    let go = lines.iter().position(|line| line.starts_with("goroutine ") && line.ends_with("]:"));
-    let trailing = lines.iter().rposition(|line| !frame(line)).map(|last| last + 1);
-    let start = match (go, trailing) {
-        (Some(go), _) => go,
-        (None, Some(start)) if start < lines.len() => start,
-        _ => return None,
-    };
+    let go = |line: &str| line.starts_with("goroutine ") && line.ends_with("]:");
+    let start = lines.iter().position(|line| frame(line) || go(line))?;
     // Frames alone (no message before them) are quoted as they are.
     lines[..start].iter().any(|line| !line.trim().is_empty()).then_some(start)
 }
@@ -591,8 +586,19 @@ mod tests {
             last_stderr_lines(go, false),
             ["panic: runtime error: index out of range [3] with length 3"]
         );
-        // Frames alone are quoted as they are.
-        assert_eq!(last_stderr_lines(b"    at a\n    at b\n", false), ["at a", "at b"]);
+        let missing = b"node:internal/modules/cjs/loader:1143\n  throw err;\n  ^\n\nError: Cannot find module 'lodash'\nRequire stack:\n- /bots/bot.js\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1140:15)\n    at node:internal/main/run_main_module:28:49 {\n  code: 'MODULE_NOT_FOUND',\n  requireStack: [ '/bots/bot.js' ]\n}\n\nNode.js v20.20.2\n";
+        assert_eq!(
+            last_stderr_lines(missing, false),
+            ["Error: Cannot find module 'lodash'", "Require stack:", "- /bots/bot.js"]
+        );
+        // Frames alone are quoted as they are, and a line that merely
+        // starts with "at" is no frame.
+        let frames = b"    at f (/a.js:1:1)\n    at g (/a.js:2:1)\n";
+        assert_eq!(last_stderr_lines(frames, false), ["at f (/a.js:1:1)", "at g (/a.js:2:1)"]);
+        assert_eq!(
+            last_stderr_lines(b"x\nat turn 3 I chose 5\n", false),
+            ["x", "at turn 3 I chose 5"]
+        );
         let long = "x".repeat(1000);
         assert_eq!(last_stderr_lines(long.as_bytes(), false)[0].len(), STDERR_LINE_CHARS);
         assert!(last_stderr_lines(b"\n \n", false).is_empty());
