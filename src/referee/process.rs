@@ -72,7 +72,11 @@ impl BotCommand {
         if program.components().count() > 1 {
             let path = self.in_dir(program);
             return match path.metadata() {
-                Err(_) => Err(format!("program `{}` does not exist", path.display())),
+                Err(_) => Err(format!(
+                    "program `{}` does not exist{}",
+                    path.display(),
+                    Self::looked_from(&path)
+                )),
                 Ok(_) if !executable(&path) => Err(format!(
                     "program `{}` is not an executable file (a script needs `chmod +x` and a #! line, or name its interpreter first)",
                     path.display()
@@ -127,6 +131,15 @@ impl BotCommand {
         match &self.dir {
             Some(dir) => dir.join(file.strip_prefix(".").unwrap_or(file)),
             None => file.to_owned(),
+        }
+    }
+
+    /// Where a relative `path` was looked for, for a message saying it is
+    /// missing: " (from /home/me/league)"; nothing for an absolute one.
+    pub(super) fn looked_from(path: &Path) -> String {
+        match std::env::current_dir() {
+            Ok(here) if path.is_relative() => format!(" (from {})", here.display()),
+            _ => String::new(),
         }
     }
 

@@ -62,8 +62,9 @@ impl BotCommand {
         };
         match path.metadata() {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Err(format!(
-                "{what} `{}` does not exist (`{}` runs it)",
+                "{what} `{}` does not exist{} (`{}` runs it)",
                 path.display(),
+                Self::looked_from(&path),
                 self.argv[0]
             )),
             Err(error) => Err(format!("{what} `{}` cannot be reached: {error}", path.display())),
@@ -169,7 +170,7 @@ mod tests {
     #[test]
     fn a_missing_file_is_named_as_typed_or_in_its_folder() {
         let here = BotCommand::parse("./nope_bot --fast").unwrap().check_files().unwrap_err();
-        assert!(here.starts_with("program `./nope_bot` does not exist"), "{here}");
+        assert!(here.starts_with("program `./nope_bot` does not exist (from /"), "{here}");
         let in_dir = |line: &str| {
             let mut command = BotCommand::parse(line).unwrap();
             command.dir = Some("/no/such/folder".into());
