@@ -425,18 +425,19 @@ fn check_value(key: &Key, value: &Spanned<DeValue<'_>>, prefix: &str, problems: 
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The messages of `text`'s problems, with their lines.
-    fn problems(text: &str) -> Vec<(usize, String)> {
+    pub(in crate::tournament::config) fn problems(text: &str) -> Vec<(usize, String)> {
         check(text)
             .into_iter()
             .map(|problem| (text[..problem.span.start].matches('\n').count() + 1, problem.message))
             .collect()
     }
 
-    const BOT: &str = "\n[[bot]]\nname = \"a\"\ncommand = [\"python3\", \"a.py\"]\n";
+    pub(in crate::tournament::config) const BOT: &str =
+        "\n[[bot]]\nname = \"a\"\ncommand = [\"python3\", \"a.py\"]\n";
 
     #[test]
     fn a_good_file_has_no_problem() {

@@ -81,17 +81,7 @@ fn single_bracket_bots(text: &str) -> Vec<Problem> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::check::check;
-
-    /// The messages of `text`'s problems, with their lines.
-    fn problems(text: &str) -> Vec<(usize, String)> {
-        check(text)
-            .into_iter()
-            .map(|problem| (text[..problem.span.start].matches('\n').count() + 1, problem.message))
-            .collect()
-    }
-
-    const BOT: &str = "\n[[bot]]\nname = \"a\"\ncommand = [\"python3\", \"a.py\"]\n";
+    use super::super::check::tests::{BOT, problems};
 
     #[test]
     fn bot_tables_with_single_brackets_are_told_to_take_two() {
