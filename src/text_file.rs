@@ -11,7 +11,7 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<String, String> {
     let mut bytes = Vec::new();
     file.take(limit + 1).read_to_end(&mut bytes).map_err(|error| error.to_string())?;
     if bytes.len() as u64 > limit {
-        return Err(format!("it is larger than {}", crate::sandbox::show_size(limit)));
+        return Err(format!("it is larger than {}", crate::units::show_size(limit)));
     }
     String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_owned())
 }

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::sandbox::{Sandbox, SandboxError, SandboxMode, SandboxSettings, parse_size};
+use crate::sandbox::{Sandbox, SandboxError, SandboxMode, SandboxSettings};
 use crate::seeds::{SEED_KEY_VARIABLE, SeedKey};
 use crate::units::parse_duration;
+use crate::units::parse_size;
 
 /// Sandbox options of `arena match`, `check` and `play` (a tournament file
 /// has the same settings as keys).

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::units::show_size;
+
 /// The resource limits of every bot process. Each applies to the whole box
 /// where a cgroup keeps it, else per process (see [`super::Protections`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,69 +124,9 @@ pub fn limit_hit(
     }
 }
 
-/// A size as people write it: `1 GiB`, `64 MiB`, `512 KiB`, `100 bytes`.
-pub fn show_size(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 4] =
-        [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
-    for (unit, size) in UNITS {
-        if bytes >= size && bytes.is_multiple_of(size) {
-            return format!("{} {unit}", bytes / size);
-        }
-    }
-    for (unit, size) in UNITS {
-        if bytes >= size {
-            return format!("{:.1} {unit}", bytes as f64 / size as f64);
-        }
-    }
-    format!("{bytes} bytes")
-}
-
-/// Reads a size: a whole number of bytes with an optional unit, `512MiB`,
-/// `1 GiB`, `64MB` (decimal units are powers of ten).
-pub fn parse_size(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let number: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a size (write e.g. 512MiB or 1GiB)"))?;
-    let multiplier: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" | "bytes" => 1,
-        "k" | "kib" => 1 << 10,
-        "m" | "mib" => 1 << 20,
-        "g" | "gib" => 1 << 30,
-        "t" | "tib" => 1 << 40,
-        "kb" => 1_000,
-        "mb" => 1_000_000,
-        "gb" => 1_000_000_000,
-        "tb" => 1_000_000_000_000,
-        other => {
-            return Err(format!(
-                "`{text}`: unknown unit `{other}` (use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)"
-            ));
-        }
-    };
-    number.checked_mul(multiplier).ok_or_else(|| format!("`{text}` is too large"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_read_and_show() {
-        assert_eq!(parse_size("1GiB"), Ok(1 << 30));
-        assert_eq!(parse_size(" 64 MiB "), Ok(64 << 20));
-        assert_eq!(parse_size("10MB"), Ok(10_000_000));
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("3 parsecs").is_err());
-        assert!(parse_size("99999999999999TiB").is_err());
-        assert_eq!(show_size(1 << 30), "1 GiB");
-        assert_eq!(show_size(1536 << 20), "1536 MiB");
-        assert_eq!(show_size(1_610_612_737), "1.5 GiB");
-        assert_eq!(show_size(100), "100 bytes");
-    }
 
     #[test]
     fn the_limit_hit_is_named() {

@@ -43,7 +43,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use files::{CommandFiles, in_system_folder};
-pub use limits::{LimitReached, Limits, limit_hit, parse_size, show_size};
+pub use limits::{LimitReached, Limits, limit_hit};
 // The sandbox itself makes system calls: it lives in the OS layer.
 pub use crate::os::sandbox::{BotSandbox, Sandbox};
 

@@ -23,10 +23,11 @@ use crate::referee::clock::TimeKey;
 use crate::referee::game_program::{DescribeError, describe_program};
 use crate::referee::{BotCommand, Settings, TimeControl};
 use crate::results::TranscriptStore;
-use crate::sandbox::{SandboxMode, SandboxSettings, parse_size};
+use crate::sandbox::{SandboxMode, SandboxSettings};
 use crate::text_file::read_bounded;
 use crate::tournament::openings::{MAX_OPENINGS_BYTES, Openings};
 use crate::tournament::sprt::{DEFAULT_MAX_GAMES, SprtSettings};
+use crate::units::parse_size;
 use crate::units::{parse_duration, parse_duration_or_zero};
 
 /// Makes the error of a value at a place of the file.
