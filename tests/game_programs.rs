@@ -144,6 +144,23 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
 }
 
 #[test]
+fn a_game_program_that_writes_more_to_stderr_than_a_pipe_holds_plays_on() {
+    // arena waits for a game program's answer on the worker's thread, where
+    // nothing drains stderr: output there must send the wait back to the
+    // reactor, or this game would hang on its full stderr pipe and be void.
+    let scratch = Scratch::new();
+    let run = match_of(&scratch, &tiny("chatty"), 2, &["--game-timeout", "2s"]);
+    run.assert_success();
+    let rows = read_games_csv(&scratch.out());
+    assert_eq!(rows.len(), 2, "{}", run.stderr);
+    for row in &rows {
+        assert_eq!(&row["reason"], "normal", "{row:?}");
+    }
+    let log = game_log(&scratch.out(), 1);
+    assert!(log.contains("tinygame: thinking about turn 1 ..."), "{}", &log[..log.len().min(300)]);
+}
+
+#[test]
 fn a_game_that_answers_the_same_moves_differently_is_caught() {
     // The second game of a setup is set up from the same seed (seats
     // swapped): a game that keeps its generator between games deals anew.

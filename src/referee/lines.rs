@@ -37,37 +37,87 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     /// The next complete line, without its terminator.
     pub async fn next_line(&mut self) -> Result<&[u8], LineError> {
-        // Drop the line handed out by the previous call.
-        if self.start > 0 {
-            self.buffer.drain(..self.start);
-            self.start = 0;
-        }
+        self.forget_handed_out();
         loop {
-            let pending = &self.buffer[self.scanned..];
-            if let Some(offset) = memchr::memchr(b'\n', pending) {
-                let end = self.scanned + offset;
-                self.start = end + 1;
-                self.scanned = 0;
-                let line_end = if end > 0 && self.buffer[end - 1] == b'\r' { end - 1 } else { end };
-                if line_end > self.limit {
-                    return Err(LineError::TooLong { limit: self.limit });
-                }
-                return Ok(&self.buffer[..line_end]);
-            }
-            self.scanned = self.buffer.len();
-            // One byte of slack for a `\r` before the newline.
-            if self.buffer.len() > self.limit + 1 {
-                return Err(LineError::TooLong { limit: self.limit });
+            if let Some(found) = self.scan() {
+                return found.map(|end| &self.buffer[..end]);
             }
             // Read into spare capacity only: `read_buf` is cancel-safe and
             // never leaves unread bytes behind in the buffer.
-            let room = (self.limit + 2 - self.buffer.len()).min(64 * 1024);
-            self.buffer.reserve_exact(room);
+            self.buffer.reserve_exact(self.room());
             let count = self.source.read_buf(&mut self.buffer).await?;
             if count == 0 {
                 return Err(LineError::Closed);
             }
         }
+    }
+
+    /// The next complete line if it has been received already (or the
+    /// error it is), without reading.
+    pub fn buffered_line(&mut self) -> Option<Result<&[u8], LineError>> {
+        self.forget_handed_out();
+        self.scan().map(|found| found.map(|end| &self.buffer[..end]))
+    }
+
+    /// Whether a whole line (or too long a line) has been received, to be
+    /// had from [`LineReader::buffered_line`].
+    pub fn has_line(&mut self) -> bool {
+        self.forget_handed_out();
+        match memchr::memchr(b'\n', &self.buffer[self.scanned..]) {
+            // The next scan starts at the newline.
+            Some(offset) => self.scanned += offset,
+            None => self.scanned = self.buffer.len(),
+        }
+        self.scanned < self.buffer.len() || self.buffer.len() > self.limit + 1
+    }
+
+    /// Adds to the buffer what `read` reads, given the buffer and the most
+    /// it may add (what the line limit leaves): its count, 0 at the end.
+    pub fn read_with(
+        &mut self,
+        read: impl FnOnce(&mut Vec<u8>, usize) -> std::io::Result<usize>,
+    ) -> std::io::Result<usize> {
+        self.forget_handed_out();
+        let room = self.room();
+        read(&mut self.buffer, room)
+    }
+
+    /// Drops the line handed out by the previous call.
+    fn forget_handed_out(&mut self) {
+        if self.start > 0 {
+            self.buffer.drain(..self.start);
+            self.start = 0;
+        }
+    }
+
+    /// Looks for the end of the first line in the buffer (searching each
+    /// byte once over calls): where the line ends (its terminator left
+    /// out), having marked it handed out; or the line's error; or `None`
+    /// while it is incomplete.
+    fn scan(&mut self) -> Option<Result<usize, LineError>> {
+        let pending = &self.buffer[self.scanned..];
+        if let Some(offset) = memchr::memchr(b'\n', pending) {
+            let end = self.scanned + offset;
+            self.start = end + 1;
+            self.scanned = 0;
+            let line_end = if end > 0 && self.buffer[end - 1] == b'\r' { end - 1 } else { end };
+            if line_end > self.limit {
+                return Some(Err(LineError::TooLong { limit: self.limit }));
+            }
+            return Some(Ok(line_end));
+        }
+        self.scanned = self.buffer.len();
+        // One byte of slack for a `\r` before the newline.
+        if self.buffer.len() > self.limit + 1 {
+            return Some(Err(LineError::TooLong { limit: self.limit }));
+        }
+        None
+    }
+
+    /// How much more may be read without passing the line limit (and its
+    /// terminator), in reads of at most 64 KiB.
+    fn room(&self) -> usize {
+        (self.limit + 2 - self.buffer.len()).min(64 * 1024)
     }
 
     /// Bytes received after the last complete line (for error reports).

@@ -3,6 +3,7 @@
 
 use std::fs::File;
 use std::io::Write;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
@@ -490,6 +491,10 @@ pub struct BotProcess {
     /// (or when the session ends): one write and one wake-up of the bot.
     pending: Vec<u8>,
     stdout: LineReader<BotOutput>,
+    /// The descriptors behind `stdout` and stderr's drain, for a program
+    /// (a local player has none): what [`BotProcess::receive_on_thread`]
+    /// waits on. They stay open as long as the process value lives.
+    output_fds: Option<[RawFd; 2]>,
     exit: Exit,
     /// The deadline of the reply awaited; made at the first one.
     reply_deadline: Option<Deadline>,
@@ -515,7 +520,7 @@ impl BotProcess {
         spawning.register(started.pid);
         drop(spawning);
 
-        let Started { pid, stdin, stdout, mut stderr, exit, sandbox } = started;
+        let Started { pid, stdin, stdout, mut stderr, output_fds, exit, sandbox } = started;
         let stderr_log = Arc::new(Mutex::new(StderrLog::new(stderr_cap)));
         let sink = Arc::clone(&stderr_log);
         let stderr_task = tokio::spawn(async move {
@@ -527,12 +532,14 @@ impl BotProcess {
             }
         });
 
-        Ok(BotProcess::with(
+        let mut process = BotProcess::with(
             Runner::Program { pid, stderr_log, stderr_task, sandbox },
             stdin,
             LineReader::new(stdout, max_line_bytes),
             exit,
-        ))
+        );
+        process.output_fds = Some(output_fds);
+        Ok(process)
     }
 
     /// Starts a session of a local player.
@@ -566,6 +573,7 @@ impl BotProcess {
             stdin: Some(stdin),
             pending: Vec::new(),
             stdout,
+            output_fds: None,
             exit,
             reply_deadline: None,
             stopped: false,
@@ -675,6 +683,51 @@ impl BotProcess {
         Err(Failure::Crash(crash(&mut self.exit, &self.runner, ending)))
     }
 
+    /// Reads the next line before `deadline` as [`BotProcess::receive`]
+    /// does, but waits for it on this thread, outside the async reactor,
+    /// while only the line arrives: cheaper for each line, and for an
+    /// answer nothing else on the thread needs to run meanwhile (other
+    /// programs' stderr waits in its pipe). When the program writes to
+    /// stderr, closes its output, runs out of time, or has no descriptors
+    /// (a local player), the wait goes on through the reactor, which
+    /// drains stderr and tells what happened.
+    pub async fn receive_on_thread(&mut self, deadline: Instant) -> Result<&[u8], Failure> {
+        if self.wait_on_thread(deadline) {
+            return match self.stdout.buffered_line() {
+                Some(Ok(line)) => Ok(line),
+                Some(Err(LineError::TooLong { limit })) => Err(Failure::LineTooLong { limit }),
+                _ => unreachable!("a line is buffered: it was just seen"),
+            };
+        }
+        self.receive(deadline).await
+    }
+
+    /// Waits on this thread until a whole line (or a line too long) is in
+    /// `stdout`'s buffer, then true; false as soon as anything else is to
+    /// be seen to.
+    fn wait_on_thread(&mut self, deadline: Instant) -> bool {
+        let Some(fds) = self.output_fds else { return false };
+        loop {
+            if self.stdout.has_line() {
+                return true;
+            }
+            match self
+                .stdout
+                .read_with(|buffer, most| crate::os::read_available(fds[0], buffer, most))
+            {
+                Ok(1..) => continue,
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+                // Closed, or unreadable: the reactor's path says which.
+                _ => return false,
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match crate::os::wait_readable(fds, left) {
+                Some([true, false]) => continue,
+                _ => return false,
+            }
+        }
+    }
+
     /// The bytes of an unfinished line, for error reports.
     pub fn partial_line(&self) -> &[u8] {
         self.stdout.partial_line()
@@ -769,6 +822,8 @@ struct Started {
     stdin: BotInput,
     stdout: BotOutput,
     stderr: BotOutput,
+    /// The descriptors of `stdout` and `stderr`.
+    output_fds: [RawFd; 2],
     exit: Exit,
     sandbox: Option<(Arc<BotSandbox>, Handle)>,
 }
@@ -794,6 +849,7 @@ fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
     let stdin = child.stdin.take().expect("stdin is piped");
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
+    let output_fds = [stdout.as_raw_fd(), stderr.as_raw_fd()];
     let exit = Exit::new(tokio::spawn(async move {
         let status = child.wait().await;
         reaper::unregister(pid);
@@ -806,6 +862,7 @@ fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
         stdin: Box::new(stdin),
         stdout: Box::new(stdout),
         stderr: Box::new(stderr),
+        output_fds,
         exit,
         sandbox: None,
     })
@@ -852,6 +909,7 @@ fn start_sandboxed(
         Ok(pipes) => pipes,
         Err(error) => return Err(abandon(&pidfd, error)),
     };
+    let output_fds = [stdout.as_raw_fd(), stderr.as_raw_fd()];
     // SAFETY: an OwnedFd keeps its descriptor open and the same until it is
     // dropped, with the AsyncFd.
     let pidfd = match unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) } {
@@ -881,6 +939,7 @@ fn start_sandboxed(
         stdin: Box::new(stdin),
         stdout: Box::new(stdout),
         stderr: Box::new(stderr),
+        output_fds,
         exit,
         sandbox: Some((Arc::clone(sandbox), handle)),
     })

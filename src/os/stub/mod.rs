@@ -42,6 +42,20 @@ pub fn reading_stdin(_pid: u32) -> Option<bool> {
     None
 }
 
+/// Never here: callers wait through the async reactor instead.
+pub fn wait_readable(_fds: [std::os::fd::RawFd; 2], _timeout: Duration) -> Option<[bool; 2]> {
+    None
+}
+
+/// Refused here (never called: nothing waits on the thread).
+pub fn read_available(
+    _fd: std::os::fd::RawFd,
+    _buffer: &mut Vec<u8>,
+    _most: usize,
+) -> std::io::Result<usize> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
 /// Nothing here.
 pub fn read_stat(_pid: u32) -> Option<ProcStat> {
     None

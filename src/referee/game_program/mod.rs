@@ -212,7 +212,7 @@ impl GameProgram {
         let started = Instant::now();
         let deadline = started + limit;
         let received = match process.send(&line, deadline).await {
-            Ok(()) => process.receive(deadline).await.map(<[u8]>::to_vec),
+            Ok(()) => process.receive_on_thread(deadline).await.map(<[u8]>::to_vec),
             Err(failure) => Err(failure),
         };
         let took = started.elapsed();
