@@ -1,0 +1,153 @@
+//! Starting a bot's program: in its sandbox, or plain in a process group
+//! of its own.
+
+use std::os::fd::AsRawFd;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+
+use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncRead, AsyncWrite, Interest};
+use tokio::net::unix::pipe;
+use tokio::process::Command;
+
+use super::super::reaper;
+use super::{BotCommand, BotInput, BotOutput, CommandError, Ended, Exit, RawFd};
+use crate::os::sandbox::{Handle, StartError};
+use crate::sandbox::{BotSandbox, SandboxError};
+
+/// A program just started: its pid, pipes, the task that waits for its
+/// exit, and its sandbox.
+pub(super) struct Started {
+    pub(super) pid: u32,
+    pub(super) stdin: BotInput,
+    pub(super) stdout: BotOutput,
+    pub(super) stderr: BotOutput,
+    /// The descriptors of `stdout` and `stderr`.
+    pub(super) output_fds: [RawFd; 2],
+    pub(super) exit: Exit,
+    pub(super) sandbox: Option<(Arc<BotSandbox>, Handle)>,
+}
+
+impl Started {
+    fn new<Input, Output, Errors>(
+        pid: u32,
+        (stdin, stdout, stderr): (Input, Output, Errors),
+        exit: Exit,
+        sandbox: Option<(Arc<BotSandbox>, Handle)>,
+    ) -> Started
+    where
+        Input: AsyncWrite + Send + Unpin + 'static,
+        Output: AsyncRead + AsRawFd + Send + Unpin + 'static,
+        Errors: AsyncRead + AsRawFd + Send + Unpin + 'static,
+    {
+        Started {
+            pid,
+            output_fds: [stdout.as_raw_fd(), stderr.as_raw_fd()],
+            stdin: Box::new(stdin),
+            stdout: Box::new(stdout),
+            stderr: Box::new(stderr),
+            exit,
+            sandbox,
+        }
+    }
+}
+
+/// Starts `command` without a sandbox, through tokio, in a process group of
+/// its own.
+pub(super) fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
+    let mut builder = Command::new(&command.argv[0]);
+    builder
+        .args(&command.argv[1..])
+        .envs(command.env.iter().map(|(key, value)| (key, value)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if let Some(dir) = &command.dir {
+        builder.current_dir(dir);
+    }
+    let mut child = builder
+        .spawn()
+        .map_err(|source| CommandError::Spawn { command: command.display(), error: source })?;
+    let pid = child.id().expect("a just-spawned child has a pid");
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let exit = Exit::new(tokio::spawn(async move {
+        let status = child.wait().await;
+        reaper::unregister(pid);
+        // Waiting only fails if the child was already reaped elsewhere;
+        // report that as a plain exit.
+        Ended::plain(status.unwrap_or_else(|_| ExitStatus::from_raw(0)))
+    }));
+    Ok(Started::new(pid, (stdin, stdout, stderr), exit, None))
+}
+
+/// Starts `command` in `sandbox`, its exit watched through a pidfd.
+pub(super) fn start_sandboxed(
+    command: &BotCommand,
+    sandbox: &Arc<BotSandbox>,
+) -> Result<Started, CommandError> {
+    let started =
+        sandbox.start(&command.argv, command.dir.as_deref(), &command.env).map_err(|error| {
+            match error {
+                StartError::Exec(source) => {
+                    CommandError::Spawn { command: command.display(), error: source }
+                }
+                StartError::Sandbox(source) => {
+                    CommandError::Sandbox { command: command.display(), error: source }
+                }
+                StartError::Box { doing, error } => CommandError::Sandbox {
+                    command: command.display(),
+                    error: SandboxError::Setup(format!("{doing}: {error}")),
+                },
+            }
+        })?;
+    let crate::os::sandbox::Started { spawned, handle, ending } = started;
+    let pid = spawned.pid;
+    let spawn_error = |source| CommandError::Spawn { command: command.display(), error: source };
+    let crate::os::sandbox::Spawned { stdin, stdout, stderr, pidfd, .. } = spawned;
+    // Past this point a failure kills and reaps the process it started.
+    let abandon = |pidfd: &std::os::fd::OwnedFd, error| {
+        handle.kill();
+        let _ = crate::os::sandbox::wait_exited(pidfd, true);
+        spawn_error(error)
+    };
+    let pipes = (|| {
+        Ok::<_, std::io::Error>((
+            pipe::Sender::from_owned_fd(stdin)?,
+            pipe::Receiver::from_owned_fd(stdout)?,
+            pipe::Receiver::from_owned_fd(stderr)?,
+        ))
+    })();
+    let (stdin, stdout, stderr) = match pipes {
+        Ok(pipes) => pipes,
+        Err(error) => return Err(abandon(&pidfd, error)),
+    };
+    // SAFETY: an OwnedFd keeps its descriptor open and the same until it is
+    // dropped, with the AsyncFd.
+    let pidfd = match unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) } {
+        Ok(pidfd) => pidfd,
+        Err(error) => {
+            let (pidfd, error) = error.into_parts();
+            return Err(abandon(&pidfd, error));
+        }
+    };
+    let exit = Exit::new(tokio::spawn(async move {
+        let status = loop {
+            let Ok(mut ready) = pidfd.readable().await else {
+                break crate::os::sandbox::wait_exited(pidfd.get_ref(), true).ok().flatten();
+            };
+            match crate::os::sandbox::wait_exited(pidfd.get_ref(), false) {
+                Ok(None) => ready.clear_ready(),
+                Ok(Some(status)) => break Some(status),
+                Err(_) => break None,
+            }
+        };
+        reaper::unregister(pid);
+        let (status, reached) = ending.finish(status.unwrap_or_else(|| ExitStatus::from_raw(0)));
+        Ended { status, reached }
+    }));
+    Ok(Started::new(pid, (stdin, stdout, stderr), exit, Some((Arc::clone(sandbox), handle))))
+}

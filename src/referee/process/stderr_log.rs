@@ -1,0 +1,150 @@
+//! Where a bot's stderr goes: the current game's log file, capped, and
+//! the last lines kept in memory for a crash's report.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+use super::super::LogPath;
+
+/// Where a bot's stderr goes: the current game's log file, capped in size.
+/// The file is created on the first byte, so silent bots cost no file.
+#[derive(Debug)]
+pub(super) struct StderrLog {
+    path: Option<LogPath>,
+    file: Option<File>,
+    written: u64,
+    cap: u64,
+    pub(super) tail: StderrTail,
+    /// Why logging stopped in this game, until someone takes it to tell.
+    pub(super) lost: Option<String>,
+}
+
+/// The last [`STDERR_TAIL`] bytes a bot wrote to stderr, logged or not:
+/// what a crash report quotes and looks at to name a limit the bot ran
+/// into. It is kept in memory as the bytes pass rather than read back from
+/// the log, which may not exist (no results folder, nothing asked), may
+/// have stopped at its cap or failed to be written, and belongs to a game
+/// rather than to the process.
+#[derive(Debug, Default)]
+pub(super) struct StderrTail {
+    pub(super) bytes: Vec<u8>,
+    /// Whether bytes before the kept ones were dropped (the first kept
+    /// line may then be the end of a longer one).
+    pub(super) cut: bool,
+}
+
+/// Bytes of stderr kept in a [`StderrTail`].
+const STDERR_TAIL: usize = 2048;
+
+impl StderrTail {
+    fn push(&mut self, bytes: &[u8]) {
+        let keep = bytes.len().min(STDERR_TAIL);
+        self.cut |= keep < bytes.len();
+        self.bytes.extend_from_slice(&bytes[bytes.len() - keep..]);
+        if self.bytes.len() > STDERR_TAIL {
+            self.cut = true;
+            self.bytes.drain(..self.bytes.len() - STDERR_TAIL);
+        }
+    }
+}
+
+/// Creates a game's stderr log at `path`, or beside it as `NAME.2.log`,
+/// `NAME.3.log`... when an earlier game has that name: games are numbered
+/// anew when a league gains or loses bots or plays more games per pair,
+/// and one game's log never runs on into another's.
+fn create_log(path: &Path) -> std::io::Result<File> {
+    let create = |path: &Path| File::options().write(true).create_new(true).open(path);
+    match create(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        other => return other,
+    }
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let stem = name.strip_suffix(".log").unwrap_or(&name);
+    for copy in 2.. {
+        match create(&path.with_file_name(format!("{stem}.{copy}.log"))) {
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && copy < 1000 => {}
+            other => return other,
+        }
+    }
+    unreachable!("the loop returns by its 1000th name")
+}
+
+impl StderrLog {
+    pub(super) fn new(cap: u64) -> StderrLog {
+        StderrLog {
+            path: None,
+            file: None,
+            written: 0,
+            cap,
+            tail: StderrTail::default(),
+            lost: None,
+        }
+    }
+
+    pub(super) fn write(&mut self, bytes: &[u8]) {
+        self.tail.push(bytes);
+        let Some(path) = &self.path else { return };
+        if self.written >= self.cap {
+            return;
+        }
+        if self.file.is_none() {
+            let path = path.path();
+            match create_log(&path) {
+                Ok(file) => self.file = Some(file),
+                Err(error) => return self.give_up(&path, &error),
+            }
+        }
+        let Some(file) = &mut self.file else { return };
+        let room = (self.cap - self.written) as usize;
+        let kept = &bytes[..bytes.len().min(room)];
+        // A log that cannot be written is not worth failing a game over,
+        // but it is said, with its path.
+        if let Err(error) = file.write_all(kept) {
+            let path = path.path();
+            return self.give_up(&path, &error);
+        }
+        self.written += kept.len() as u64;
+        if self.written >= self.cap {
+            let _ = writeln!(
+                file,
+                "\n[arena: stderr cut at {} bytes; the rest was discarded]",
+                self.cap
+            );
+        }
+    }
+
+    /// Stops logging this game, saying why once.
+    fn give_up(&mut self, path: &Path, error: &std::io::Error) {
+        self.lost.get_or_insert(format!(
+            "cannot write {}: {error}; the rest of this bot's stderr in this game is dropped",
+            path.display()
+        ));
+        self.file = None;
+        self.path = None;
+    }
+
+    pub(super) fn switch_to(&mut self, path: Option<LogPath>) {
+        self.file = None;
+        self.written = 0;
+        self.path = path;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_never_runs_on_into_an_earlier_games_log() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("game-000003-seat1-my.bot.log");
+        std::fs::write(&path, "an earlier game\n").unwrap();
+        create_log(&path).unwrap().write_all(b"this game\n").unwrap();
+        create_log(&path).unwrap().write_all(b"and the next\n").unwrap();
+        let read = |name: &str| std::fs::read_to_string(folder.path().join(name)).unwrap();
+        assert_eq!(read("game-000003-seat1-my.bot.log"), "an earlier game\n");
+        assert_eq!(read("game-000003-seat1-my.bot.2.log"), "this game\n");
+        assert_eq!(read("game-000003-seat1-my.bot.3.log"), "and the next\n");
+    }
+}
