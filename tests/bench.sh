@@ -22,6 +22,9 @@ bot="$PWD/target/release/random-bot"
 # A minimal game program in C (Take Ten: ten moves a game, views and legal
 # moves the size of Number Snatch's), built here.
 cc -O2 -o "$work/take-ten" tests/fixtures/games/bench_game.c
+# The least a referee can spend on its turns: a C driver that writes and
+# reads and parses nothing.
+cc -O2 -o "$work/driver" tests/fixtures/games/bench_driver.c
 # The floor: a bare pipe round trip between two C processes on one CPU.
 cc -O2 -o "$work/round-trip" tests/fixtures/pipe_round_trip.c
 
@@ -61,8 +64,10 @@ game_program() {
     "game_command = [\"$work/take-ten\"]"
   local program; program=$(cpu)
   local floor; floor=$(taskset -c 0 "$work/round-trip" 200000 2>/dev/null || "$work/round-trip" 200000)
-  awk -v builtin="$builtin" -v program="$program" -v floor="$floor" 'BEGIN {
+  local least; least=$(taskset -c 0 "$work/driver" "$work/take-ten" "$games" 2>/dev/null || "$work/driver" "$work/take-ten" "$games")
+  awk -v builtin="$builtin" -v program="$program" -v floor="$floor" -v least="$least" 'BEGIN {
     printf "a game program costs arena %.1f us of CPU per move more than a built-in game (%.1f against %.1f): %.2f floor round trips of %.2f us (target: under 1)\n", program - builtin, program, builtin, (program - builtin) / floor, floor
+    printf "the same game program driven by a C loop that parses nothing: %.2f us of its CPU per request (%.2f floor round trips)\n", least, least / floor
   }'
 }
 if [ -n "${GAME_PROGRAM_ONLY:-}" ]; then
