@@ -1,5 +1,10 @@
 //! Playing one game between two bots, through the [`Table`] of its rules
-//! (a built-in game or a game program: one referee for both).
+//! (a built-in game or a game program: one referee for both): the game's
+//! loop, from set-up and handshake to each turn's requests and moves.
+//! `replies` runs a step's exchanges and records what came back,
+//! `messages` writes the lines bots are sent and queues the notices that
+//! need no answer, `history` keeps the moves each seat is shown, and
+//! `finish` closes the game and makes its report.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -8,19 +13,21 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use super::clock::Clock;
-use super::exchange::{Answer, Exchange, Phase, Start, TimeLimit, receive, send, trim_newline};
+use super::exchange::{Answer, Exchange, Phase, Start, TimeLimit};
 use super::forfeit::{BankLeft, Notice, Request};
 use super::game_program::GameFault;
 use super::reply::cut;
 use super::table::{Rules, Table, ViewOf};
 use super::transcript::{Transcript, TranscriptBot, TranscriptTime};
-use super::{Bot, CommandError, Forfeit, GameFiles, GameOutcome, GameReport, Settings};
+use super::{Bot, CommandError, Forfeit, GameFiles, GameReport, Settings};
 use crate::games::{GameSetup, MoveValue, Seat};
-use crate::printable::printable;
-use crate::protocol::encode::{
-    OverMessage, StartMessage, append_played, message_line, move_request,
-};
-use crate::protocol::{ForfeitNotice, Played, Reply, ResultReason, ToBot};
+use crate::protocol::encode::{StartMessage, move_request};
+use crate::protocol::{Played, Reply};
+
+mod finish;
+mod history;
+mod messages;
+mod replies;
 
 /// Plays one game of `setup` (its rules set up by `rules`) between `bots`
 /// (seat 1 first) and reports it.
@@ -187,57 +194,7 @@ struct MoveLine<'a, M> {
     bank_us: Option<u128>,
 }
 
-#[derive(Serialize)]
-struct ForfeitLine<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    seat: Seat,
-    #[serde(flatten)]
-    forfeit: &'a Forfeit,
-}
-
-#[derive(Serialize)]
-struct VoidLine<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    /// The game program, as its command is typed.
-    program: &'a str,
-    request: String,
-    detail: String,
-    request_line: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    answer: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-struct ResultLine<'a, S: ?Sized> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    winner: Option<Seat>,
-    outcome: GameOutcome,
-    reason: ResultReason,
-    scores: [i64; 2],
-    plies: u32,
-    duration_us: u128,
-    state: &'a S,
-}
-
 impl<M: MoveValue> Referee<'_, M> {
-    /// A message as one line, with the probe field when probing.
-    fn line<T: Serialize>(&self, message: &T) -> Vec<u8> {
-        self.probed(message_line(message))
-    }
-
-    /// `line` with a field bots do not know, when probing.
-    fn probed(&self, line: Vec<u8>) -> Vec<u8> {
-        if !self.settings.probe_unknown {
-            return line;
-        }
-        let mut probed = br#"{"x_arena_probe":"a field bots do not know; ignore it","#.to_vec();
-        probed.extend_from_slice(&line[1..]);
-        probed
-    }
-
     /// Sends `start` to the seats whose process is new and waits for their
     /// `ready`; the others get theirs with their first request.
     async fn handshake(&mut self, bots: &mut [&mut Bot; 2], setup: &GameSetup, seeds: [u64; 2]) {
@@ -439,295 +396,11 @@ impl<M: MoveValue> Referee<'_, M> {
         }
     }
 
-    /// Adds an applied turn's moves to the history, each seat's own with
-    /// hidden moves.
-    fn record_turn<T: Table<Move = M>, const N: usize>(&mut self, game: &T, turn: [Played<M>; N]) {
-        for played in turn {
-            match &mut self.seat_histories {
-                None => append_played(&mut self.history_json, played.seat, &played.mv),
-                Some(histories) => {
-                    for (seat, history) in Seat::BOTH.into_iter().zip(histories) {
-                        if seat == played.seat {
-                            append_played(history, played.seat, &played.mv);
-                        } else {
-                            append_played(history, played.seat, &Learned(game, seat));
-                        }
-                    }
-                }
-            }
-            self.history.push(played);
-        }
-    }
-
-    /// The history `seat` is shown, as JSON without its brackets.
-    fn history_of(&self, seat: Seat) -> &[u8] {
-        match &self.seat_histories {
-            None => &self.history_json,
-            Some(histories) => &histories[seat.index()],
-        }
-    }
-
     /// Keeps a game program's first answer in the transcript (a built-in
     /// game has none: replays rebuild it from the rules).
     fn step<T: Table<Move = M>>(&mut self, game: &T) {
         if let Some(answer) = game.answer() {
             self.transcript.step(0, answer);
         }
-    }
-
-    /// Tells both seats the choices of a simultaneous turn, `moves` by
-    /// seat (`None` for a seat that forfeited). With hidden moves, each
-    /// seat is told its own choice and, of the other's, what it learned in
-    /// the turn if it was `applied` (else nothing).
-    fn reveal<T: Table<Move = M>>(
-        &mut self,
-        bots: &mut [&mut Bot; 2],
-        game: &T,
-        moves: [Option<&M>; 2],
-        applied: bool,
-    ) {
-        if !game.hidden_moves() {
-            let message: ToBot<'_, (), (), M> = ToBot::Reveal { moves };
-            let line = self.line(&message);
-            for seat in Seat::BOTH {
-                self.notify(bots, seat, &line, Notice::Reveal);
-            }
-            return;
-        }
-        for seat in Seat::BOTH {
-            let mut line = br#"{"type":"reveal","moves":["#.to_vec();
-            for shown in Seat::BOTH {
-                if shown == Seat::Two {
-                    line.push(b',');
-                }
-                match (shown == seat, moves[shown.index()]) {
-                    (true, Some(mv)) => mv.write_json(&mut line),
-                    (false, Some(_)) if applied => game.write_learned(seat, &mut line),
-                    _ => line.extend_from_slice(b"null"),
-                }
-            }
-            line.extend_from_slice(b"]}\n");
-            let line = self.probed(line);
-            self.notify(bots, seat, &line, Notice::Reveal);
-        }
-    }
-
-    /// Queues a message that needs no answer for `seat`, unless its bot is
-    /// in doubt. It goes out with the bot's next request or when its session
-    /// ends; a bot that cannot take it fails there.
-    fn notify(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, line: &[u8], notice: Notice) {
-        if self.in_doubt(seat) {
-            return;
-        }
-        let bot = &mut bots[seat.index()];
-        let Some(process) = bot.process() else { return };
-        self.transcript.sent(seat, Instant::now().into_std(), trim_newline(line));
-        process.queue(line);
-        bot.unanswered_notice = Some(notice);
-    }
-
-    /// Runs the exchanges of one step: every request is written before any
-    /// reply is read, then all replies are awaited together, each against
-    /// its own deadline.
-    async fn exchange(
-        &mut self,
-        bots: &mut [&mut Bot; 2],
-        exchanges: &mut [Option<Exchange<M>>; 2],
-    ) {
-        let [first_bot, second_bot] = bots;
-        let [first, second] = exchanges;
-        let startup = self.startup_limit();
-        let stuck = self.settings.stuck_start_after;
-        match (first.is_some(), second.is_some()) {
-            // Most steps ask one seat: no joining needed.
-            (true, false) => {
-                send(first_bot, first).await;
-                receive(first_bot, first, startup, stuck).await;
-            }
-            (false, true) => {
-                send(second_bot, second).await;
-                receive(second_bot, second, startup, stuck).await;
-            }
-            _ => {
-                tokio::join!(send(first_bot, first), send(second_bot, second));
-                tokio::join!(
-                    receive(first_bot, first, startup, stuck),
-                    receive(second_bot, second, startup, stuck)
-                );
-            }
-        }
-        for exchange in exchanges.iter().flatten() {
-            if let Some(sent_at) = exchange.sent_at() {
-                if let Some(start) = &exchange.start {
-                    self.transcript.sent(
-                        exchange.seat,
-                        sent_at.into_std(),
-                        trim_newline(&start.line),
-                    );
-                }
-                self.transcript.sent(
-                    exchange.seat,
-                    sent_at.into_std(),
-                    trim_newline(&exchange.request),
-                );
-            }
-        }
-        for exchange in exchanges.iter().flatten() {
-            let seat = exchange.seat;
-            match &exchange.phase {
-                Phase::Answered(answer) => {
-                    self.notices_passed[seat.index()] += u32::from(answer.notice_passed);
-                    if let Some((line, received_at, _)) = &answer.ready {
-                        self.transcript.received_reply(seat, received_at.into_std(), line);
-                    }
-                    if let Some((line, received_at)) = &answer.received {
-                        if answer.reply.is_ok() {
-                            self.transcript.received_reply(seat, received_at.into_std(), line);
-                        } else {
-                            self.transcript.received(seat, received_at.into_std(), line);
-                        }
-                    }
-                    match &answer.reply {
-                        Ok(_) => {
-                            let slowest = &mut self.slowest_reply[seat.index()];
-                            *slowest = (*slowest).max(answer.think_time());
-                        }
-                        Err(forfeit) => self.record_forfeit(seat, forfeit.clone()),
-                    }
-                }
-                Phase::Undelivered { forfeit, .. } => self.record_forfeit(seat, forfeit.clone()),
-                Phase::Unsent | Phase::Sent { .. } => {}
-            }
-        }
-    }
-
-    fn in_doubt(&self, seat: Seat) -> bool {
-        self.forfeits[seat.index()]
-            .as_ref()
-            .is_some_and(|forfeit| forfeit.reason.leaves_bot_in_doubt())
-    }
-
-    /// Records a forfeit, its words made printable: they may quote what the
-    /// bot sent, and they reach terminals and CSV cells.
-    fn record_forfeit(&mut self, seat: Seat, mut forfeit: Forfeit) {
-        if let Cow::Owned(shown) = printable(&forfeit.detail) {
-            forfeit.detail = shown;
-        }
-        if let Some(Cow::Owned(shown)) = forfeit.line.as_deref().map(printable) {
-            forfeit.line = Some(shown);
-        }
-        self.transcript.push(&ForfeitLine { kind: "forfeit", seat, forfeit: &forfeit });
-        self.forfeits[seat.index()] = Some(forfeit);
-    }
-
-    /// Decides the result, tells the bots, and closes the transcript.
-    fn finish<T: Table<Move = M>>(
-        &mut self,
-        bots: &mut [&mut Bot; 2],
-        game: &T,
-        seed: u64,
-        started: Instant,
-    ) -> GameReport {
-        let winner = match &self.forfeits {
-            [None, None] => game.outcome().expect("a game without forfeits runs to its end").winner,
-            [Some(_), None] => Some(Seat::Two),
-            [None, Some(_)] => Some(Seat::One),
-            [Some(_), Some(_)] => None,
-        };
-        let mut report = self.report(seed, started);
-        report.winner = winner;
-        report.scores = game.scores();
-        let notices: Vec<ForfeitNotice> = Seat::BOTH
-            .into_iter()
-            .filter_map(|seat| {
-                let forfeit = self.forfeits[seat.index()].as_ref()?;
-                Some(ForfeitNotice {
-                    seat,
-                    reason: forfeit.reason,
-                    detail: forfeit.detail_for_bots().into_owned(),
-                })
-            })
-            .collect();
-        for seat in Seat::BOTH {
-            // A seat whose `start` never went out has not heard of this game;
-            // its id is given back so the bot's ids still count up by one.
-            if let Some(start) = self.unsent_starts[seat.index()].take() {
-                bots[seat.index()].give_back_id(start.id);
-                continue;
-            }
-            let over = OverMessage {
-                winner,
-                reason: report.reason(),
-                forfeits: &notices,
-                scores: report.scores,
-                state: &ViewOf(game, seat),
-                history_json: self.history_of(seat),
-            };
-            let line = self.probed(over.line());
-            self.notify(bots, seat, &line, Notice::Over);
-        }
-        if self.transcript.is_enabled() {
-            self.transcript.push(&ResultLine {
-                kind: "result",
-                winner,
-                outcome: report.outcome(),
-                reason: report.reason(),
-                scores: report.scores,
-                plies: report.plies,
-                duration_us: report.duration.as_micros(),
-                state: &game.state(),
-            });
-        }
-        report
-    }
-
-    /// Closes the game the game program's fault voided: no result, no
-    /// `over` (its bots are stopped instead), a `void` line in the
-    /// transcript.
-    fn finish_void(&mut self, seed: u64, started: Instant) -> GameReport {
-        let mut report = self.report(seed, started);
-        let fault = self.void.clone().expect("a void game has its fault");
-        self.transcript.push(&VoidLine {
-            kind: "void",
-            program: &fault.program,
-            request: fault.request.to_string(),
-            detail: fault.to_string(),
-            request_line: &fault.request_line,
-            answer: fault.answer.as_deref(),
-        });
-        report.void = Some(fault);
-        report
-    }
-
-    /// The report of the game so far, its result left to the caller.
-    fn report(&self, seed: u64, started: Instant) -> GameReport {
-        GameReport {
-            seed,
-            winner: None,
-            forfeits: self.forfeits.clone(),
-            scores: [0, 0],
-            plies: self.history.len() as u32,
-            duration: started.elapsed(),
-            slowest_reply: self.slowest_reply,
-            moves_accepted: self.moves_accepted,
-            slowest_move: self.slowest_move,
-            notices_passed: self.notices_passed,
-            reported_names: self.reported_names.clone(),
-            answered_start: self.answered_start,
-            void: None,
-            unsaved_transcript: None,
-            transcript: None,
-            warnings: Vec::new(),
-        }
-    }
-}
-
-/// What a seat learned of the other seat's move in the turn just applied
-/// (a game with hidden moves), as a value that writes itself.
-struct Learned<'a, T>(&'a T, Seat);
-
-impl<T: Table> crate::json::WriteJson for Learned<'_, T> {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        self.0.write_learned(self.1, out);
     }
 }
