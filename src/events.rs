@@ -84,6 +84,9 @@ pub enum Event<'a> {
         detail: &'a str,
         /// Its transcript, relative to the results folder, if one was kept.
         transcript: Option<&'a str>,
+        /// What the game program wrote to stderr in it, relative to the
+        /// results folder, if it wrote anything.
+        stderr_log: Option<&'a str>,
     },
     /// Something the user should know that does not stop the run.
     Warning {

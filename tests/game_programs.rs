@@ -131,13 +131,21 @@ fn void_by(flaw: &str, games: u32, request: &str, cause: &str) -> (Scratch, Run)
 
 #[test]
 fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
-    let (scratch, _) = void_by(
+    let (scratch, run) = void_by(
         "crash",
         2,
         "apply request",
         "exited with status 3 instead of answering apply request",
     );
     assert!(read_games_csv(&scratch.out()).is_empty());
+    // The warning points at what the game wrote to stderr before it crashed.
+    assert!(
+        run.stderr.contains("; the game's stderr: logs/game-000001-game.log)"),
+        "{}",
+        run.stderr
+    );
+    let said = game_log(&scratch.out(), 1);
+    assert!(said.contains("tinygame: crashing on purpose"), "{said}");
     void_by("hang", 2, "(turn 3)", "did not answer within 1000 ms");
     void_by("malformed", 2, "(turn 2)", "answered wrongly: not a JSON answer object");
     void_by("no-legal-moves", 2, "(turn 2)", "seat 1 is to move but has no legal moves");

@@ -197,12 +197,19 @@ impl Reporter for GameLines {
 fn warning(event: &Event<'_>) -> Option<String> {
     match event {
         Event::Warning { message } => Some((*message).to_owned()),
-        Event::GameVoid { game, seats, seed, detail, transcript } => Some(format!(
-            "game {game} ({} vs {}, seed {seed}) is void: {detail}{}; no bot is charged, and a later run plays it again",
-            seats[0],
-            seats[1],
-            transcript.map(|path| format!(" (its transcript: {path})")).unwrap_or_default()
-        )),
+        Event::GameVoid { game, seats, seed, detail, transcript, stderr_log } => {
+            let files: Vec<String> =
+                [("its transcript", transcript), ("the game's stderr", stderr_log)]
+                    .into_iter()
+                    .filter_map(|(what, path)| path.map(|path| format!("{what}: {path}")))
+                    .collect();
+            let files =
+                if files.is_empty() { String::new() } else { format!(" ({})", files.join("; ")) };
+            Some(format!(
+                "game {game} ({} vs {}, seed {seed}) is void: {detail}{files}; no bot is charged, and a later run plays it again",
+                seats[0], seats[1],
+            ))
+        }
         _ => None,
     }
 }

@@ -258,6 +258,8 @@ impl Recorder {
                 .with_context(|| format!("cannot write {}", path.display()))?;
             kept = Some(relative);
         }
+        let log = self.layout.game_log(game.index);
+        let wrote = std::fs::metadata(self.folder.path.join(&log)).is_ok_and(|file| file.len() > 0);
         let names = &self.names;
         self.reporter.report(&Event::GameVoid {
             game: game.index,
@@ -265,6 +267,7 @@ impl Recorder {
             seed: game.seed,
             detail: &detail,
             transcript: kept.as_deref(),
+            stderr_log: wrote.then_some(log.as_str()),
         });
         if self.void >= MAX_GAME_FAULTS {
             anyhow::bail!(
