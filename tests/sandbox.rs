@@ -794,6 +794,12 @@ fn a_bot_in_a_folder_closed_to_others_is_told_which_folder() {
         let expected = format!("`{}` (mode 700) is closed to them", folder.display());
         assert!(refused.stderr.contains(&expected), "{}", refused.stderr);
         assert!(refused.stderr.contains("chmod o+rx"), "{}", refused.stderr);
+        // `arena check` refuses it the same way, before saying what it
+        // would check.
+        let check = scratch.arena(["check", &bot, "--game", "number-snatch"]);
+        assert_eq!(check.status.code(), Some(2), "{}\n{}", check.stdout, check.stderr);
+        assert!(check.stderr.contains(&expected), "{}", check.stderr);
+        assert!(check.stdout.is_empty(), "said before the refusal: {}", check.stdout);
     } else {
         refused.assert_success();
     }

@@ -96,6 +96,12 @@ pub fn start_sandbox(
     protected: &[&Path],
 ) -> anyhow::Result<(Option<Arc<Sandbox>>, String)> {
     let (sandbox, line) = prepare_sandbox(settings, protected)?;
+    say_sandbox(&line);
+    Ok((sandbox, line))
+}
+
+/// Says what a sandbox's `line` holds, and how seat seeds are keyed.
+pub fn say_sandbox(line: &str) {
     let seeds = if SeedKey::from_environment().is_secret() {
         format!("seat seeds keyed by {SEED_KEY_VARIABLE}")
     } else {
@@ -103,7 +109,6 @@ pub fn start_sandbox(
             .to_owned()
     };
     crate::say!("{line}; {seeds}");
-    Ok((sandbox, line))
 }
 
 /// [`start_sandbox`] without the saying: the sandbox and its line.

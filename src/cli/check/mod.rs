@@ -30,7 +30,7 @@ use super::game_arg::{GameArg, GameArgParser, game_setup};
 use super::interrupt::Interrupt;
 use super::options::{UsageError, default_bot_name, parse_param};
 use super::reporters::warn;
-use super::sandboxing::{SandboxArgs, start_sandbox};
+use super::sandboxing::{SandboxArgs, prepare_sandbox, say_sandbox};
 use crate::games::{GameId, GameSetup, Seat};
 use crate::players::random_player;
 use crate::referee::game_program::command_of;
@@ -206,6 +206,18 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         None => default_bot_name(&command),
     };
     let language = Language::of(&command);
+    // Refusals (a sandbox this machine cannot give, a bot's folder closed
+    // to the box) come before the header.
+    let (sandbox, sandbox_line) = prepare_sandbox(&sandbox_settings, &protected)?;
+    // A game program runs in the same sandbox as the bot, apart from it.
+    let mut commands = vec![command];
+    let program = setups.iter().find_map(|setup| setup.game().program());
+    if let Some(program) = program {
+        commands.push(command_of(program));
+    }
+    if let Some(sandbox) = &sandbox {
+        BotCommand::sandbox_all(&mut commands, sandbox)?;
+    }
     crate::say!(
         "Checking {}{} against the built-in random player: {} game{} of {}{} ({})",
         shown,
@@ -222,17 +234,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             None => "keep its logs and transcripts with --out DIR".to_owned(),
         }
     );
-    let (sandbox, sandbox_line) = start_sandbox(&sandbox_settings, &protected)?;
+    say_sandbox(&sandbox_line);
     settings.sandbox_line = sandbox_line.into();
-    // A game program runs in the same sandbox as the bot, apart from it.
-    let mut commands = vec![command];
-    let program = setups.iter().find_map(|setup| setup.game().program());
-    if let Some(program) = program {
-        commands.push(command_of(program));
-    }
-    if let Some(sandbox) = &sandbox {
-        BotCommand::sandbox_all(&mut commands, sandbox)?;
-    }
     let game_command = commands.get(1).cloned();
     let command = commands.swap_remove(0);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
