@@ -445,21 +445,39 @@ fn a_match_of_a_game_program_killed_midway_resumes_to_the_same_results() {
 #[test]
 fn a_person_plays_a_game_program_at_the_terminal() {
     let scratch = Scratch::new();
-    // Column 1 (the first listed) until it is full, then whatever comes
-    // first; "9" and "x" are asked again.
-    let input = "9\nx\n".to_owned() + &"1\n".repeat(30);
+    // Connect Four's moves are whole numbers: typed as they are. The
+    // columns in turn, a full one asked again, until the game ends; "9"
+    // and "x" are asked again.
+    let input = "9\nx\n".to_owned() + &"0\n1\n2\n3\n4\n5\n6\n".repeat(10);
     let run = scratch.arena_with_input(
         ["play", "examples/games/connect-four/game.py", "--seed", "4", "--vs", PYTHON_RANDOM_BOT],
         &input,
     );
     run.assert_success();
     let out = &run.stdout;
-    assert!(out.contains("Welcome to connect-four! You are Player 1."), "{out}");
+    assert!(out.contains("Welcome to Connect Four! You are Player 1."), "{out}");
     assert!(out.contains("Your view:") && out.contains("  you: \"X\""), "{out}");
-    assert!(out.contains("Your legal moves:\n  1) 0\n  2) 1"), "{out}");
-    assert!(out.contains("Please type a number from 1 to 7."), "{out}");
+    assert!(out.contains("Your legal moves: 0, 1, 2, 3, 4, 5, 6\n"), "{out}");
+    assert!(
+        out.contains("`9` is not a legal move. Please type one of: 0, 1, 2, 3, 4, 5, 6."),
+        "{out}"
+    );
+    assert!(out.contains("`x` is not a legal move."), "{out}");
+    assert!(out.contains("Player 1 played 0.\n"), "the first legal column typed: {out}");
     assert!(out.contains("Player 2 played "), "the opponent's moves are told: {out}");
     assert!(out.contains("Final Scores:") && out.contains("Player 2 (random_bot)"), "{out}");
+    // Liar's Dice's bids are objects: numbered, and chosen by number.
+    let input = "0\n".to_owned() + &"1\n".repeat(60);
+    let run = scratch.arena_with_input(
+        ["play", "examples/games/liars-dice/game.py", "--seed", "4", "--vs", PYTHON_RANDOM_BOT],
+        &input,
+    );
+    run.assert_success();
+    let out = &run.stdout;
+    assert!(out.contains("Welcome to Liar's Dice! You are Player 1."), "{out}");
+    assert!(out.contains("Your legal moves:\n  1) {\"bid\":[1,1]}\n  2) {\"bid\":[1,2]}"), "{out}");
+    assert!(out.contains("Please type a number from 1 to "), "{out}");
+    assert!(out.contains("Final Scores:"), "{out}");
     let refused = scratch.arena(["play", "examples/games/connect-four/game.py", "--vs", "human"]);
     assert_eq!(refused.status.code(), Some(2), "{}", refused.stderr);
     assert!(refused.stderr.contains("--vs human needs a built-in game"), "{}", refused.stderr);

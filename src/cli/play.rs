@@ -153,7 +153,10 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             introduce(None);
             let command = game_command.expect("a game program has its command");
             let mut rules = GameProgram::of(game, command, settings.program_settings());
-            let you = Bot::local("you", reader(Arc::clone(&console)));
+            let you = Bot::local(
+                "you",
+                reader(Arc::clone(&console), game.declaration.title().to_owned()),
+            );
             let other = opponent_bot(&|| unreachable!("refused above"));
             runtime.block_on(play_one(
                 &mut rules, &setup, you, other, seat, seed, &settings, transcript,

@@ -1,7 +1,9 @@
 //! A person playing a game program at the terminal. arena knows no rules
 //! of such a game, so the person is shown what a bot is sent: their view
-//! (field by field), the moves played, and their legal moves, numbered,
-//! one of which they choose.
+//! (field by field), the moves played, and their legal moves. Where every
+//! legal move is a whole number or a word (`3`, `e4`), the person types the
+//! move itself; other moves (lists, objects, strings with spaces) are
+//! numbered, and the person types a move's number.
 
 use std::sync::Arc;
 
@@ -9,29 +11,28 @@ use serde_json::{Value, json};
 
 use super::Session;
 use super::human::{SharedConsole, lock};
-use crate::games::narrate::{ask_number, readable_json};
+use crate::games::narrate::{Console, ask_number, readable_json};
 use crate::referee::LocalPlayer;
 
-/// A person at `console`, playing from the messages alone.
-pub fn reader(console: SharedConsole) -> LocalPlayer {
+/// A person at `console`, playing the game titled `title` from the
+/// messages alone.
+pub fn reader(console: SharedConsole, title: String) -> LocalPlayer {
     LocalPlayer::new("arena:human", move |io| {
         let console = Arc::clone(&console);
-        async move { play(Session::new(io), console).await }
+        let title = title.clone();
+        async move { play(Session::new(io), console, title).await }
     })
 }
 
-async fn play(mut session: Session, console: SharedConsole) {
+async fn play(mut session: Session, console: SharedConsole, title: String) {
     // Entries of the history already shown.
     let mut shown = 0;
     while let Some(message) = session.next().await {
         match message["type"].as_str() {
             Some("start") => {
                 shown = 0;
-                lock(&console).say(&format!(
-                    "Welcome to {}! You are Player {}.",
-                    message["game"].as_str().unwrap_or("the game"),
-                    message["seat"]
-                ));
+                lock(&console)
+                    .say(&format!("Welcome to {title}! You are Player {}.", message["seat"]));
                 let ready = json!({"type": "ready", "id": message["id"], "name": "human"});
                 if session.reply(ready).await.is_err() {
                     return;
@@ -49,17 +50,7 @@ async fn play(mut session: Session, console: SharedConsole) {
                     for line in readable_json(&view) {
                         console.say(&format!("  {line}"));
                     }
-                    console.say("Your legal moves:");
-                    for (number, mv) in legal.iter().enumerate() {
-                        console.say(&format!("  {}) {mv}", number + 1));
-                    }
-                    let count = legal.len() as u32;
-                    let prompt = format!("Your move (1-{count}): ");
-                    let chosen = ask_number(&mut *console, &prompt, |number| match number {
-                        1.. if number <= count => Ok(()),
-                        _ => Err(format!("Please type a number from 1 to {count}.")),
-                    })?;
-                    Some(legal[chosen as usize - 1].clone())
+                    ask_move(&mut *console, &legal)
                 })
                 .await;
                 let Ok(Some(mv)) = answer else {
@@ -82,6 +73,56 @@ async fn play(mut session: Session, console: SharedConsole) {
             }
             _ => {}
         }
+    }
+}
+
+/// The legal move the person chooses: typed as it is where every move is
+/// a whole number or a word, else by its number in the list; `None` once
+/// input has ended.
+fn ask_move(console: &mut dyn Console, legal: &[Value]) -> Option<Value> {
+    let typed: Option<Vec<String>> = legal.iter().map(typed_form).collect();
+    let Some(typed) = typed else {
+        console.say("Your legal moves:");
+        for (number, mv) in legal.iter().enumerate() {
+            console.say(&format!("  {}) {mv}", number + 1));
+        }
+        let count = legal.len() as u32;
+        let prompt = format!("Your move (1-{count}): ");
+        let chosen = ask_number(console, &prompt, |number| match number {
+            1.. if number <= count => Ok(()),
+            _ => Err(format!("Please type a number from 1 to {count}.")),
+        })?;
+        return Some(legal[chosen as usize - 1].clone());
+    };
+    let list = typed.join(", ");
+    console.say(&format!("Your legal moves: {list}"));
+    loop {
+        let answer = console.ask("Your move: ")?;
+        let answer = answer.trim();
+        match typed.iter().position(|form| form == answer) {
+            Some(index) => return Some(legal[index].clone()),
+            None if answer.is_empty() => console.say(&format!("Please type one of: {list}.")),
+            None => {
+                console.say(&format!("`{answer}` is not a legal move. Please type one of: {list}."))
+            }
+        }
+    }
+}
+
+/// How a person types `mv`: a whole number as written, a word (no space,
+/// comma or quote) as it is; `None` for anything else.
+fn typed_form(mv: &Value) -> Option<String> {
+    match mv {
+        Value::Number(number) if number.is_i64() || number.is_u64() => Some(number.to_string()),
+        Value::String(word)
+            if !word.is_empty()
+                && !word.contains(|character: char| {
+                    character.is_whitespace() || matches!(character, ',' | '"')
+                }) =>
+        {
+            Some(word.clone())
+        }
+        _ => None,
     }
 }
 
