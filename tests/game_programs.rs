@@ -478,6 +478,16 @@ fn a_person_plays_a_game_program_at_the_terminal() {
     assert!(out.contains("Your legal moves:\n  1) {\"bid\":[1,1]}\n  2) {\"bid\":[1,2]}"), "{out}");
     assert!(out.contains("Please type a number from 1 to "), "{out}");
     assert!(out.contains("Final Scores:"), "{out}");
+    // Hidden Cards' first card is played face down: seat 2 is told a move
+    // was made, not which.
+    let input = "4\n5\n11\n".repeat(3);
+    let run = scratch.arena_with_input(
+        ["play", &tiny("none"), "--seat", "2", "--seed", "1", "--vs", PYTHON_RANDOM_BOT],
+        &input,
+    );
+    run.assert_success();
+    assert!(run.stdout.contains("Player 1 played a hidden move.\n"), "{}", run.stdout);
+    assert!(!run.stdout.contains("played null"), "{}", run.stdout);
     let refused = scratch.arena(["play", "examples/games/connect-four/game.py", "--vs", "human"]);
     assert_eq!(refused.status.code(), Some(2), "{}", refused.stderr);
     assert!(refused.stderr.contains("--vs human needs a built-in game"), "{}", refused.stderr);

@@ -131,7 +131,11 @@ fn tell_history(message: &Value, shown: &mut usize, console: &SharedConsole) {
     let Some(history) = message["history"].as_array() else { return };
     let mut console = lock(console);
     for entry in history.iter().skip(*shown) {
-        console.say(&format!("Player {} played {}.", entry["seat"], entry["move"]));
+        match &entry["move"] {
+            // A move the game keeps from this seat (a card played face down).
+            Value::Null => console.say(&format!("Player {} played a hidden move.", entry["seat"])),
+            mv => console.say(&format!("Player {} played {mv}.", entry["seat"])),
+        }
     }
     *shown = history.len().max(*shown);
 }
