@@ -146,6 +146,14 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
     );
     let said = game_log(&scratch.out(), 1);
     assert!(said.contains("tinygame: crashing on purpose"), "{said}");
+    // Played again, the void game's log keeps the first one beside it, and
+    // the warning names the one this run made.
+    let again = match_of(&scratch, &tiny("crash"), 2, &["--game-timeout", "1s"]);
+    assert!(
+        again.stderr.contains("; the game's stderr: logs/game-000001-game.2.log)"),
+        "{}",
+        again.stderr
+    );
     void_by("hang", 2, "(turn 3)", "did not answer within 1000 ms");
     void_by("malformed", 2, "(turn 2)", "answered wrongly: not a JSON answer object");
     void_by("no-legal-moves", 2, "(turn 2)", "seat 1 is to move but has no legal moves");
@@ -166,6 +174,22 @@ fn a_game_program_that_writes_more_to_stderr_than_a_pipe_holds_plays_on() {
     }
     let log = game_log(&scratch.out(), 1);
     assert!(log.contains("tinygame: thinking about turn 1 ..."), "{}", &log[..log.len().min(300)]);
+}
+
+#[test]
+fn a_game_program_that_dies_leaving_its_output_open_is_seen_to_crash() {
+    // Unsandboxed, a process the game started keeps its output open after
+    // it exits: the wait for its answer must see the exit itself, not wait
+    // for the output to close or the time to run out.
+    let scratch = Scratch::new();
+    let run =
+        match_of(&scratch, &tiny("orphan-crash"), 1, &["--game-timeout", "20s", "--no-sandbox"]);
+    assert_eq!(run.status.code(), Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("exited with status 3 instead of answering apply request"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -161,6 +161,7 @@ impl Table for Recorded {
                 cause: FaultCause::NotStarted("no step recorded".to_owned()),
                 request_line: String::new(),
                 answer: None,
+                stderr_log: None,
             }),
         };
         std::future::ready(outcome)

@@ -258,8 +258,12 @@ impl Recorder {
                 .with_context(|| format!("cannot write {}", path.display()))?;
             kept = Some(relative);
         }
-        let log = self.layout.game_log(game.index);
-        let wrote = std::fs::metadata(self.folder.path.join(&log)).is_ok_and(|file| file.len() > 0);
+        // The log made in this game (an earlier run's of the same game
+        // number keeps its own name).
+        let log = fault
+            .stderr_log
+            .as_ref()
+            .map(|path| path.strip_prefix(&self.folder.path).unwrap_or(path).display().to_string());
         let names = &self.names;
         self.reporter.report(&Event::GameVoid {
             game: game.index,
@@ -267,7 +271,7 @@ impl Recorder {
             seed: game.seed,
             detail: &detail,
             transcript: kept.as_deref(),
-            stderr_log: wrote.then_some(log.as_str()),
+            stderr_log: log.as_deref(),
         });
         if self.void >= MAX_GAME_FAULTS {
             anyhow::bail!(

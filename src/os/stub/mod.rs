@@ -43,8 +43,13 @@ pub fn reading_stdin(_pid: u32) -> Option<bool> {
 }
 
 /// Never here: callers wait through the async reactor instead.
-pub fn wait_readable(_fds: [std::os::fd::RawFd; 2], _timeout: Duration) -> Option<[bool; 2]> {
+pub fn wait_readable(_fds: [std::os::fd::RawFd; 3], _timeout: Duration) -> Option<[bool; 3]> {
     None
+}
+
+/// Refused here: nothing waits on the thread.
+pub fn pidfd_of(_pid: u32) -> std::io::Result<std::os::fd::OwnedFd> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
 /// Refused here (never called: nothing waits on the thread).

@@ -61,6 +61,9 @@ pub struct GameFault {
     pub request_line: String,
     /// The answer (or the part of one) that arrived, cut for reports.
     pub answer: Option<String>,
+    /// The log of what the program wrote to stderr in this game, if it
+    /// wrote anything.
+    pub stderr_log: Option<std::path::PathBuf>,
 }
 
 impl fmt::Display for FaultCause {

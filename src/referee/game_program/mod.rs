@@ -267,6 +267,7 @@ impl GameProgram {
             cause,
             request_line: quote(request_line),
             answer: answer.map(quote),
+            stderr_log: self.process.as_ref().and_then(BotProcess::stderr_log_file),
         }
     }
 

@@ -3,7 +3,7 @@
 //! it, `start` starts it (in its sandbox or plain), `stderr_log` keeps
 //! what it writes to stderr.
 
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
@@ -186,10 +186,14 @@ pub struct BotProcess {
     /// (or when the session ends): one write and one wake-up of the bot.
     pending: Vec<u8>,
     stdout: LineReader<BotOutput>,
-    /// The descriptors behind `stdout` and stderr's drain, for a program
-    /// (a local player has none): what [`BotProcess::receive_on_thread`]
-    /// waits on. They stay open as long as the process value lives.
-    output_fds: Option<[RawFd; 2]>,
+    /// What [`BotProcess::receive_on_thread`] waits on, for a program (a
+    /// local player has none): the descriptors behind `stdout` and behind
+    /// stderr's drain, and a pidfd of the process (or its box), which says
+    /// when it has ended. `stdout`'s and the pidfd stay open as long as the
+    /// process value lives; stderr's closes when its drain reaches the end
+    /// of stderr, after which its number, closed or reused, at worst sends
+    /// the wait back to the reactor.
+    watched: Option<([RawFd; 2], OwnedFd)>,
     exit: Exit,
     /// The deadline of the reply awaited; made at the first one.
     reply_deadline: Option<Deadline>,
@@ -233,7 +237,8 @@ impl BotProcess {
             LineReader::new(stdout, max_line_bytes),
             exit,
         );
-        process.output_fds = Some(output_fds);
+        // Without a pidfd (an old kernel) the wait stays with the reactor.
+        process.watched = crate::os::pidfd_of(pid).ok().map(|exit| (output_fds, exit));
         Ok(process)
     }
 
@@ -268,7 +273,7 @@ impl BotProcess {
             stdin: Some(stdin),
             pending: Vec::new(),
             stdout,
-            output_fds: None,
+            watched: None,
             exit,
             reply_deadline: None,
             stopped: false,
@@ -291,6 +296,17 @@ impl BotProcess {
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
                 .switch_to(path.cloned());
+        }
+    }
+
+    /// The stderr log file made for the current game, if the program wrote
+    /// anything to stderr in it.
+    pub fn stderr_log_file(&self) -> Option<std::path::PathBuf> {
+        match &self.runner {
+            Runner::Program { stderr_log, .. } => {
+                stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).created.clone()
+            }
+            Runner::Local => None,
         }
     }
 
@@ -401,7 +417,8 @@ impl BotProcess {
     /// `stdout`'s buffer, then true; false as soon as anything else is to
     /// be seen to.
     fn wait_on_thread(&mut self, deadline: Instant) -> bool {
-        let Some(fds) = self.output_fds else { return false };
+        let Some(([stdout, stderr], exit)) = &self.watched else { return false };
+        let fds = [*stdout, *stderr, exit.as_raw_fd()];
         loop {
             if self.stdout.has_line() {
                 return true;
@@ -417,7 +434,7 @@ impl BotProcess {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             match crate::os::wait_readable(fds, left) {
-                Some([true, false]) => continue,
+                Some([true, false, false]) => continue,
                 _ => return false,
             }
         }

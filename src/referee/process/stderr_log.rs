@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::super::LogPath;
 
@@ -13,6 +13,9 @@ use super::super::LogPath;
 pub(super) struct StderrLog {
     path: Option<LogPath>,
     file: Option<File>,
+    /// The file made for this game, once something was written: `path`,
+    /// or a name beside it when an earlier game's log has that one.
+    pub(super) created: Option<PathBuf>,
     written: u64,
     cap: u64,
     pub(super) tail: StderrTail,
@@ -53,8 +56,10 @@ impl StderrTail {
 /// `NAME.3.log`... when an earlier game has that name: games are numbered
 /// anew when a league gains or loses bots or plays more games per pair,
 /// and one game's log never runs on into another's.
-fn create_log(path: &Path) -> std::io::Result<File> {
-    let create = |path: &Path| File::options().write(true).create_new(true).open(path);
+fn create_log(path: &Path) -> std::io::Result<(File, PathBuf)> {
+    let create = |path: &Path| {
+        File::options().write(true).create_new(true).open(path).map(|file| (file, path.to_owned()))
+    };
     match create(path) {
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
         other => return other,
@@ -75,6 +80,7 @@ impl StderrLog {
         StderrLog {
             path: None,
             file: None,
+            created: None,
             written: 0,
             cap,
             tail: StderrTail::default(),
@@ -91,7 +97,10 @@ impl StderrLog {
         if self.file.is_none() {
             let path = path.path();
             match create_log(&path) {
-                Ok(file) => self.file = Some(file),
+                Ok((file, created)) => {
+                    self.file = Some(file);
+                    self.created = Some(created);
+                }
                 Err(error) => return self.give_up(&path, &error),
             }
         }
@@ -126,6 +135,7 @@ impl StderrLog {
 
     pub(super) fn switch_to(&mut self, path: Option<LogPath>) {
         self.file = None;
+        self.created = None;
         self.written = 0;
         self.path = path;
     }
@@ -140,8 +150,10 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("game-000003-seat1-my.bot.log");
         std::fs::write(&path, "an earlier game\n").unwrap();
-        create_log(&path).unwrap().write_all(b"this game\n").unwrap();
-        create_log(&path).unwrap().write_all(b"and the next\n").unwrap();
+        let (mut file, created) = create_log(&path).unwrap();
+        file.write_all(b"this game\n").unwrap();
+        assert_eq!(created, folder.path().join("game-000003-seat1-my.bot.2.log"));
+        create_log(&path).unwrap().0.write_all(b"and the next\n").unwrap();
         let read = |name: &str| std::fs::read_to_string(folder.path().join(name)).unwrap();
         assert_eq!(read("game-000003-seat1-my.bot.log"), "an earlier game\n");
         assert_eq!(read("game-000003-seat1-my.bot.2.log"), "this game\n");
