@@ -154,12 +154,6 @@ impl FileLayout {
         }
     }
 
-    /// A game program's stderr log of game `game_index`, relative to the
-    /// results folder.
-    pub fn game_log(&self, game_index: u64) -> String {
-        format!("logs/game-{game_index:06}-game.log")
-    }
-
     /// The transcript and both seats' (and a game program's) stderr logs
     /// of one game.
     pub fn files(&self, game_index: u64, names: [&str; 2]) -> GameFiles {
@@ -179,8 +173,8 @@ impl FileLayout {
                 }))
             }),
             game_log: self.game_logs.then(|| {
-                let path = self.folder.join(self.game_log(game_index));
-                LogPath::new(move || path.clone())
+                let folder = Arc::clone(&self.folder);
+                LogPath::new(move || folder.join(format!("logs/game-{game_index:06}-game.log")))
             }),
         }
     }

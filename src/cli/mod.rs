@@ -206,13 +206,11 @@ pub fn run(command: Command) -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("arena: {error:#}");
-            // A bot's files closed to its box are input to correct too.
             let usage = error.downcast_ref::<options::UsageError>().is_some()
                 || error.chain().any(|cause| {
-                    matches!(
-                        cause.downcast_ref::<crate::sandbox::SandboxError>(),
-                        Some(crate::sandbox::SandboxError::ClosedToOthers { .. })
-                    )
+                    cause
+                        .downcast_ref::<crate::sandbox::SandboxError>()
+                        .is_some_and(crate::sandbox::SandboxError::is_input_to_correct)
                 });
             ExitCode::from(if usage { EXIT_USAGE } else { 1 })
         }

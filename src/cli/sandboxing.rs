@@ -6,10 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::sandbox::{Sandbox, SandboxError, SandboxMode, SandboxSettings};
+use crate::sandbox::{Sandbox, SandboxMode, SandboxSettings};
 use crate::seeds::{SEED_KEY_VARIABLE, SeedKey};
-use crate::units::parse_duration;
-use crate::units::parse_size;
+use crate::units::{parse_duration, parse_size};
 
 /// Sandbox options of `arena match`, `check` and `play` (a tournament file
 /// has the same settings as keys).
@@ -116,14 +115,7 @@ pub fn prepare_sandbox(
     settings: &SandboxSettings,
     protected: &[&Path],
 ) -> anyhow::Result<(Option<Arc<Sandbox>>, String)> {
-    let sandbox = Sandbox::new(settings, protected).map_err(|error| match error {
-        // The settings ask for what this machine or these limits cannot
-        // give: input to correct.
-        SandboxError::Required(_) | SandboxError::AboveOwnLimit { .. } => {
-            anyhow::Error::new(super::options::UsageError(error.to_string()))
-        }
-        other => anyhow::Error::new(other),
-    })?;
+    let sandbox = Sandbox::new(settings, protected)?;
     let line = match &sandbox {
         None => {
             warn(

@@ -63,12 +63,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// had from [`LineReader::buffered_line`].
     pub fn has_line(&mut self) -> bool {
         self.forget_handed_out();
-        match memchr::memchr(b'\n', &self.buffer[self.scanned..]) {
-            // The next scan starts at the newline.
-            Some(offset) => self.scanned += offset,
-            None => self.scanned = self.buffer.len(),
-        }
-        self.scanned < self.buffer.len() || self.buffer.len() > self.limit + 1
+        self.find().is_some()
     }
 
     /// Adds to the buffer what `read` reads, given the buffer and the most
@@ -90,28 +85,40 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         }
     }
 
-    /// Looks for the end of the first line in the buffer (searching each
-    /// byte once over calls): where the line ends (its terminator left
-    /// out), having marked it handed out; or the line's error; or `None`
-    /// while it is incomplete.
-    fn scan(&mut self) -> Option<Result<usize, LineError>> {
-        let pending = &self.buffer[self.scanned..];
-        if let Some(offset) = memchr::memchr(b'\n', pending) {
-            let end = self.scanned + offset;
-            self.start = end + 1;
-            self.scanned = 0;
-            let line_end = if end > 0 && self.buffer[end - 1] == b'\r' { end - 1 } else { end };
-            if line_end > self.limit {
-                return Some(Err(LineError::TooLong { limit: self.limit }));
+    /// Looks for the first line's `\n` in the buffer, searching each byte
+    /// once over calls (a search stops at the `\n`, where the next one
+    /// finds it again): where it is, or the error of a line already too
+    /// long, or `None` while the line is incomplete.
+    fn find(&mut self) -> Option<Result<usize, LineError>> {
+        match memchr::memchr(b'\n', &self.buffer[self.scanned..]) {
+            Some(offset) => {
+                self.scanned += offset;
+                Some(Ok(self.scanned))
             }
-            return Some(Ok(line_end));
+            None => {
+                self.scanned = self.buffer.len();
+                // One byte of slack for a `\r` before the newline.
+                (self.buffer.len() > self.limit + 1)
+                    .then_some(Err(LineError::TooLong { limit: self.limit }))
+            }
         }
-        self.scanned = self.buffer.len();
-        // One byte of slack for a `\r` before the newline.
-        if self.buffer.len() > self.limit + 1 {
+    }
+
+    /// Takes the first line if it is whole: where it ends (its terminator
+    /// left out), having marked it handed out; or the line's error; or
+    /// `None` while it is incomplete.
+    fn scan(&mut self) -> Option<Result<usize, LineError>> {
+        let end = match self.find()? {
+            Ok(end) => end,
+            Err(error) => return Some(Err(error)),
+        };
+        self.start = end + 1;
+        self.scanned = 0;
+        let line_end = if end > 0 && self.buffer[end - 1] == b'\r' { end - 1 } else { end };
+        if line_end > self.limit {
             return Some(Err(LineError::TooLong { limit: self.limit }));
         }
-        None
+        Some(Ok(line_end))
     }
 
     /// How much more may be read without passing the line limit (and its

@@ -126,6 +126,20 @@ pub enum SandboxError {
     Scratch { path: PathBuf, error: std::io::Error },
 }
 
+impl SandboxError {
+    /// Whether the user's input is what to correct (exit status 2): the
+    /// settings ask for what this machine or these limits cannot give, or
+    /// a bot's files are closed to its box.
+    pub fn is_input_to_correct(&self) -> bool {
+        matches!(
+            self,
+            SandboxError::Required(_)
+                | SandboxError::AboveOwnLimit { .. }
+                | SandboxError::ClosedToOthers { .. }
+        )
+    }
+}
+
 /// The cgroup hierarchy a box's limits are kept in.
 #[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -193,13 +193,15 @@ impl GameProgram {
         request: impl FnOnce(u64) -> Vec<u8>,
     ) -> Result<Exchanged, GameFault> {
         if self.process.is_none() {
-            let process =
+            let mut process =
                 BotProcess::spawn(&self.command, GAME_LINE_LIMIT, self.settings.stderr_cap)
                     .map_err(|error| {
                         let asked = GameRequest { kind, id: self.next_id, turn };
                         self.fault(asked, &[], FaultCause::NotStarted(error.to_string()), None)
                     })?;
             process.log_stderr_to(self.log.as_ref());
+            // Its answers are awaited on the worker's thread.
+            process.watch_exit();
             self.process = Some(process);
             self.next_id = 1;
         }

@@ -186,14 +186,16 @@ pub struct BotProcess {
     /// (or when the session ends): one write and one wake-up of the bot.
     pending: Vec<u8>,
     stdout: LineReader<BotOutput>,
-    /// What [`BotProcess::receive_on_thread`] waits on, for a program (a
-    /// local player has none): the descriptors behind `stdout` and behind
-    /// stderr's drain, and a pidfd of the process (or its box), which says
-    /// when it has ended. `stdout`'s and the pidfd stay open as long as the
-    /// process value lives; stderr's closes when its drain reaches the end
-    /// of stderr, after which its number, closed or reused, at worst sends
-    /// the wait back to the reactor.
-    watched: Option<([RawFd; 2], OwnedFd)>,
+    /// The descriptors behind `stdout` and behind stderr's drain, for a
+    /// program (a local player has none). `stdout`'s stays open as long as
+    /// the process value lives; stderr's closes when its drain reaches the
+    /// end of stderr, after which its number, closed or reused, at worst
+    /// sends [`BotProcess::receive_on_thread`] back to the reactor.
+    output_fds: Option<[RawFd; 2]>,
+    /// A pidfd of the process (or its box), readable once it has ended:
+    /// opened by [`BotProcess::watch_exit`] for the processes whose
+    /// answers are awaited on the thread.
+    exit_fd: Option<OwnedFd>,
     exit: Exit,
     /// The deadline of the reply awaited; made at the first one.
     reply_deadline: Option<Deadline>,
@@ -237,8 +239,7 @@ impl BotProcess {
             LineReader::new(stdout, max_line_bytes),
             exit,
         );
-        // Without a pidfd (an old kernel) the wait stays with the reactor.
-        process.watched = crate::os::pidfd_of(pid).ok().map(|exit| (output_fds, exit));
+        process.output_fds = Some(output_fds);
         Ok(process)
     }
 
@@ -273,7 +274,8 @@ impl BotProcess {
             stdin: Some(stdin),
             pending: Vec::new(),
             stdout,
-            watched: None,
+            output_fds: None,
+            exit_fd: None,
             exit,
             reply_deadline: None,
             stopped: false,
@@ -394,6 +396,17 @@ impl BotProcess {
         Err(Failure::Crash(crash(&mut self.exit, &self.runner, ending)))
     }
 
+    /// Lets [`BotProcess::receive_on_thread`] wait on the thread: it must
+    /// see the process end, which the reactor would tell. Called on a
+    /// program just started (not yet reaped, so its pid is its own); where
+    /// no pidfd can be had (an old kernel), answers are awaited through the
+    /// reactor.
+    pub fn watch_exit(&mut self) {
+        if let Runner::Program { pid, .. } = self.runner {
+            self.exit_fd = crate::os::pidfd_of(pid).ok();
+        }
+    }
+
     /// Reads the next line before `deadline` as [`BotProcess::receive`]
     /// does, but waits for it on this thread, outside the async reactor,
     /// while only the line arrives: cheaper for each line, and for an
@@ -417,8 +430,10 @@ impl BotProcess {
     /// `stdout`'s buffer, then true; false as soon as anything else is to
     /// be seen to.
     fn wait_on_thread(&mut self, deadline: Instant) -> bool {
-        let Some(([stdout, stderr], exit)) = &self.watched else { return false };
-        let fds = [*stdout, *stderr, exit.as_raw_fd()];
+        let (Some([stdout, stderr]), Some(exit)) = (self.output_fds, &self.exit_fd) else {
+            return false;
+        };
+        let fds = [stdout, stderr, exit.as_raw_fd()];
         loop {
             if self.stdout.has_line() {
                 return true;

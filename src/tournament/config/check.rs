@@ -13,8 +13,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::ConfigError;
 use crate::games::GameId;
-use crate::units::parse_duration_or_zero;
-use crate::units::parse_size;
+use crate::units::{parse_duration_or_zero, parse_size};
 
 /// One mistake: where it is (bytes of the file) and what to do about it.
 #[derive(Clone, Debug, PartialEq, Eq)]

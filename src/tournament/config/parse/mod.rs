@@ -25,8 +25,7 @@ use crate::sandbox::{SandboxMode, SandboxSettings};
 use crate::text_file::read_bounded;
 use crate::tournament::openings::{MAX_OPENINGS_BYTES, Openings};
 use crate::tournament::sprt::{DEFAULT_MAX_GAMES, SprtSettings};
-use crate::units::parse_size;
-use crate::units::{parse_duration, parse_duration_or_zero};
+use crate::units::{parse_duration, parse_duration_or_zero, parse_size};
 
 mod bots;
 
