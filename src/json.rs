@@ -85,6 +85,13 @@ impl RawJson {
         })
     }
 
+    /// `text`, one JSON value a scanner has checked and found compact (no
+    /// whitespace between its tokens), kept as it is.
+    pub fn compact_already(text: &str) -> RawJson {
+        debug_assert!(matches!(compact(text), std::borrow::Cow::Borrowed(_)), "{text}");
+        RawJson(compact_str::CompactString::new(text))
+    }
+
     /// `null`.
     pub fn null() -> RawJson {
         RawJson(compact_str::CompactString::const_new("null"))

@@ -369,6 +369,11 @@ impl JsonMove {
         JsonMove { raw: RawJson::compact(text) }
     }
 
+    /// The move as JSON text a game program wrote, already made compact.
+    pub fn from_raw(raw: RawJson) -> JsonMove {
+        JsonMove { raw }
+    }
+
     /// The move's JSON text.
     pub fn raw(&self) -> &RawJson {
         &self.raw

@@ -15,6 +15,9 @@ const MAX_DEPTH: usize = 64;
 pub(super) struct Cursor<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// Whether whitespace was skipped since [`Cursor::compact_value`]
+    /// began: a value without any between its tokens is compact already.
+    spaced: bool,
 }
 
 /// A JSON integer, as a JSON parser hands it to a type: unsigned unless it
@@ -39,13 +42,23 @@ impl Integer {
 
 impl<'a> Cursor<'a> {
     pub(super) fn new(bytes: &'a [u8]) -> Cursor<'a> {
-        Cursor { bytes, at: 0 }
+        Cursor { bytes, at: 0, spaced: false }
     }
 
     /// Whether only whitespace is left.
     pub(super) fn at_end(&mut self) -> bool {
         self.skip_space();
         self.at == self.bytes.len()
+    }
+
+    /// The bytes not yet read.
+    pub(super) fn rest(&self) -> &'a [u8] {
+        &self.bytes[self.at..]
+    }
+
+    /// Takes `count` bytes as read.
+    pub(super) fn advance(&mut self, count: usize) {
+        self.at += count;
     }
 
     fn peek(&self) -> Option<u8> {
@@ -61,6 +74,7 @@ impl<'a> Cursor<'a> {
     pub(super) fn skip_space(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
             self.at += 1;
+            self.spaced = true;
         }
     }
 
@@ -175,6 +189,16 @@ impl<'a> Cursor<'a> {
                 _ => return None,
             }
         }
+    }
+
+    /// One JSON value as [`Cursor::value`] reads it, and whether it is
+    /// compact as written (no whitespace between its tokens), which spares
+    /// the caller a second pass to find out.
+    pub(super) fn compact_value(&mut self) -> Option<(Range<usize>, bool)> {
+        self.skip_space();
+        self.spaced = false;
+        let range = self.value()?;
+        Some((range, !self.spaced))
     }
 
     /// One JSON value, checked as the parser would (but for UTF-8: the

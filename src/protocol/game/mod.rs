@@ -222,13 +222,32 @@ struct StepFields<'a> {
     text: Option<String>,
 }
 
-/// One JSON value, as the text it was written in.
+/// One JSON value, as the text it was written in, and whether that text
+/// is known to be compact already.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Raw<'a>(&'a str);
+struct Raw<'a> {
+    text: &'a str,
+    compact: bool,
+}
+
+impl Raw<'_> {
+    fn null() -> Raw<'static> {
+        Raw { text: "null", compact: true }
+    }
+
+    /// The value made compact (unless it is).
+    fn to_json(self) -> RawJson {
+        match self.compact {
+            true => RawJson::compact_already(self.text),
+            false => RawJson::compact(self.text),
+        }
+    }
+}
 
 impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Raw<'a>, D::Error> {
-        <&'de RawValue>::deserialize(deserializer).map(|raw| Raw(raw.get()))
+        <&'de RawValue>::deserialize(deserializer)
+            .map(|raw| Raw { text: raw.get(), compact: false })
     }
 }
 
@@ -433,15 +452,14 @@ fn step(fields: StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswe
             "a game with hidden moves answers `apply` with `learned`: what each seat learns of the other's move (null for nothing)",
         ));
     }
-    let raw = |value: Raw<'_>| RawJson::compact(value.0);
     Ok(Step {
         to_move,
         legal_moves,
-        views: fields.views.map(raw),
+        views: fields.views.map(Raw::to_json),
         scores: fields.scores,
         result,
-        learned: fields.learned.map(|learned| learned.map(raw)),
-        state: fields.state.filter(|state| state.0 != "null").map(raw),
+        learned: fields.learned.map(|learned| learned.map(Raw::to_json)),
+        state: fields.state.filter(|state| state.text != "null").map(Raw::to_json),
         text: fields.text,
     })
 }

@@ -31,13 +31,16 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
     // UTF-8 checked once: the values are slices of the text.
     let text = std::str::from_utf8(line).ok()?;
     let mut cursor = Cursor::new(line);
-    let value = |cursor: &mut Cursor<'_>| Some(&text[cursor.value()?]);
+    let value = |cursor: &mut Cursor<'_>| {
+        let (range, compact) = cursor.compact_value()?;
+        Some(Raw { text: &text[range], compact })
+    };
     let mut fields = StepFields {
         kind: None,
         id: None,
         to_move: Vec::new(),
         legal_moves: None,
-        views: [Raw("null"); 2],
+        views: [Raw::null(); 2],
         scores: [0; 2],
         result: None,
         learned: None,
@@ -66,7 +69,7 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
             }
             b"legal_moves" => {
                 let mut lists = cursor.list(|cursor| {
-                    cursor.list(|cursor| Some(JsonMove::from_text(value(cursor)?)))
+                    cursor.list(|cursor| Some(JsonMove::from_raw(value(cursor)?.to_json())))
                 })?;
                 let (Some(second), Some(first), None) = (lists.pop(), lists.pop(), lists.pop())
                 else {
@@ -75,7 +78,7 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
                 fields.legal_moves = Some([super::MoveList(first), super::MoveList(second)]);
             }
             b"views" => {
-                fields.views = cursor.pair(|cursor| value(cursor).map(Raw))?;
+                fields.views = views_pair(&mut cursor, text)?;
                 views = true;
             }
             b"scores" => {
@@ -91,12 +94,12 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
             b"learned" => {
                 fields.learned = match cursor.null() {
                     true => None,
-                    false => Some(cursor.pair(|cursor| value(cursor).map(Raw))?),
+                    false => Some(cursor.pair(value)?),
                 }
             }
-            b"state" => fields.state = Some(Raw(value(&mut cursor)?)),
+            b"state" => fields.state = Some(value(&mut cursor)?),
             b"text" => {
-                let raw = value(&mut cursor)?;
+                let raw = value(&mut cursor)?.text;
                 // Escapes are common in text (new lines): the parser reads it.
                 fields.text = match raw {
                     "null" => None,
@@ -116,6 +119,28 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
         }
     }
     (cursor.at_end() && to_move && views && scores).then_some(fields)
+}
+
+/// The two views: often the same text (a game without secrets), which is
+/// then checked once.
+fn views_pair<'a>(cursor: &mut Cursor<'a>, text: &'a str) -> Option<[Raw<'a>; 2]> {
+    cursor.expect(b'[')?;
+    let (range, compact) = cursor.compact_value()?;
+    let first = Raw { text: &text[range.clone()], compact };
+    cursor.expect(b',')?;
+    cursor.skip_space();
+    let second = match cursor.rest().strip_prefix(first.text.as_bytes()) {
+        Some(after) if after.trim_ascii_start().first() == Some(&b']') => {
+            cursor.advance(first.text.len());
+            first
+        }
+        _ => {
+            let (range, compact) = cursor.compact_value()?;
+            Raw { text: &text[range], compact }
+        }
+    };
+    cursor.expect(b']')?;
+    Some([first, second])
 }
 
 /// `{"winner": 1}`, `{"winner": 2}` or `{"winner": null}`.
@@ -155,6 +180,8 @@ mod tests {
             r#"{"type":"step","id":3,"to_move":[2],"legal_moves":[[],[0,1,"x",{"a":[1.5e3,true]}]],"views":[{"grid":["..X"]},{"grid":["..X"]}],"scores":[0,-3],"state":{"n":null},"text":"Line one\nline \"two\"","extra":[1,{"b":2}]}"#,
             "{ \"type\" : \"step\" , \"id\":3, \"to_move\":[ 1 , 2 ],\n \"legal_moves\": [ [ 1 ], [ 2 ] ], \"views\": [ 1, 2 ], \"scores\": [ 0, 0 ], \"learned\": null }",
             r#"{"type":"step","id":3,"to_move":[],"views":["é",{}],"scores":[1,1],"result":{"winner":null},"learned":[[],"\u00e9"]}"#,
+            r#"{"type":"step","id":3,"to_move":[1],"legal_moves":[[1],[]],"views":[{"a": [1, 2]} , {"a": [1, 2]} ],"scores":[0,0]}"#,
+            r#"{"type":"step","id":3,"to_move":[1],"legal_moves":[[1],[]],"views":[1,12],"scores":[0,0]}"#,
         ] {
             let scanned = scan_step(line.as_bytes())
                 .map(|fields| step(fields, false).map(Answer::Step).map_err(|bad| bad.detail));
@@ -173,6 +200,8 @@ mod tests {
             r#"{"type":"step","id":3,"to_move":[],"views":[1,2],"scores":[1,1]} x"#,
             r#"{"type":"step","id":3,"views":[1,2],"scores":[1,1]}"#,
             r#"{"type":"step","id":3,"to_move":[],"views":["a\x"],"scores":[1,1]}"#,
+            r#"{"type":"step","id":3,"to_move":[],"views":[[1],[1]x],"scores":[1,1]}"#,
+            r#"{"type":"step","id":3,"to_move":[],"views":[[1],[1]]],"scores":[1,1]}"#,
         ] {
             assert!(scan_step(line.as_bytes()).is_none(), "{line}");
         }
@@ -187,13 +216,15 @@ mod tests {
             leaves in proptest::collection::vec(0..12usize, 1..24),
             pretty in any::<bool>(),
             to_move in 0..4usize,
+            same_views in any::<bool>(),
         ) {
             const LEAVES: [&str; 12] = ["0", "-7", "1.5", "2e3", "true", "null", "\"a\"", "\"é\\n\"", "\"\\u0041\"", "[]", "{}", "123456789012"];
             let values: Vec<Value> = leaves.iter().map(|leaf| serde_json::from_str(LEAVES[*leaf]).unwrap()).collect();
             let movers: &[usize] = [&[][..], &[1], &[2], &[1, 2]][to_move];
             let legal = |seat: usize| if movers.contains(&seat) { json!(values.clone()) } else { json!([]) };
             let mut answer = json!({"type": "step", "id": 5, "to_move": movers,
-                "legal_moves": [legal(1), legal(2)], "views": [values.clone(), {"v": values.clone()}],
+                "legal_moves": [legal(1), legal(2)],
+                "views": [json!(values.clone()), if same_views { json!(values.clone()) } else { json!({"v": values.clone()}) }],
                 "scores": [values.len(), -1], "state": values.clone()});
             if to_move == 0 {
                 answer["result"] = json!({"winner": 2});
