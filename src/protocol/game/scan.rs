@@ -126,7 +126,7 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
 fn views_pair<'a>(cursor: &mut Cursor<'a>, text: &'a str) -> Option<[Raw<'a>; 2]> {
     cursor.expect(b'[')?;
     let (range, compact) = cursor.compact_value()?;
-    let first = Raw { text: &text[range.clone()], compact };
+    let first = Raw { text: &text[range], compact };
     cursor.expect(b',')?;
     cursor.skip_space();
     let second = match cursor.rest().strip_prefix(first.text.as_bytes()) {
@@ -182,6 +182,7 @@ mod tests {
             r#"{"type":"step","id":3,"to_move":[],"views":["é",{}],"scores":[1,1],"result":{"winner":null},"learned":[[],"\u00e9"]}"#,
             r#"{"type":"step","id":3,"to_move":[1],"legal_moves":[[1],[]],"views":[{"a": [1, 2]} , {"a": [1, 2]} ],"scores":[0,0]}"#,
             r#"{"type":"step","id":3,"to_move":[1],"legal_moves":[[1],[]],"views":[1,12],"scores":[0,0]}"#,
+            r#"{"type":"step","id":3,"to_move":[1],"legal_moves":[["a b"],[]],"views":["a b","a b"],"scores":[0,0]}"#,
         ] {
             let scanned = scan_step(line.as_bytes())
                 .map(|fields| step(fields, false).map(Answer::Step).map_err(|bad| bad.detail));
