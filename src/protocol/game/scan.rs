@@ -31,10 +31,7 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
     // UTF-8 checked once: the values are slices of the text.
     let text = std::str::from_utf8(line).ok()?;
     let mut cursor = Cursor::new(line);
-    let value = |cursor: &mut Cursor<'_>| {
-        let (range, compact) = cursor.compact_value()?;
-        Some(Raw { text: &text[range], compact })
-    };
+    let value = |cursor: &mut Cursor<'_>| raw_value(cursor, text);
     let mut fields = StepFields {
         kind: None,
         id: None,
@@ -121,12 +118,17 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
     (cursor.at_end() && to_move && views && scores).then_some(fields)
 }
 
+/// The next value of the line `text`, as written.
+fn raw_value<'a>(cursor: &mut Cursor<'_>, text: &'a str) -> Option<Raw<'a>> {
+    let (range, compact) = cursor.compact_value()?;
+    Some(Raw { text: &text[range], compact })
+}
+
 /// The two views: often the same text (a game without secrets), which is
 /// then checked once.
 fn views_pair<'a>(cursor: &mut Cursor<'a>, text: &'a str) -> Option<[Raw<'a>; 2]> {
     cursor.expect(b'[')?;
-    let (range, compact) = cursor.compact_value()?;
-    let first = Raw { text: &text[range], compact };
+    let first = raw_value(cursor, text)?;
     cursor.expect(b',')?;
     cursor.skip_space();
     let second = match cursor.rest().strip_prefix(first.text.as_bytes()) {
@@ -134,10 +136,7 @@ fn views_pair<'a>(cursor: &mut Cursor<'a>, text: &'a str) -> Option<[Raw<'a>; 2]
             cursor.advance(first.text.len());
             first
         }
-        _ => {
-            let (range, compact) = cursor.compact_value()?;
-            Raw { text: &text[range], compact }
-        }
+        _ => raw_value(cursor, text)?,
     };
     cursor.expect(b']')?;
     Some([first, second])
