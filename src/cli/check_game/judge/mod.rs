@@ -328,7 +328,14 @@ fn fresh(evidence: &Evidence) -> Item {
         second,
         "a fresh process must answer as the last one did: nothing may depend on the process (Python's hash() of a str is salted per process, and so are Math.random, the time and the pid)",
     )
-    .unwrap_or_else(|| item(FRESH, Status::Pass, "game 1 got the same answers in two new processes"))
+    .unwrap_or_else(|| match (&first.ending, &second.ending) {
+        (Ending::Over, Ending::Over) => {
+            item(FRESH, Status::Pass, "game 1 got the same answers in two new processes")
+        }
+        // The same answers up to the same fault say little: judged only
+        // on a game played to its end.
+        _ => item(FRESH, Status::Skip, "not judged: game 1 did not reach its end (see above)"),
+    })
 }
 
 fn again(evidence: &Evidence) -> Item {
@@ -343,12 +350,34 @@ fn again(evidence: &Evidence) -> Item {
             return item;
         }
     }
-    match evidence.again.len() {
-        0 => item(AGAIN, Status::Skip, "not judged: no game was played again"),
-        games => item(
+    // Only games played to their end both times are evidence: two games
+    // that stopped at the same fault compared only up to it.
+    let ended = evidence
+        .games
+        .iter()
+        .zip(&evidence.again)
+        .filter(|(first, again)| {
+            matches!((&first.ending, &again.ending), (Ending::Over, Ending::Over))
+        })
+        .count();
+    match (evidence.again.len(), ended) {
+        (0, _) => item(AGAIN, Status::Skip, "not judged: no game was played again"),
+        (_, 0) => item(
+            AGAIN,
+            Status::Skip,
+            "not judged: no game played again reached its end (see above)",
+        ),
+        (games, ended) if ended == games => item(
             AGAIN,
             Status::Pass,
             format!("the {games} games, played again in reverse order, got the same answers"),
+        ),
+        (games, ended) => item(
+            AGAIN,
+            Status::Pass,
+            format!(
+                "the {ended} of {games} games that reached their end, played again in reverse order, got the same answers"
+            ),
         ),
     }
 }
