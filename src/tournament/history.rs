@@ -97,3 +97,32 @@ pub fn append(folder: &Path, entry: HistoryEntry) -> anyhow::Result<Vec<HistoryE
     history.push(entry);
     Ok(history)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rerun_with_the_same_standings_adds_no_line() {
+        let folder = tempfile::tempdir().unwrap();
+        // Ratings as the run that found this computed them: the parser must
+        // read back the very value it wrote.
+        let elos = [-78.08030122060066, -65.19528505963835, 143.27558628023903];
+        let entry = HistoryEntry {
+            time: 1,
+            games: 30,
+            bots: elos
+                .iter()
+                .enumerate()
+                .map(|(index, &elo)| {
+                    let bot = HistoryBot { rank: index + 1, elo, version: "0465a451947c".into() };
+                    (format!("bot{index}"), bot)
+                })
+                .collect(),
+        };
+        append(folder.path(), entry.clone()).unwrap();
+        let history = append(folder.path(), HistoryEntry { time: 2, ..entry }).unwrap();
+        assert_eq!(history.len(), 1);
+        assert_eq!(read(folder.path()).len(), 1);
+    }
+}

@@ -64,7 +64,11 @@ fn version_of<'a>(summary: &'a Summary<'_>, bot: &str) -> &'a str {
 
 fn signed(value: f64) -> String {
     let rounded = value.round();
-    if rounded > 0.0 { format!("+{rounded}") } else { format!("{rounded}") }
+    match rounded {
+        0.0 => "0".to_owned(), // -0.4 rounds to -0, which reads as a change
+        _ if rounded > 0.0 => format!("+{rounded}"),
+        _ => format!("{rounded}"),
+    }
 }
 
 fn escape(cell: &str) -> String {
@@ -418,4 +422,15 @@ fn without_stderr(transcript: &str) -> String {
         kept.push('\n');
     }
     kept
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn signed_numbers_read_as_changes() {
+        assert_eq!(super::signed(12.6), "+13");
+        assert_eq!(super::signed(-3.5), "-4");
+        assert_eq!(super::signed(-0.4), "0");
+        assert_eq!(super::signed(0.2), "0");
+    }
 }
