@@ -227,15 +227,27 @@ fn progress_line(done: u64, total: u64, elapsed: Duration) -> String {
 
 fn stats_line(stats: &RunStats) -> String {
     let elapsed = stats.elapsed.as_secs_f64();
-    let per_move = |seconds: f64| 1e6 * seconds / stats.moves.max(1) as f64;
+    let per_move = |seconds: f64| 1e6 * seconds / stats.moves as f64;
+    // Without a move, CPU per move means nothing: the total is shown.
+    let cpu = match stats.moves {
+        0 => format!(
+            "arena's own CPU {:.2}s ({:.2} user + {:.2} system), no move played",
+            stats.user_seconds + stats.system_seconds,
+            stats.user_seconds,
+            stats.system_seconds
+        ),
+        _ => format!(
+            "arena's own CPU {:.1} us per move ({:.1} user + {:.1} system)",
+            per_move(stats.user_seconds + stats.system_seconds),
+            per_move(stats.user_seconds),
+            per_move(stats.system_seconds)
+        ),
+    };
     format!(
-        "played {} games ({} moves) in {elapsed:.2}s: {:.0} games/s; arena's own CPU {:.1} us per move ({:.1} user + {:.1} system); peak memory {} MiB",
+        "played {} games ({} moves) in {elapsed:.2}s: {:.0} games/s; {cpu}; peak memory {} MiB",
         stats.games,
         stats.moves,
         stats.games as f64 / elapsed.max(1e-9),
-        per_move(stats.user_seconds + stats.system_seconds),
-        per_move(stats.user_seconds),
-        per_move(stats.system_seconds),
         stats.peak_rss_kib / 1024,
     )
 }
@@ -263,5 +275,35 @@ impl Reporter for JsonLines {
     fn report(&self, event: &Event<'_>) {
         let line = serde_json::to_string(event).expect("events serialize");
         crate::say!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_is_per_move_only_when_moves_were_played() {
+        let mut stats = RunStats {
+            games: 2,
+            moves: 20,
+            elapsed: std::time::Duration::from_secs(1),
+            user_seconds: 0.0001,
+            system_seconds: 0.0003,
+            peak_rss_kib: 8192,
+        };
+        let line = stats_line(&stats);
+        assert!(
+            line.contains("arena's own CPU 20.0 us per move (5.0 user + 15.0 system)"),
+            "{line}"
+        );
+        stats.games = 0;
+        stats.moves = 0;
+        let line = stats_line(&stats);
+        assert!(!line.contains("per move"), "{line}");
+        assert!(
+            line.contains("arena's own CPU 0.00s (0.00 user + 0.00 system), no move played"),
+            "{line}"
+        );
     }
 }
