@@ -245,6 +245,11 @@ fn an_sprt_file_runs_with_arena_run() {
     assert_eq!(printed.verdict, "H1 accepted");
     assert!(printed.games < 600);
     assert!(run.stdout.contains("Results of new vs old"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("2 bots, at most 600 games until the SPRT decides"),
+        "{}",
+        run.stdout
+    );
     assert_result_matches_games(&printed, &scratch.out(), "new", 10.0);
     let sharded = scratch.arena(["run", file.to_str().expect("UTF-8"), "--shard", "1/2"]);
     assert_eq!(sharded.status.code(), Some(2), "{sharded:?}");

@@ -168,11 +168,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (sandbox_line, seeds) = (prepared.sandbox_line.clone(), prepared.seeds.clone());
     match verbosity {
         Verbosity::Human => {
+            // With [sprt], the games per pair are the most the test plays.
+            let games = match tournament.sprt {
+                Some(_) => {
+                    format!("at most {} games until the SPRT decides", tournament.games_per_pair)
+                }
+                None => format!("{} games per pair", tournament.games_per_pair),
+            };
             crate::say!(
-                "{}: {} bots, {} games per pair, seed {}, {} at once; results in {}",
+                "{}: {} bots, {games}, seed {}, {} at once; results in {}",
                 tournament.setup.game().title(),
                 tournament.bots.len(),
-                tournament.games_per_pair,
                 tournament.seed,
                 tournament.concurrency,
                 tournament.out.display()
