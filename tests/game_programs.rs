@@ -213,6 +213,13 @@ fn the_game_program_is_restarted_after_a_fault_and_the_run_stops_at_the_third() 
     let run = match_of(&scratch, &tiny("crash-some"), 4, &[]);
     assert_eq!(run.status.code(), Some(1), "{}", run.stderr);
     assert!(run.stderr.contains("2 games are void"), "{}", run.stderr);
+    // A match keeps its transcripts as files: the warnings name them there.
+    assert!(
+        run.stderr.contains("(its transcript: transcripts/game-000002.jsonl"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("void/"), "no void/ folder is made: {}", run.stderr);
     let out = scratch.out();
     let rows = read_games_csv(&out);
     let played: Vec<u64> = rows.iter().map(|row| row.number("game_index")).collect();
@@ -267,6 +274,13 @@ fn parameters_are_checked_against_the_games_declaration_and_by_the_game() {
     let run = match_of(&scratch, "tests/fixtures/games/tinygame.py --flaw bad-hello", 2, &[]);
     assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
     assert!(run.stderr.contains("`seats` is 3: arena plays two-seat games only"), "{}", run.stderr);
+    let run = match_of(&scratch, "tests/fixtures/games/tinygame.py", 2, &["--game-timeout", "1ms"]);
+    assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("if the game needs longer, raise --game-timeout"),
+        "{}",
+        run.stderr
+    );
     let run = match_of(&scratch, "tests/fixtures/games/no_such_game.py", 2, &[]);
     assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
     assert!(run.stderr.contains("is neither a game (number-snatch"), "{}", run.stderr);

@@ -176,6 +176,15 @@ fn the_files_mistakes_about_the_game_are_reported_at_their_place() {
     );
     fails_with(&text.replace("\"python3\", \"game.py\"", "\"./no-such-game\""), "game_command:");
     fails_with(&text.replace("[\"python3\", \"game.py\"]", "[]"), "game_command is empty");
+    // No Python starts in a millisecond: the time is named where it is set.
+    let slow = text.replace("seed = 4", "seed = 4\ngame_timeout = \"1ms\"");
+    fails_with(
+        &slow,
+        &format!(
+            "{name}:3:16: game_timeout: the game program `python3 game.py` did not answer within 1 ms (hello request 1)"
+        ),
+    );
+    fails_with(&slow, ": raise it if the game needs longer");
 }
 
 /// `arena gauntlet --league FILE` plays the league file's game program.

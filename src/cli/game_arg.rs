@@ -75,13 +75,15 @@ impl clap::builder::TypedValueParser for GameArgParser {
 /// against its rule book; or a game program asked to describe itself (in
 /// a sandbox of `sandbox`'s settings that may not read `protected`), its
 /// parameters checked against what it declared, then by the program
-/// itself (it must set up a game with them).
+/// itself (it must set up a game with them). `timeout_flag` names how the
+/// user gives the program more time, if the command has a way.
 pub fn game_setup(
     game: &GameArg,
     params: &[(String, Value)],
     sandbox: &SandboxSettings,
     protected: &[&Path],
     settings: ProgramSettings,
+    timeout_flag: Option<&str>,
 ) -> anyhow::Result<GameSetup> {
     let overrides: serde_json::Map<String, Value> = params.iter().cloned().collect();
     match game {
@@ -97,7 +99,13 @@ pub fn game_setup(
                     DescribeError::Sandbox(error) => anyhow::Error::new(error)
                         .context("cannot put the game program in its sandbox"),
                     DescribeError::Runtime(_) => error.into(),
-                    _ => UsageError(error.to_string()).into(),
+                    _ => match timeout_flag {
+                        Some(flag) if error.timed_out() => {
+                            UsageError(format!("{error}: if the game needs longer, raise {flag}"))
+                                .into()
+                        }
+                        _ => UsageError(error.to_string()).into(),
+                    },
                 },
             )
         }

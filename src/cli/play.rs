@@ -71,6 +71,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         &sandbox_settings,
         &protected,
         Settings::default().program_settings(),
+        None,
     )?;
     if args.vs == "human" && setup.game().program().is_some() {
         return Err(UsageError(

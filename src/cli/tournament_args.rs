@@ -178,7 +178,8 @@ impl TournamentArgs {
         if let Some(timeout) = self.game_timeout {
             settings.game_timeout = timeout;
         }
-        game_setup(game, &self.params, &sandbox, &[out], settings.program_settings())
+        let program = settings.program_settings();
+        game_setup(game, &self.params, &sandbox, &[out], program, Some("--game-timeout"))
     }
 
     /// Sets the seed and every setting these flags give on `tournament`

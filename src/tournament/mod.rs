@@ -554,10 +554,10 @@ pub async fn run(
     // without them.
     if void > 0 && !stopped {
         anyhow::bail!(
-            "{void} game{} void: the game program failed (the warnings above say how, and void/ in {} holds the transcripts); the other {} games are kept: fix the game (`arena check-game` helps) and run again to play the void ones",
+            "{void} game{} void: the game program failed (the warnings above say how, and where each game's transcript is); the other {} games in {} are kept: fix the game (`arena check-game` helps) and run again to play the void ones (an edited game is a new version, so the games its old version played are played again too)",
             if void == 1 { " is" } else { "s are" },
+            already + played,
             folder.path.display(),
-            already + played
         );
     }
     let standings = folder.finish(&schedule, &options.exports, options.reporter.as_ref())?;

@@ -187,7 +187,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(|game| {
                     let program_settings = Settings::default().program_settings();
-                    game_setup(game, &args.params, &sandbox_settings, &protected, program_settings)
+                    game_setup(
+                        game,
+                        &args.params,
+                        &sandbox_settings,
+                        &protected,
+                        program_settings,
+                        None,
+                    )
                 })
                 .collect::<anyhow::Result<Vec<GameSetup>>>()?
         }

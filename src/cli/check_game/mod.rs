@@ -83,6 +83,7 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
             &sandbox_settings,
             &[],
             settings.clone(),
+            None,
         )?),
     };
     let plan = gather::Plan {

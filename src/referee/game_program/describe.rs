@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{GameFault, GameProgram, ProgramSettings};
+use super::{FaultCause, GameFault, GameProgram, ProgramSettings};
 use crate::games::program::ProgramGame;
 use crate::games::{GameSetup, SetupError};
 use crate::protocol::game::Refusal;
@@ -34,6 +34,14 @@ pub enum DescribeError {
     /// The program refused parameters its declaration allows.
     #[error("the game {game} (`{program}`) refuses its parameters: {refusal}")]
     Refused { game: String, program: String, refusal: Refusal },
+}
+
+impl DescribeError {
+    /// Whether the program ran out of its time for an answer: one slow
+    /// to start may need more (the user's setting says how much).
+    pub fn timed_out(&self) -> bool {
+        matches!(self, DescribeError::Fault(fault) if matches!(fault.cause, FaultCause::Timeout { .. }))
+    }
 }
 
 /// The game the program `command` runs (written as `written`), with

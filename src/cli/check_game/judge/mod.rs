@@ -77,7 +77,7 @@ fn hint(cause: &FaultCause) -> String {
             BadAnswerKind::NotJson => "write exactly one JSON object per line on stdout, flushed; debug output goes to stderr".to_owned(),
             BadAnswerKind::WrongId => "copy the request's `id` into the answer".to_owned(),
             BadAnswerKind::WrongType => "answer `hello` with {\"type\":\"game\",...}, `init` and `apply` with {\"type\":\"step\",...} (`init` may answer {\"type\":\"refuse\",...})".to_owned(),
-            BadAnswerKind::Malformed => "a step has `to_move`, `legal_moves`, `views` (one per seat) and `scores`, and a `result` once over; game-protocol.md lists every field".to_owned(),
+            BadAnswerKind::Malformed => "a step has `to_move`, `legal_moves`, `views` (one per seat) and `scores`, and a `result` once over (with hidden moves, `learned` after each `apply`); game-protocol.md lists every field".to_owned(),
             BadAnswerKind::Contradiction => "a seat in `to_move` has at least one legal move and a seat not in it has none; a finished game has nobody to move and a `result`".to_owned(),
         },
         FaultCause::Refused(_) => "never refuse `apply`: arena sends only moves from your own `legal_moves`".to_owned(),

@@ -258,6 +258,17 @@ fn read_setup(
             DescribeError::Refused { refusal, .. } => {
                 fail(param_span(refusal.param.as_deref()), format!("params: {error}"))
             }
+            // The time may be what is wrong: said where it is set.
+            _ if error.timed_out() => match &raw.game_timeout {
+                Some(timeout) => fail(
+                    Some(timeout.span()),
+                    format!("game_timeout: {error}: raise it if the game needs longer"),
+                ),
+                None => fail(
+                    Some(command.span()),
+                    format!("game_command: {error}: if the game needs longer, set game_timeout"),
+                ),
+            },
             _ => fail(Some(command.span()), format!("game_command: {error}")),
         })
 }
