@@ -251,6 +251,12 @@ fn an_sprt_file_runs_with_arena_run() {
         run.stdout
     );
     assert_result_matches_games(&printed, &scratch.out(), "new", 10.0);
+    // The page's settings say what the games count means in a test.
+    let markdown = scratch.out().with_file_name("report.md");
+    let (out, page) = (scratch.out(), markdown.to_str().expect("UTF-8"));
+    scratch.arena(["report", out.to_str().expect("UTF-8"), "--markdown", page]).assert_success();
+    let report = std::fs::read_to_string(&markdown).expect("the report");
+    assert!(report.contains("- most games: 600"), "{report}");
     let sharded = scratch.arena(["run", file.to_str().expect("UTF-8"), "--shard", "1/2"]);
     assert_eq!(sharded.status.code(), Some(2), "{sharded:?}");
 }
