@@ -78,7 +78,7 @@ pub enum Ending {
 impl Record {
     /// Whether a request went unanswered in time.
     pub fn timed_out(&self) -> bool {
-        matches!(&self.ending, Ending::Fault(fault) if matches!(fault.cause, crate::referee::game_program::FaultCause::Timeout { .. }))
+        matches!(&self.ending, Ending::Fault(fault) if fault.timed_out())
     }
 
     /// The first answer in which `self` and `other` differ: its place and

@@ -83,7 +83,7 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
             &sandbox_settings,
             &[],
             settings.clone(),
-            None,
+            Some("--timeout"),
         )?),
     };
     let plan = gather::Plan {

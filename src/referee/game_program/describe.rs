@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{FaultCause, GameFault, GameProgram, ProgramSettings};
+use super::{GameFault, GameProgram, ProgramSettings};
 use crate::games::program::ProgramGame;
 use crate::games::{GameSetup, SetupError};
 use crate::protocol::game::Refusal;
@@ -40,7 +40,7 @@ impl DescribeError {
     /// Whether the program ran out of its time for an answer: one slow
     /// to start may need more (the user's setting says how much).
     pub fn timed_out(&self) -> bool {
-        matches!(self, DescribeError::Fault(fault) if matches!(fault.cause, FaultCause::Timeout { .. }))
+        matches!(self, DescribeError::Fault(fault) if fault.timed_out())
     }
 }
 

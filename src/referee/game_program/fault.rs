@@ -116,6 +116,11 @@ impl fmt::Display for GameFault {
 }
 
 impl GameFault {
+    /// Whether the program ran out of its time for an answer.
+    pub fn timed_out(&self) -> bool {
+        matches!(self.cause, FaultCause::Timeout { .. })
+    }
+
     /// What the program did, with the request: "did not answer within
     /// 5000 ms (apply request 9 (turn 7))".
     pub fn what(&self) -> String {

@@ -245,7 +245,7 @@ fn to_end(evidence: &Evidence, max_turns: u32, faulted: Option<usize>) -> Item {
 
 fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
     if let Some((index, fault)) = fault
-        && !matches!(fault.cause, FaultCause::Timeout { .. })
+        && !fault.timed_out()
     {
         return fault_item(SOUND, &format!("game {}", index + 1), fault);
     }
@@ -318,24 +318,33 @@ fn differ(
 }
 
 fn fresh(evidence: &Evidence) -> Item {
-    let [first, second] = &evidence.fresh[..] else {
+    let (Some(game), [first, second]) = (evidence.games.first(), &evidence.fresh[..]) else {
         return item(FRESH, Status::Skip, "not judged: no game was played");
     };
-    differ(
+    // The two new processes are compared with each other, not with game 1:
+    // its process had answered other requests first (the parameters').
+    if let Some(failed) = differ(
         FRESH,
         "game 1, played in two new processes",
         first,
         second,
         "a fresh process must answer as the last one did: nothing may depend on the process (Python's hash() of a str is salted per process, and so are Math.random, the time and the pid)",
-    )
-    .unwrap_or_else(|| match (&first.ending, &second.ending) {
-        (Ending::Over, Ending::Over) => {
+    ) {
+        return failed;
+    }
+    // The same answers up to the same fault say little: judged only on a
+    // game played to its end.
+    match (&first.ending, &game.ending) {
+        (Ending::Over, _) => {
             item(FRESH, Status::Pass, "game 1 got the same answers in two new processes")
         }
-        // The same answers up to the same fault say little: judged only
-        // on a game played to its end.
+        (_, Ending::Over) => item(
+            FRESH,
+            Status::Skip,
+            "not judged: replayed in new processes, game 1 went another way than in the first process (the next item judges state kept between games)",
+        ),
         _ => item(FRESH, Status::Skip, "not judged: game 1 did not reach its end (see above)"),
-    })
+    }
 }
 
 fn again(evidence: &Evidence) -> Item {
@@ -446,9 +455,7 @@ fn time(evidence: &Evidence, limit: Duration) -> Item {
         records.iter().enumerate().map(move |(index, record)| (what, index, record))
     })
     .find_map(|(what, index, record)| match &record.ending {
-        Ending::Fault(fault) if matches!(fault.cause, FaultCause::Timeout { .. }) => {
-            Some((what, index, fault))
-        }
+        Ending::Fault(fault) if fault.timed_out() => Some((what, index, fault)),
         _ => None,
     });
     if let Some((what, index, fault)) = timed_out {
