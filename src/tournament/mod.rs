@@ -275,7 +275,7 @@ impl Recorder {
         });
         if self.void >= MAX_GAME_FAULTS {
             anyhow::bail!(
-                "the game program failed {} times: {fault}; the run stops (fix the game, check it with `arena check-game`, and run again: the games played are kept, the void ones are played again)",
+                "the game program failed {} times: {fault}; the run stops (fix the game, check it with `arena check-game`, and run again: the void games are played again, and so are the games of the old version, as a fixed game is a new one)",
                 self.void
             );
         }
@@ -554,7 +554,7 @@ pub async fn run(
     // without them.
     if void > 0 && !stopped {
         anyhow::bail!(
-            "{void} game{} void: the game program failed (the warnings above say how, and where each game's transcript is); the other {} games in {} are kept: fix the game (`arena check-game` helps) and run again to play the void ones (an edited game is a new version, so the games its old version played are played again too)",
+            "{void} game{} void: the game program failed (the warnings above say how); the other {} games in {} are kept: fix the game (`arena check-game` helps) and run again to play the void ones (an edited game is a new version, so the games its old version played are played again too)",
             if void == 1 { " is" } else { "s are" },
             already + played,
             folder.path.display(),
