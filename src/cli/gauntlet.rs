@@ -263,13 +263,8 @@ pub fn challengers_text(tournament: &Tournament, standings: &[Standing]) -> Stri
     let width = ranked.iter().map(|standing| standing.bot.chars().count()).max().unwrap_or(0);
     for (place, standing) in ranked.iter().enumerate() {
         let tally = &standing.tally;
-        let margin = if standing.elo_margin.is_finite() {
-            format!("{:.0}", standing.elo_margin)
-        } else {
-            "?".to_owned()
-        };
         text.push_str(&format!(
-            "  {}. {:<width$}  {:.1}% of {} games ({} won, {} drawn, {} lost), Elo {:+.0} ± {margin}\n",
+            "  {}. {:<width$}  {:.1}% of {} games ({} won, {} drawn, {} lost), Elo {}\n",
             place + 1,
             standing.bot,
             standing.score_percent(),
@@ -277,7 +272,7 @@ pub fn challengers_text(tournament: &Tournament, standings: &[Standing]) -> Stri
             tally.wins,
             tally.draws,
             tally.losses,
-            standing.elo,
+            standing.elo_text(),
         ));
     }
     text

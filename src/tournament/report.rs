@@ -10,7 +10,7 @@ use std::path::Path;
 
 use super::export::Summary;
 use super::history::{HistoryBot, HistoryEntry};
-use super::standings::Standing;
+use super::standings::{Standing, signed};
 use super::store::{GAMES_CSV, TranscriptReader, for_each_row};
 use crate::html_page::{Crosstable, HistoryPoint, PageBot, PageData, PageGame};
 use crate::results::GameRow;
@@ -62,15 +62,6 @@ fn version_of<'a>(summary: &'a Summary<'_>, bot: &str) -> &'a str {
         .map_or("", |recorded| recorded.short_fingerprint())
 }
 
-fn signed(value: f64) -> String {
-    let rounded = value.round();
-    match rounded {
-        0.0 => "0".to_owned(), // -0.4 rounds to -0, which reads as a change
-        _ if rounded > 0.0 => format!("+{rounded}"),
-        _ => format!("{rounded}"),
-    }
-}
-
 fn escape(cell: &str) -> String {
     cell.replace('|', "\\|")
 }
@@ -109,11 +100,7 @@ pub fn markdown(summary: &Summary<'_>) -> String {
             Change::Same(before) => moved(before, standing, ""),
         };
         let tally = &standing.tally;
-        let interval = if standing.elo_margin.is_finite() {
-            format!("{} ± {}", signed(standing.elo), standing.elo_margin.round())
-        } else {
-            format!("{} ± ?", signed(standing.elo))
-        };
+        let interval = standing.elo_text();
         text.push_str(&format!(
             "| {} | {rank_change} | {}{mark} | {} | {} | {} | {} | {} | {:.1}% | {interval} | {elo_change} | {} |\n",
             standing.rank,
@@ -426,15 +413,4 @@ fn without_stderr(transcript: &str) -> String {
         kept.push('\n');
     }
     kept
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn signed_numbers_read_as_changes() {
-        assert_eq!(super::signed(12.6), "+13");
-        assert_eq!(super::signed(-3.5), "-4");
-        assert_eq!(super::signed(-0.4), "0");
-        assert_eq!(super::signed(0.2), "0");
-    }
 }

@@ -397,7 +397,7 @@ fn display_cells(standing: &Standing) -> [String; 10] {
     let [rank, bot, games, wins, draws, losses, points] = count_cells(standing);
     let score = format!("{:.1}%", standing.score_percent());
     let forfeits = standing.tally.forfeits_in_words();
-    [rank, bot, games, wins, draws, losses, points, score, elo_text(standing), forfeits]
+    [rank, bot, games, wins, draws, losses, points, score, standing.elo_text(), forfeits]
 }
 
 /// The cells every standings table starts with: rank, bot, games, wins,
@@ -448,11 +448,26 @@ pub fn standings_text(table: &[Standing]) -> String {
     text
 }
 
-fn elo_text(standing: &Standing) -> String {
-    if standing.elo_margin.is_finite() {
-        format!("{:+.0} ± {:.0}", standing.elo, standing.elo_margin)
-    } else {
-        format!("{:+.0} ± ?", standing.elo)
+/// A rating or a change of one as people read it: signed, whole, halves
+/// away from zero (as the page rounds), and never `-0` (which would read
+/// as a change).
+pub fn signed(value: f64) -> String {
+    let rounded = value.round();
+    match rounded {
+        0.0 => "0".to_owned(),
+        _ if rounded > 0.0 => format!("+{rounded}"),
+        _ => format!("{rounded}"),
+    }
+}
+
+impl Standing {
+    /// Its Elo with the 95% margin: `+35 ± 20`, or `+35 ± ?` when the
+    /// margin is unknown.
+    pub fn elo_text(&self) -> String {
+        match self.elo_margin.is_finite() {
+            true => format!("{} ± {}", signed(self.elo), self.elo_margin.round()),
+            false => format!("{} ± ?", signed(self.elo)),
+        }
     }
 }
 

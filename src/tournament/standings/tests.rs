@@ -158,3 +158,12 @@ fn standings_rank_by_points_and_tables_agree() {
     let crosstable = crosstable_csv(&results, &table);
     assert_eq!(crosstable, "bot,A,B\nA,,1.5\nB,0.5,\n");
 }
+
+#[test]
+fn ratings_read_signed_whole_and_never_minus_zero() {
+    assert_eq!(signed(12.6), "+13");
+    assert_eq!(signed(-3.5), "-4");
+    assert_eq!(signed(2.5), "+3", "halves away from zero, as on the page");
+    assert_eq!(signed(-0.4), "0");
+    assert_eq!(signed(0.2), "0");
+}
