@@ -257,6 +257,14 @@ fn an_sprt_file_runs_with_arena_run() {
     scratch.arena(["report", out.to_str().expect("UTF-8"), "--markdown", page]).assert_success();
     let report = std::fs::read_to_string(&markdown).expect("the report");
     assert!(report.contains("- most games: 600"), "{report}");
+    // --json tells the test as `arena sprt` does.
+    let json = scratch.arena(["run", file.to_str().expect("UTF-8"), "--json"]);
+    let first = json.stdout.lines().next().expect("a run event");
+    let run: serde_json::Value = serde_json::from_str(first).expect("JSON");
+    assert_eq!(run["type"], "run", "{first}");
+    assert_eq!(run["max_games"], 600, "{first}");
+    assert_eq!(run["sprt"]["elo1"], 10.0, "{first}");
+    assert!(run.get("games_per_pair").is_none(), "{first}");
     let sharded = scratch.arena(["run", file.to_str().expect("UTF-8"), "--shard", "1/2"]);
     assert_eq!(sharded.status.code(), Some(2), "{sharded:?}");
 }

@@ -186,7 +186,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             say_settings(&tournament, &sandbox_line, &seeds);
         }
         Verbosity::Json => {
-            let run = serde_json::json!({
+            let mut run = serde_json::json!({
                 "type": "run",
                 "game": tournament.setup.game(),
                 "bots": tournament.bots.iter().map(|bot| &bot.name).collect::<Vec<_>>(),
@@ -198,6 +198,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 "sandbox": sandbox_line,
                 "seed_key": tournament.settings.seed_key.fingerprint(),
             });
+            // As `arena sprt` tells a test: its settings and most games.
+            if let Some(sprt) = tournament.sprt {
+                let fields = run.as_object_mut().expect("an object");
+                fields.remove("games_per_pair");
+                fields.insert("sprt".to_owned(), serde_json::json!(sprt));
+                fields.insert("max_games".to_owned(), tournament.games_per_pair.into());
+            }
             crate::say!("{run}");
         }
         Verbosity::Quiet => {}

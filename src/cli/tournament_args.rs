@@ -315,11 +315,13 @@ fn openings_line(tournament: &Tournament) -> Option<String> {
     let openings = tournament.openings.as_ref()?;
     let entries = openings.entries.len() as u64;
     let setups = u64::from(tournament.games_per_pair) / 2;
+    // A test stops when it decides: its count is the most it plays.
+    let most = if tournament.sprt.is_some() { "at most " } else { "" };
     let played = match setups.cmp(&entries) {
-        std::cmp::Ordering::Less => format!("the first {setups} of its {entries} setups"),
-        std::cmp::Ordering::Equal => format!("its {entries} setups"),
+        std::cmp::Ordering::Less => format!("{most}the first {setups} of its {entries} setups"),
+        std::cmp::Ordering::Equal => format!("{most}its {entries} setups"),
         std::cmp::Ordering::Greater => {
-            format!("its {entries} setups, cycled to make {setups} per pair")
+            format!("its {entries} setups, cycled to make {most}{setups} per pair")
         }
     };
     Some(format!("openings: {}: {played}, each in both seat orders", openings.path.display()))
