@@ -179,11 +179,11 @@ fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
         ("game".to_owned(), settings.game.to_string()),
         ("params".to_owned(), serde_json::to_string(&settings.params).unwrap_or_default()),
         ("seed".to_owned(), settings.seed.to_string()),
-        match settings.sprt {
-            // A test plays until it decides: its most games.
-            Some(_) => ("most games".to_owned(), settings.games_per_pair.to_string()),
-            None => ("games per pair".to_owned(), settings.games_per_pair.to_string()),
-        },
+        // A test plays until it decides: its count is its most games.
+        (
+            if settings.sprt.is_some() { "most games" } else { "games per pair" }.to_owned(),
+            settings.games_per_pair.to_string(),
+        ),
     ];
     // Which rules were played, as a bot's version says which bot played.
     if let Some(program) = &settings.game_program {
