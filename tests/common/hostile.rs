@@ -9,6 +9,9 @@ use super::{Row, Run, Scratch, read_games_csv, repo_dir};
 /// program file touches nothing in the repository.
 pub const VICTIM: &str = "random_bot";
 
+/// The game a hostile bot plays unless a test names another.
+pub const GAME: &str = "number-snatch";
+
 /// One run of the hostile bot (seat 1 of a one-game match) against the
 /// victim (seat 2).
 pub struct Attack {
@@ -57,6 +60,19 @@ pub fn attack_in(
     sandbox: bool,
     extra: &[&str],
 ) -> Attack {
+    attack_in_game(scratch, GAME, hostile, name, argument, sandbox, extra)
+}
+
+/// [`attack_in`] on `game` (a built-in id or a game program's command).
+pub fn attack_in_game(
+    scratch: Scratch,
+    game: &str,
+    hostile: &str,
+    name: &str,
+    argument: Option<&str>,
+    sandbox: bool,
+    extra: &[&str],
+) -> Attack {
     let out = scratch.out();
     let hostile_command = match argument {
         Some(argument) => format!("{hostile} {name} {}", shell_words::quote(argument)),
@@ -71,7 +87,7 @@ pub fn attack_in(
         args.push("--no-sandbox");
     }
     args.extend_from_slice(extra);
-    let run = play_hostile(&scratch, &hostile_command, &args);
+    let run = play_hostile_in(&scratch, game, &hostile_command, &args);
     // An attack on the results may leave games.csv unreadable: no rows then.
     let rows = std::panic::catch_unwind(|| read_games_csv(&out)).unwrap_or_default();
     let outcome = reported_outcome(&out, name).unwrap_or_default();
@@ -81,10 +97,15 @@ pub fn attack_in(
 /// Plays one game of Number Snatch: `hostile` (a command line) in seat 1
 /// against a copy of the victim, with `extra` arguments.
 pub fn play_hostile(scratch: &Scratch, hostile: &str, extra: &[&str]) -> Run {
+    play_hostile_in(scratch, GAME, hostile, extra)
+}
+
+/// [`play_hostile`] on `game`.
+pub fn play_hostile_in(scratch: &Scratch, game: &str, hostile: &str, extra: &[&str]) -> Run {
     let victim = format!("python3 {}", victim_copy(scratch).display());
     let out = scratch.out();
     let out = out.to_str().expect("a UTF-8 path");
-    let mut args = vec!["match", "number-snatch", hostile, &victim, "--games", "1", "--out", out];
+    let mut args = vec!["match", game, hostile, &victim, "--games", "1", "--out", out];
     args.extend_from_slice(extra);
     scratch.arena(&args)
 }
@@ -110,9 +131,18 @@ pub fn reported_outcome(out: &Path, name: &str) -> Option<String> {
 /// Runs `name` with the sandbox off (it must succeed) and on (it must
 /// fail); returns both runs.
 pub fn both_ways(name: &str, argument: Option<&str>) -> (Attack, Attack) {
-    let open = attack(name, argument, false);
+    both_ways_in(GAME, name, argument)
+}
+
+/// [`both_ways`] on `game`.
+pub fn both_ways_in(game: &str, name: &str, argument: Option<&str>) -> (Attack, Attack) {
+    let attack = |sandbox| {
+        let hostile = "tests/fixtures/hostile.py";
+        attack_in_game(Scratch::new(), game, hostile, name, argument, sandbox, &[])
+    };
+    let open = attack(false);
     assert!(open.succeeded(), "{name} without the sandbox: {}\n{:?}", open.outcome, open.run);
-    let closed = attack(name, argument, true);
+    let closed = attack(true);
     assert!(
         closed.outcome.starts_with("failed"),
         "{name} with the sandbox: {:?}\n{:?}",

@@ -29,7 +29,8 @@ impl Unprivileged {
             std::fs::copy(repo_dir().join("tests/fixtures").join(file), fixtures.join(file))
                 .expect("copying a fixture");
         }
-        let copies: [(PathBuf, &str); 5] = [
+        let copies: [(PathBuf, &str); 6] = [
+            (repo_dir().join("tests/fixtures/games/tinygame.py"), "fixtures/tinygame.py"),
             (repo_dir().join("bots/python/random_bot.py"), "random_bot.py"),
             (repo_dir().join("bots/javascript/random_bot.js"), "random_bot.js"),
             (rust_random_bot().to_owned(), "random-bot"),

@@ -1,0 +1,147 @@
+//! The game program's box against a hostile bot. A game program runs in a
+//! box of its own, as a bot does; a bot that reached it could void a game
+//! it is losing (a game program that dies or answers wrongly voids the
+//! game, and no bot is charged), or read both seats' views in its output.
+//! tests/fixtures/hostile.py attacks the game program
+//! (tests/fixtures/games/tinygame.py, whose hands are secret) at its first
+//! move: with the sandbox off the attack works, with it on it fails and
+//! the game is played to its end. The other way round, a game program
+//! that reached the bots could have one charged with a crash.
+
+#[allow(dead_code)]
+mod common;
+
+use common::hostile::{Attack, VICTIM, both_ways_in, reported_outcome};
+use common::unprivileged::Unprivileged;
+use common::{PYTHON_RANDOM_BOT, Run, Scratch, read_games_csv};
+
+const GAME: &str = "tests/fixtures/games/tinygame.py";
+
+/// Without the sandbox: the game is void and `cause` says why.
+fn assert_void(open: &Attack, cause: &str) {
+    assert!(open.rows.is_empty(), "{:?}", open.rows);
+    assert!(open.run.stderr.contains("game 1 (hostile vs random_bot"), "{}", open.run.stderr);
+    assert!(open.run.stderr.contains(cause), "{}", open.run.stderr);
+}
+
+/// With the sandbox: the game was played to its end.
+fn assert_played(closed: &Attack) {
+    assert_eq!(closed.rows.len(), 1, "{}", closed.run.stderr);
+    assert_eq!(&closed.rows[0]["reason"], "normal", "{:?}", closed.rows[0]);
+    assert!(closed.outcome.contains("no game program found"), "{}", closed.outcome);
+}
+
+#[test]
+fn a_bot_cannot_void_a_game_by_killing_the_game_program() {
+    let (open, closed) = both_ways_in(GAME, "kill-game", None);
+    assert_void(&open, "was killed by signal 9 (SIGKILL) instead of answering apply request");
+    assert_played(&closed);
+}
+
+#[test]
+fn a_bot_cannot_answer_in_the_game_programs_name() {
+    let (open, closed) = both_ways_in(GAME, "answer-for-game", None);
+    assert_void(&open, r#"answer: {"type":"step","forged":"by a bot"}"#);
+    assert_played(&closed);
+}
+
+#[test]
+fn a_bot_cannot_read_the_game_programs_output() {
+    let (_, closed) = both_ways_in(GAME, "read-game-output", None);
+    assert_played(&closed);
+}
+
+#[test]
+fn a_bot_cannot_trace_the_game_program() {
+    let (_, closed) = both_ways_in(GAME, "ptrace-game", None);
+    assert_played(&closed);
+}
+
+/// A game of tinygame with the flaw `kill-bots` (at turn 1 it kills the
+/// processes beside it), the sandbox on or off: the run, the rows of
+/// games.csv and what the game said it killed.
+fn game_kills_bots(sandbox: bool) -> (Run, Vec<common::Row>, String) {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let mut args = vec![
+        "match",
+        "tests/fixtures/games/tinygame.py --flaw kill-bots",
+        PYTHON_RANDOM_BOT,
+        PYTHON_RANDOM_BOT,
+        "--games",
+        "1",
+        "--seed",
+        "8",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ];
+    if !sandbox {
+        args.push("--no-sandbox");
+    }
+    let run = scratch.arena(&args);
+    run.assert_success();
+    let said = std::fs::read_to_string(out.join("logs/game-000001-game.log")).unwrap_or_default();
+    (run, read_games_csv(&out), said)
+}
+
+#[test]
+fn a_game_program_cannot_kill_the_bots() {
+    let (_, open, said) = game_kills_bots(false);
+    assert!(said.contains("kill-bots: killed 2 processes"), "{said}");
+    // Without the box, arena cannot tell: the bot to move is charged.
+    assert_eq!(&open[0]["reason"], "crash", "{:?}", open[0]);
+    assert!(open[0]["forfeit_detail"].contains("killed by signal 9"), "{:?}", open[0]);
+    let (run, closed, said) = game_kills_bots(true);
+    assert!(said.contains("kill-bots: killed 0 processes"), "{said}");
+    assert_eq!(&closed[0]["reason"], "normal", "{:?} {}", closed[0], run.stderr);
+}
+
+/// The same attacks, the bots' and the game's, fail when the arena is run
+/// by an unprivileged user (uid 65534 through setpriv when the tests run
+/// as root).
+#[test]
+fn the_game_programs_box_holds_when_the_arena_runs_as_an_unprivileged_user() {
+    let place = Unprivileged::new();
+    for name in ["kill-game", "answer-for-game", "read-game-output", "ptrace-game"] {
+        let out = place.out(name);
+        let hostile = format!("fixtures/hostile.py {name}");
+        let run = place.arena(&[
+            "match",
+            "python3 fixtures/tinygame.py",
+            &hostile,
+            "python3 random_bot.py",
+            "--name1",
+            "hostile",
+            "--name2",
+            VICTIM,
+            "--games",
+            "1",
+            "--seed",
+            "8",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ]);
+        run.assert_success();
+        let outcome = reported_outcome(&out, name).unwrap_or_default();
+        assert!(outcome.starts_with("failed"), "{name} as an unprivileged user: {outcome}");
+        assert!(outcome.contains("no game program found"), "{name}: {outcome}");
+        let rows = read_games_csv(&out);
+        assert_eq!(rows.len(), 1, "{name}: {}", run.stderr);
+        assert_eq!(&rows[0]["reason"], "normal", "{name}: {:?}", rows[0]);
+    }
+    let out = place.out("kill-bots");
+    let run = place.arena(&[
+        "match",
+        "python3 fixtures/tinygame.py --flaw kill-bots",
+        "python3 random_bot.py",
+        "python3 random_bot.py",
+        "--games",
+        "1",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    run.assert_success();
+    let said = std::fs::read_to_string(out.join("logs/game-000001-game.log")).unwrap_or_default();
+    assert!(said.contains("kill-bots: killed 0 processes"), "{said}");
+    assert_eq!(&read_games_csv(&out)[0]["reason"], "normal", "{}", run.stderr);
+}
