@@ -3,7 +3,9 @@
 //! A game's setup seed decides its setup and is public (games.csv has it).
 //! Each seat gets a seed of its own in `start`, derived from the setup seed
 //! with a key bots never see, so that a bot seeding its randomness from its
-//! seed cannot be predicted by the other seat.
+//! seed cannot be predicted by the other seat. A game program's seed is
+//! derived with the same key: what it deals may be secret (dice, a hand),
+//! and a public seed would let a bot deal it too.
 
 use std::hash::Hasher;
 
@@ -149,6 +151,18 @@ impl SeedKey {
         hasher.write_u8(seat.number());
         hasher.finish() & MAX_SEED
     }
+
+    /// The seed a game program gets in `init` for a game set up with
+    /// `setup_seed`, at most [`MAX_SEED`]: as a seat's seed, keyed (a seat
+    /// is numbered 1 or 2; the game is 0), so that no bot can work out a
+    /// secret deal from the public setup seed. The two games of a setup
+    /// still get the same one.
+    pub fn game_seed(&self, setup_seed: u64) -> u64 {
+        let mut hasher = SipHasher24::new_with_keys(self.halves[0], self.halves[1]);
+        hasher.write_u64(setup_seed);
+        hasher.write_u8(0);
+        hasher.finish() & MAX_SEED
+    }
 }
 
 #[cfg(test)]
@@ -167,6 +181,15 @@ mod tests {
         assert_ne!(secret.seat_seed(7, Seat::One), public.seat_seed(7, Seat::One));
         assert_ne!(secret.seat_seed(7, Seat::One), secret.seat_seed(8, Seat::One));
         assert!(secret.seat_seed(u64::MAX, Seat::Two) <= MAX_SEED);
+        // A game program's seed is keyed too, and neither seat's.
+        assert_eq!(secret.game_seed(7), SeedKey::from_secret("a CI secret").game_seed(7));
+        assert_ne!(secret.game_seed(7), public.game_seed(7));
+        assert_ne!(secret.game_seed(7), secret.game_seed(8));
+        assert_ne!(secret.game_seed(7), 7);
+        for seat in Seat::BOTH {
+            assert_ne!(secret.game_seed(7), secret.seat_seed(7, seat));
+        }
+        assert!(secret.game_seed(u64::MAX) <= MAX_SEED);
         assert!(secret.is_secret() && !public.is_secret());
         assert!(!format!("{secret:?}").contains(&secret.halves[0].to_string()));
     }

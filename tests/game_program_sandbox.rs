@@ -1,12 +1,18 @@
-//! The game program's box against a hostile bot. A game program runs in a
-//! box of its own, as a bot does; a bot that reached it could void a game
-//! it is losing (a game program that dies or answers wrongly voids the
-//! game, and no bot is charged), or read both seats' views in its output.
+//! What a bot can reach of a game program: its process, and what it deals.
+//!
+//! A game program runs in a box of its own, as a bot does; a bot that
+//! reached it could void a game it is losing (a game program that dies or
+//! answers wrongly voids the game, and no bot is charged), or read both
+//! seats' views in its output.
 //! tests/fixtures/hostile.py attacks the game program
 //! (tests/fixtures/games/tinygame.py, whose hands are secret) at its first
 //! move: with the sandbox off the attack works, with it on it fails and
 //! the game is played to its end. The other way round, a game program
 //! that reached the bots could have one charged with a crash.
+//!
+//! A random game's deal is kept from the bots too: the seed its program
+//! gets is keyed (the setup seeds are public), and its bots start afresh
+//! every game (the two games of a setup deal alike, the seats swapped).
 
 #[allow(dead_code)]
 mod common;
@@ -144,4 +150,99 @@ fn the_game_programs_box_holds_when_the_arena_runs_as_an_unprivileged_user() {
     let said = std::fs::read_to_string(out.join("logs/game-000001-game.log")).unwrap_or_default();
     assert!(said.contains("kill-bots: killed 0 processes"), "{said}");
     assert_eq!(&read_games_csv(&out)[0]["reason"], "normal", "{}", run.stderr);
+}
+
+/// Two bots that remember (tests/fixtures/remembers.py) play a setup of
+/// tinygame run with `flaw`: what each said at the start of the second game,
+/// as (its hand, the other seat's hand it remembers, if it does).
+fn remembered(flaw: &str) -> Vec<(String, Option<String>)> {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let game = format!("tests/fixtures/games/tinygame.py {flaw}");
+    let run = scratch.arena([
+        "match",
+        &game,
+        "tests/fixtures/remembers.py",
+        "tests/fixtures/remembers.py",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    run.assert_success();
+    ["seat1", "seat2"]
+        .map(|seat| {
+            let log = std::fs::read_dir(out.join("logs"))
+                .expect("logs")
+                .flatten()
+                .map(|entry| entry.path())
+                .find(|path| {
+                    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                    name.starts_with("game-000002") && name.contains(seat)
+                })
+                .expect("a log of the second game");
+            let text = std::fs::read_to_string(&log).expect("the log");
+            let said = text
+                .lines()
+                .find_map(|line| line.strip_prefix("remembers: hand "))
+                .unwrap_or_else(|| panic!("{}: {text}", log.display()));
+            let (hand, memory) = said.split_once("; ").expect("hand; memory");
+            let other = memory.strip_prefix("the other seat holds ").map(str::to_owned);
+            (hand.to_owned(), other)
+        })
+        .into()
+}
+
+#[test]
+fn a_random_games_bots_start_afresh_so_none_remembers_a_deal() {
+    // Declared not random (though it deals from the seed), the game keeps
+    // the bots alive: in the second game of the setup each bot knows the
+    // other seat's hand, its own of the first game.
+    let open = remembered("--flaw hides-random");
+    assert_eq!(open[0].1.as_deref(), Some(open[1].0.as_str()), "{open:?}");
+    assert_eq!(open[1].1.as_deref(), Some(open[0].0.as_str()), "{open:?}");
+    // Declared random: fresh processes, which remember nothing.
+    let closed = remembered("");
+    assert!(closed.iter().all(|(_, other)| other.is_none()), "{closed:?}");
+}
+
+/// A match of tinygame under seat-seed key `key`: the setup seed of its
+/// game (games.csv) and the seed its program was given.
+fn seeds_under(key: &str) -> (u64, u64) {
+    let scratch = Scratch::new().with_seed_key(key);
+    let out = scratch.out();
+    let run = scratch.arena([
+        "match",
+        GAME,
+        PYTHON_RANDOM_BOT,
+        PYTHON_RANDOM_BOT,
+        "--games",
+        "1",
+        "--seed",
+        "5",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    run.assert_success();
+    let setup = read_games_csv(&out)[0].number("seed");
+    let log = std::fs::read_to_string(out.join("logs/game-000001-game.log")).expect("its log");
+    let given = log
+        .split_once(", seed ")
+        .and_then(|(_, rest)| rest.lines().next())
+        .and_then(|seed| seed.parse().ok())
+        .unwrap_or_else(|| panic!("no seed in the game's log: {log}"));
+    (setup, given)
+}
+
+#[test]
+fn a_game_program_is_given_a_keyed_seed_not_the_public_one() {
+    let (setup, given) = seeds_under("one key");
+    // games.csv and the terminal show the setup seed: a program dealing
+    // from it would deal what any bot can.
+    assert_ne!(given, setup);
+    let (other_setup, other_given) = seeds_under("another key");
+    assert_eq!(other_setup, setup, "the setup seed is the run's, not the key's");
+    assert_ne!(other_given, given, "the game's seed is the key's");
+    // The same key deals the same again (a resume, a shard).
+    assert_eq!(seeds_under("one key"), (setup, given));
 }

@@ -76,7 +76,8 @@ pub struct TournamentArgs {
     pub game_timeout: Option<Duration>,
     /// Start fresh bot processes for every game (by default a process plays
     /// game after game, and is restarted only after a timeout, crash or
-    /// malformed output).
+    /// malformed output; a game program that declares itself random always
+    /// has fresh ones).
     #[arg(long)]
     pub restart_each_game: bool,
     /// An openings file: one setup a line, such as {"seed": 42} or
@@ -305,6 +306,12 @@ pub fn say_settings(tournament: &Tournament, sandbox_line: &str, seeds: &str) {
         crate::say!("{line}");
     }
     crate::say!("{sandbox_line}; {seeds}");
+    if tournament.restarts_every_game() && tournament.restart != Restart::EveryGame {
+        crate::say!(
+            "bots start afresh every game: {} deals at random, and the two games of a setup deal alike, which a bot kept alive would remember",
+            tournament.setup.game().title()
+        );
+    }
     if let Some(line) = tournament_time_line(tournament) {
         crate::say!("{line}");
     }

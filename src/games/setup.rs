@@ -52,6 +52,13 @@ impl GameRef {
             GameRef::Program(program) => Some(program),
         }
     }
+
+    /// Whether the game is a program that declares itself random: what it
+    /// deals may be hidden from a seat (arena cannot tell), which no
+    /// built-in game's setup is.
+    pub fn is_random_program(&self) -> bool {
+        self.program().is_some_and(|program| program.declaration.random)
+    }
 }
 
 impl fmt::Display for GameRef {

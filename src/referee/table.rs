@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 use super::game_program::GameFault;
 use crate::games::{Game, GameSetup, MoveValue, Outcome, Played, Seat};
 use crate::json::WriteJson;
+use crate::seeds::SeedKey;
 
 /// A game in play.
 pub trait Table {
@@ -92,6 +93,13 @@ pub trait Rules {
     /// process).
     fn stop(&mut self) -> impl Future<Output = ()> {
         std::future::ready(())
+    }
+
+    /// The seed a game set up with `setup_seed` is set up from: the setup
+    /// seed itself for a built-in game (whose setups are public, and pinned
+    /// by it), a keyed one for a game program (whose deal may be secret).
+    fn seed_for(&self, setup_seed: u64, _key: &SeedKey) -> u64 {
+        setup_seed
     }
 
     /// Sets up the game of `setup` from `seed`.

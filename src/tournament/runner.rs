@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::Pending;
 use super::Recorder;
-use super::config::{Restart, Tournament};
+use super::config::Tournament;
 use super::schedule::Schedule;
 use crate::referee::{Bot, BotCommand, GameProgram, GameReport, Rules, Settings, play_game};
 use crate::with_rules;
@@ -308,7 +308,7 @@ async fn work<R: Rules>(
                     break 'jobs;
                 }
             };
-            if tournament.restart == Restart::EveryGame {
+            if tournament.restarts_every_game() {
                 stop_all(&mut held, settings).await;
             }
             let transcript = report.transcript.take();

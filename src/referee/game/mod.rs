@@ -96,7 +96,8 @@ pub async fn play_game<R: Rules>(
             state,
         );
     };
-    let mut report = match rules.set_up(setup, seed).await {
+    let rules_seed = rules.seed_for(seed, &settings.seed_key);
+    let mut report = match rules.set_up(setup, rules_seed).await {
         Err(fault) => {
             let null = serde_json::value::RawValue::from_string("null".into()).expect("JSON");
             header(&mut referee, &null);

@@ -32,6 +32,7 @@ use crate::protocol::game::{
     Answer, GameRequestKind, Refusal, Step, apply_request, hello_request, init_request,
     parse_answer,
 };
+use crate::seeds::SeedKey;
 
 /// Longest line a game program may answer with: a step holds both views
 /// and the legal moves, so it may be far longer than a bot's reply.
@@ -432,6 +433,10 @@ impl Rules for GameProgram {
 
     async fn stop(&mut self) {
         GameProgram::stop(self).await;
+    }
+
+    fn seed_for(&self, setup_seed: u64, key: &SeedKey) -> u64 {
+        key.game_seed(setup_seed)
     }
 
     async fn set_up<'r>(

@@ -87,6 +87,15 @@ pub struct Tournament {
 }
 
 impl Tournament {
+    /// Whether each game starts every bot afresh: as `restart` says, and
+    /// always with a game program that declares itself random. The two
+    /// games of a setup deal alike, the seats swapped: a bot kept alive
+    /// from the first would know in the second what the other seat holds
+    /// (its own hand of the first game).
+    pub fn restarts_every_game(&self) -> bool {
+        self.restart == Restart::EveryGame || self.setup.game().is_random_program()
+    }
+
     /// What no bot may read: the results folder, what the run's setups are
     /// made from (the tournament file and its openings file), and the
     /// seat-seed key's file.
