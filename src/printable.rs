@@ -12,6 +12,13 @@ fn is_hazard(c: char) -> bool {
         || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// The first character of `text` that would change how a terminal shows
+/// what follows, if it has one: what a text shown as it is (a name, a game
+/// program's title) must not hold.
+pub fn hazard(text: &str) -> Option<char> {
+    text.chars().find(|&c| is_hazard(c))
+}
+
 /// `text` with every hazardous character written as an escape (`\n`,
 /// `\u{1b}`, `\u{202e}`); unchanged (and not copied) when it has none.
 pub fn printable(text: &str) -> Cow<'_, str> {
@@ -37,7 +44,7 @@ pub fn printable(text: &str) -> Cow<'_, str> {
 /// lines. Printable, no spreadsheet formula start, no path separator, and at
 /// most 64 characters.
 pub fn check_bot_name(name: &str) -> Result<(), String> {
-    if let Some(c) = name.chars().find(|&c| is_hazard(c)) {
+    if let Some(c) = hazard(name) {
         return Err(format!(
             "a name may not hold control characters (found {})",
             printable(&c.to_string())

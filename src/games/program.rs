@@ -131,6 +131,23 @@ impl Declaration {
 
     fn check(&self) -> Result<(), String> {
         check_game_name(&self.name)?;
+        // Shown as they are: on the terminal, in check-game's report, in
+        // the Markdown report.
+        let texts = [("title", &self.title), ("version", &self.version)];
+        let params = self.params.iter().flat_map(|spec| {
+            let choices = spec.choices.iter().flatten().map(|choice| ("choices", choice));
+            spec.doc.iter().map(|doc| ("doc", doc)).chain(choices)
+        });
+        let texts = texts.into_iter().filter_map(|(field, text)| Some((field, text.as_ref()?)));
+        for (field, text) in texts.chain(params) {
+            if let Some(c) = crate::printable::hazard(text) {
+                return Err(format!(
+                    "`{field}` holds a control character ({}), which would reach a terminal as it is: {}",
+                    crate::printable::printable(&c.to_string()),
+                    crate::printable::printable(text)
+                ));
+            }
+        }
         if self.seats != 2 {
             return Err(format!("`seats` is {}: arena plays two-seat games only", self.seats));
         }
@@ -511,6 +528,16 @@ mod tests {
         assert!(bad(json!({"params": twice})).contains("declared twice"));
         let default = json!([{"name": "n", "type": "integer", "min": 1, "max": 3, "default": 5}]);
         assert!(bad(json!({"params": default})).contains("its default 5"));
+        // Texts shown as they are hold no control characters.
+        let title = bad(json!({"title": "Four\u{1b}]0;pwned\u{7}"}));
+        let said = r"`title` holds a control character (\u{1b}), which would reach a terminal as it is: Four\u{1b}]0;pwned\u{7}";
+        assert_eq!(title, said);
+        assert!(bad(json!({"version": "1\u{202e}"})).contains("`version`"));
+        let doc = json!([{"name": "n", "type": "integer", "default": 5, "doc": "a\rb"}]);
+        assert!(bad(json!({"params": doc})).contains("`doc`"));
+        let choices =
+            json!([{"name": "s", "type": "string", "choices": ["x", "\u{1b}[2J"], "default": "x"}]);
+        assert!(bad(json!({"params": choices})).contains("`choices`"));
         let unknown = json!([{"name": "n", "type": "integer", "default": 5, "step": 2}]);
         assert!(
             bad(json!({"params": unknown})).contains("step"),

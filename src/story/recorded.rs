@@ -17,6 +17,7 @@ use super::{HeaderProgram, Line, LineError, Told};
 use crate::games::narrate::{player, readable_json};
 use crate::games::program::{JsonMove, Moves};
 use crate::games::{Outcome, Played, Seat};
+use crate::printable::printable;
 use crate::protocol::game::{Answer, GameRequestKind, Step, parse_answer};
 use crate::referee::game_program::{FaultCause, GameFault, GameRequest};
 use crate::referee::table::Table;
@@ -107,8 +108,17 @@ impl Recorded {
     }
 }
 
+/// A value the program wrote, in readable lines, each made printable (a
+/// JSON string may hold a bidirectional override as it is).
 fn json_lines(text: &str) -> Vec<String> {
-    serde_json::from_str(text).map_or_else(|_| vec![text.to_owned()], |value| readable_json(&value))
+    let lines = serde_json::from_str(text)
+        .map_or_else(|_| vec![text.to_owned()], |value| readable_json(&value));
+    lines.iter().map(|line| printable(line).into_owned()).collect()
+}
+
+/// The program's words (`text`), a line each, made printable.
+fn shown_lines(text: &str) -> Vec<String> {
+    text.lines().map(|line| printable(line).into_owned()).collect()
 }
 
 impl Table for Recorded {
@@ -183,23 +193,25 @@ impl Table for Recorded {
 
 impl Told for Recorded {
     fn title(&self) -> String {
-        self.title.clone()
+        printable(&self.title).into_owned()
     }
 
     fn board(&self) -> Vec<String> {
         match &self.step().text {
-            Some(text) => text.lines().map(str::to_owned).collect(),
+            Some(text) => shown_lines(text),
             None => self.readable(),
         }
     }
 
     fn tell_turn(_before: &Self, moves: &[Played<JsonMove>], after: &Self) -> Vec<String> {
         if let Some(text) = &after.step().text {
-            return text.lines().map(str::to_owned).collect();
+            return shown_lines(text);
         }
         let mut lines: Vec<String> = moves
             .iter()
-            .map(|played| format!("{} plays {}.", player(played.seat), played.mv.raw()))
+            .map(|played| {
+                format!("{} plays {}.", player(played.seat), printable(played.mv.raw().as_str()))
+            })
             .collect();
         lines.extend(after.readable());
         lines
@@ -256,6 +268,17 @@ mod tests {
         let turn = story.iter().position(|line| line == "Player 1 takes both stones").unwrap();
         assert_eq!(story[turn + 1], "and wins.");
         assert_eq!(story.last().unwrap(), "Reason: normal");
+    }
+
+    #[test]
+    fn a_game_programs_words_reach_no_terminal_raw() {
+        let hostile = transcript(true, RESULT)
+            .replace("Two stones on the table.", r"Two stones\u001b[2J on the table.")
+            .replace("Tiny Game", r"Tiny\u202eGame");
+        let story = tell(&hostile).unwrap();
+        assert!(story.iter().all(|line| !line.contains(['\u{1b}', '\u{202e}'])), "{story:#?}");
+        assert!(story.contains(&r"Two stones\u{1b}[2J on the table.".to_owned()), "{story:#?}");
+        assert!(story[0].starts_with(r"Tiny\u{202e}Game"), "{}", story[0]);
     }
 
     #[test]

@@ -105,9 +105,13 @@ pub struct Refusal {
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The program's words, made printable: they reach the terminal.
+        let message = crate::printable::printable(&self.message);
         match &self.param {
-            Some(param) => write!(f, "parameter `{param}`: {}", self.message),
-            None => f.write_str(&self.message),
+            Some(param) => {
+                write!(f, "parameter `{}`: {message}", crate::printable::printable(param))
+            }
+            None => f.write_str(&message),
         }
     }
 }
@@ -536,6 +540,11 @@ mod tests {
         );
         let Ok(Answer::Refuse(refusal)) = refused else { panic!("{refused:?}") };
         assert_eq!(refusal.to_string(), "parameter `rows`: must be even");
+        // The program's words reach the terminal: made printable.
+        let refused =
+            answer(r#"{"type":"refuse","id":2,"message":"no\u001b[2J"}"#, GameRequestKind::Init);
+        let Ok(Answer::Refuse(refusal)) = refused else { panic!("{refused:?}") };
+        assert_eq!(refusal.to_string(), r"no\u{1b}[2J");
         assert!(
             answer(r#"{"type":"refuse","id":2,"message":"no"}"#, GameRequestKind::Apply).is_err()
         );
