@@ -283,7 +283,7 @@ impl GameProgram {
 }
 
 /// A request or answer made printable and cut to a readable length.
-fn quote(line: &[u8]) -> String {
+pub fn quote(line: &[u8]) -> String {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let text = String::from_utf8_lossy(line);
     let text = crate::printable::printable(&text);

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::gather::{Ending, Evidence, Record, refusal};
 use crate::games::Seat;
 use crate::protocol::game::{Answer, BadAnswerKind, GameRequestKind};
-use crate::referee::game_program::FaultCause;
+use crate::referee::game_program::{FaultCause, quote};
 use crate::referee::{GameFault, Stopped};
 
 mod secrecy;
@@ -269,8 +269,8 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
                             index + 1,
                             exchange.request
                         ),
-                        request: Some(text(&exchange.request_line)),
-                        answer: Some(text(&exchange.line)),
+                        request: Some(quote(&exchange.request_line)),
+                        answer: Some(quote(&exchange.line)),
                         hint: Some("list each legal move once".to_owned()),
                     };
                 }
@@ -284,15 +284,6 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
     )
 }
 
-fn text(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(line.strip_suffix(b"\n").unwrap_or(line)).into_owned();
-    if text.chars().count() > 300 {
-        format!("{}…", text.chars().take(300).collect::<String>())
-    } else {
-        text
-    }
-}
-
 /// Fails `title` when two records of one game differ, quoting the
 /// request and both answers.
 fn differ(
@@ -303,13 +294,14 @@ fn differ(
     hint: &str,
 ) -> Option<Item> {
     let (at, why) = first.difference(second)?;
-    let quote = |record: &Record| record.exchanges.get(at).map(|exchange| text(&exchange.line));
+    let answer_of =
+        |record: &Record| record.exchanges.get(at).map(|exchange| quote(&exchange.line));
     Some(Item {
         title,
         status: Status::Fail,
         evidence: format!("{what} (seed {}): answer {} differs: {why}", first.seed, at + 1),
-        request: first.exchanges.get(at).map(|exchange| text(&exchange.request_line)),
-        answer: match (quote(first), quote(second)) {
+        request: first.exchanges.get(at).map(|exchange| quote(&exchange.request_line)),
+        answer: match (answer_of(first), answer_of(second)) {
             (Some(one), Some(other)) => Some(format!("{one}\n        then: {other}")),
             (one, other) => one.or(other),
         },
