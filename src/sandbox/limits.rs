@@ -115,7 +115,12 @@ pub fn limit_hit(
     let said = |words: &[&str]| words.iter().any(|word| tail.contains(word));
     if said(&["MemoryError", "out of memory", "Cannot allocate memory", "memory allocation of"]) {
         Some(format!("probably over its memory limit ({})", show_size(limits.memory)))
-    } else if said(&["Resource temporarily unavailable", "can't start new thread", "fork: retry"]) {
+    } else if said(&["can't start new thread", "fork: retry"])
+        // EAGAIN, which a non-blocking read or lock gives too: only where
+        // a process or thread was being made.
+        || said(&["Resource temporarily unavailable"])
+            && said(&["fork", "thread", "spawn", "clone", "posix_spawn", "exec"])
+    {
         Some(format!("probably over its process limit ({} processes)", limits.processes))
     } else if said(&["Too many open files"]) {
         Some(format!("probably over its open files limit ({})", limits.open_files))
@@ -142,6 +147,12 @@ mod tests {
                 .contains("64 MiB")
         );
         assert!(limit_hit(&limits, None, None, b"...\nMemoryError\n").unwrap().contains("1 GiB"));
+        // EAGAIN names the process limit only where a process was made.
+        let forked =
+            b"    pid = os.fork()\nBlockingIOError: [Errno 11] Resource temporarily unavailable\n";
+        assert!(limit_hit(&limits, None, None, forked).unwrap().contains("process limit"));
+        let locked = b"    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nBlockingIOError: [Errno 11] Resource temporarily unavailable\n";
+        assert_eq!(limit_hit(&limits, None, None, locked), None);
         assert_eq!(limit_hit(&limits, None, Some(11), b"ok"), None);
         let killed = limit_hit(&limits, Some(LimitReached::Memory), Some(9), b"").unwrap();
         assert_eq!(killed, "over its memory limit (1 GiB)");
