@@ -160,6 +160,18 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
 }
 
 #[test]
+fn a_game_whose_answers_pass_what_arena_keeps_of_a_game_is_at_fault() {
+    // arena holds a game's transcript until the game ends: `bloats` pads
+    // every step with 48 MiB, past 256 MiB at its sixth answer.
+    let scratch = Scratch::new();
+    let run = match_of(&scratch, &tiny("bloats"), 1, &["--game-timeout", "60s"]);
+    assert_eq!(run.status.code(), Some(1), "{}", run.stderr);
+    let cause = "answered with more than 256 MiB in one game, the most arena keeps of a game until it ends (apply request 6 (turn 5))";
+    assert!(run.stderr.contains(cause), "{}", run.stderr);
+    assert!(read_games_csv(&scratch.out()).is_empty());
+}
+
+#[test]
 fn a_game_program_that_writes_more_to_stderr_than_a_pipe_holds_plays_on() {
     // arena waits for a game program's answer on the worker's thread, where
     // nothing drains stderr: output there must send the wait back to the

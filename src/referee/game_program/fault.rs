@@ -45,6 +45,8 @@ pub enum FaultCause {
     Refused(Refusal),
     /// The game went on past the turns it declared.
     TooLong { max_turns: u32 },
+    /// The answers of one game came to more than `limit` bytes.
+    TooMuchOutput { limit: u64 },
     /// The same moves from the same setup got another answer than in an
     /// earlier game.
     Inconsistent { field: &'static str },
@@ -99,6 +101,11 @@ impl fmt::Display for FaultCause {
             FaultCause::TooLong { max_turns } => {
                 write!(f, "went on past the {max_turns} turns it declares as its most")
             }
+            FaultCause::TooMuchOutput { limit } => write!(
+                f,
+                "answered with more than {} MiB in one game, the most arena keeps of a game until it ends",
+                limit >> 20
+            ),
             FaultCause::Inconsistent { field } => write!(
                 f,
                 "answered the same moves from the same setup differently than in an earlier game (`{field}` differs): the game is not deterministic"

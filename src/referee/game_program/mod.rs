@@ -38,6 +38,12 @@ use crate::seeds::SeedKey;
 /// and the legal moves, so it may be far longer than a bot's reply.
 pub const GAME_LINE_LIMIT: usize = 64 << 20;
 
+/// Most bytes a game program may answer with in one game: arena keeps a
+/// game's transcript (the answers, and the views they give the bots) in
+/// memory until the game ends, so a game whose steps keep growing would
+/// otherwise grow arena without bound.
+pub const GAME_OUTPUT_LIMIT: u64 = 256 << 20;
+
 /// Longest request or answer quoted in a fault.
 const QUOTED_CHARS: usize = 300;
 
@@ -460,7 +466,8 @@ impl Rules for GameProgram {
             }
             Answer::Game(_) => unreachable!("an `init` is not answered with `game`"),
         };
-        let mut table = ProgramTable { program: self, step, answer: Vec::new(), turn: 0 };
+        let mut table =
+            ProgramTable { program: self, step, answer: Vec::new(), turn: 0, answered: 0 };
         table.took(exchanged.request, exchanged.request_line, exchanged.line).await?;
         Ok(table)
     }
@@ -474,6 +481,8 @@ pub struct ProgramTable<'r> {
     answer: Vec<u8>,
     /// Turns played.
     turn: u32,
+    /// Bytes of the answers of this game so far.
+    answered: u64,
 }
 
 impl ProgramTable<'_> {
@@ -486,10 +495,14 @@ impl ProgramTable<'_> {
         answer: Vec<u8>,
     ) -> Result<(), GameFault> {
         let program = &mut *self.program;
+        self.answered += answer.len() as u64;
         let cause = match program.memo.note(without_id(&request_line), &self.step) {
             Some(field) => Some(FaultCause::Inconsistent { field }),
             None if self.turn >= program.max_turns && !self.step.to_move.is_empty() => {
                 Some(FaultCause::TooLong { max_turns: program.max_turns })
+            }
+            None if self.answered > GAME_OUTPUT_LIMIT => {
+                Some(FaultCause::TooMuchOutput { limit: GAME_OUTPUT_LIMIT })
             }
             None => None,
         };

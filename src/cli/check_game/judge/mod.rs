@@ -82,6 +82,7 @@ fn hint(cause: &FaultCause) -> String {
         },
         FaultCause::Refused(_) => "never refuse `apply`: arena sends only moves from your own `legal_moves`".to_owned(),
         FaultCause::TooLong { .. } => "end every game within `max_turns`, or declare more".to_owned(),
+        FaultCause::TooMuchOutput { .. } => "keep steps small: a `state`, `text` or views that grow every turn add up".to_owned(),
         FaultCause::Inconsistent { .. } => "answer the same requests the same: keep no state between games, and draw randomness only from a generator seeded by `init`'s seed".to_owned(),
     }
 }
