@@ -133,13 +133,15 @@ impl Declaration {
         check_game_name(&self.name)?;
         // Shown as they are: on the terminal, in check-game's report, in
         // the Markdown report.
-        let texts = [("title", &self.title), ("version", &self.version)];
-        let params = self.params.iter().flat_map(|spec| {
-            let choices = spec.choices.iter().flatten().map(|choice| ("choices", choice));
-            spec.doc.iter().map(|doc| ("doc", doc)).chain(choices)
-        });
-        let texts = texts.into_iter().filter_map(|(field, text)| Some((field, text.as_ref()?)));
-        for (field, text) in texts.chain(params) {
+        let mut texts: Vec<(&str, &str)> = Vec::new();
+        texts.extend(self.title.as_deref().map(|title| ("title", title)));
+        texts.extend(self.version.as_deref().map(|version| ("version", version)));
+        for spec in &self.params {
+            texts.extend(spec.doc.as_deref().map(|doc| ("doc", doc)));
+            texts.extend(spec.choices.iter().flatten().map(|choice| ("choices", choice.as_str())));
+            texts.extend(spec.default.as_str().map(|default| ("default", default)));
+        }
+        for (field, text) in texts {
             if let Some(c) = crate::printable::hazard(text) {
                 return Err(format!(
                     "`{field}` holds a control character ({}), which would reach a terminal as it is: {}",

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::Session;
 use super::human::{SharedConsole, lock};
 use crate::games::narrate::{Console, ask_number, readable_json};
+use crate::printable::printable;
 use crate::referee::LocalPlayer;
 
 /// A person at `console`, playing the game titled `title` from the
@@ -48,7 +49,7 @@ async fn play(mut session: Session, console: SharedConsole, title: String) {
                     console.say("");
                     console.say("Your view:");
                     for line in readable_json(&view) {
-                        console.say(&format!("  {line}"));
+                        console.say(&format!("  {}", printable(&line)));
                     }
                     ask_move(&mut *console, &legal)
                 })
@@ -68,7 +69,7 @@ async fn play(mut session: Session, console: SharedConsole, title: String) {
                 console.say("");
                 console.say("Your final view:");
                 for line in readable_json(&message["state"]) {
-                    console.say(&format!("  {line}"));
+                    console.say(&format!("  {}", printable(&line)));
                 }
             }
             _ => {}
@@ -84,7 +85,7 @@ fn ask_move(console: &mut dyn Console, legal: &[Value]) -> Option<Value> {
     let Some(typed) = typed else {
         console.say("Your legal moves:");
         for (number, mv) in legal.iter().enumerate() {
-            console.say(&format!("  {}) {mv}", number + 1));
+            console.say(&format!("  {}) {}", number + 1, printable(&mv.to_string())));
         }
         let count = legal.len() as u32;
         let prompt = format!("Your move (1-{count}): ");
@@ -110,7 +111,7 @@ fn ask_move(console: &mut dyn Console, legal: &[Value]) -> Option<Value> {
 }
 
 /// How a person types `mv`: a whole number as written, a word (no space,
-/// comma or quote) as it is; `None` for anything else.
+/// comma, quote or control character) as it is; `None` for anything else.
 fn typed_form(mv: &Value) -> Option<String> {
     match mv {
         Value::Number(number) if number.is_i64() || number.is_u64() => Some(number.to_string()),
@@ -118,7 +119,8 @@ fn typed_form(mv: &Value) -> Option<String> {
             if !word.is_empty()
                 && !word.contains(|character: char| {
                     character.is_whitespace() || matches!(character, ',' | '"')
-                }) =>
+                })
+                && crate::printable::hazard(word).is_none() =>
         {
             Some(word.clone())
         }
@@ -134,7 +136,11 @@ fn tell_history(message: &Value, shown: &mut usize, console: &SharedConsole) {
         match &entry["move"] {
             // A move the game keeps from this seat (a card played face down).
             Value::Null => console.say(&format!("Player {} played a hidden move.", entry["seat"])),
-            mv => console.say(&format!("Player {} played {mv}.", entry["seat"])),
+            mv => console.say(&format!(
+                "Player {} played {}.",
+                entry["seat"],
+                printable(&mv.to_string())
+            )),
         }
     }
     *shown = history.len().max(*shown);

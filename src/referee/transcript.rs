@@ -56,6 +56,18 @@ struct GameProgramLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     version: Option<&'a str>,
     moves: crate::games::program::Moves,
+    /// The seed its `init` got (keyed: not the setup seed), to deal the
+    /// game again with the program itself.
+    seed: u64,
+}
+
+/// The seeds of a game: its setup seed, the seed its rules were set up
+/// from (a game program's is keyed), and each seat's.
+#[derive(Clone, Copy)]
+pub struct GameSeeds {
+    pub setup: u64,
+    pub rules: u64,
+    pub seats: [u64; 2],
 }
 
 /// The time each seat played under, as the header records it.
@@ -103,8 +115,7 @@ impl Transcript {
     pub fn header(
         &mut self,
         setup: &GameSetup,
-        seed: u64,
-        seat_seeds: [u64; 2],
+        seeds: GameSeeds,
         sandbox: &str,
         bots: [TranscriptBot<'_>; 2],
         time: TranscriptTime,
@@ -122,6 +133,7 @@ impl Transcript {
                 title: program.declaration.title(),
                 version: program.declaration.version.as_deref(),
                 moves: program.declaration.moves,
+                seed: seeds.rules,
             }),
         };
         self.push(&Header {
@@ -130,8 +142,8 @@ impl Transcript {
             protocol: crate::protocol::PROTOCOL_VERSION,
             game: setup.game().name(),
             game_program,
-            seed,
-            seat_seeds,
+            seed: seeds.setup,
+            seat_seeds: seeds.seats,
             sandbox: sandbox.strip_prefix("sandbox: ").unwrap_or(sandbox),
             params,
             bots,

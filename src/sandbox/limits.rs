@@ -115,11 +115,13 @@ pub fn limit_hit(
     let said = |words: &[&str]| words.iter().any(|word| tail.contains(word));
     if said(&["MemoryError", "out of memory", "Cannot allocate memory", "memory allocation of"]) {
         Some(format!("probably over its memory limit ({})", show_size(limits.memory)))
-    } else if said(&["can't start new thread", "fork: retry"])
+    } else if said(&["can't start new thread", "fork: retry", "unable to create native thread"])
         // EAGAIN, which a non-blocking read or lock gives too: only where
-        // a process or thread was being made.
-        || said(&["Resource temporarily unavailable"])
-            && said(&["fork", "thread", "spawn", "clone", "posix_spawn", "exec"])
+        // a process or thread was being made (Python's `os.fork`, Rust's
+        // "failed to spawn thread", Node's "spawn EAGAIN", Go's
+        // "fork/exec").
+        || said(&["Resource temporarily unavailable", "resource temporarily unavailable", "EAGAIN"])
+            && said(&["fork", "spawn", "Popen"])
     {
         Some(format!("probably over its process limit ({} processes)", limits.processes))
     } else if said(&["Too many open files"]) {
@@ -153,6 +155,10 @@ mod tests {
         assert!(limit_hit(&limits, None, None, forked).unwrap().contains("process limit"));
         let locked = b"    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nBlockingIOError: [Errno 11] Resource temporarily unavailable\n";
         assert_eq!(limit_hit(&limits, None, None, locked), None);
+        let panicked = b"thread 'main' panicked at src/main.rs:9:5:\ncalled `Result::unwrap()` on an `Err` value: Os { code: 11, kind: WouldBlock, message: \"Resource temporarily unavailable\" }\n";
+        assert_eq!(limit_hit(&limits, None, None, panicked), None);
+        let spawned = b"thread 'main' panicked at src/main.rs:9:5:\nfailed to spawn thread: Os { code: 11, kind: WouldBlock, message: \"Resource temporarily unavailable\" }\n";
+        assert!(limit_hit(&limits, None, None, spawned).unwrap().contains("process limit"));
         assert_eq!(limit_hit(&limits, None, Some(11), b"ok"), None);
         let killed = limit_hit(&limits, Some(LimitReached::Memory), Some(9), b"").unwrap();
         assert_eq!(killed, "over its memory limit (1 GiB)");

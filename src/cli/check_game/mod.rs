@@ -123,7 +123,9 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
     }
     let items = checklist(&evidence, args.timeout);
     for item in &items {
-        crate::say!("  {}  {}: {}", item.status.word(), item.title, item.evidence);
+        // Evidence quotes what the program wrote (moves, values, keys).
+        let evidence = crate::printable::printable(&item.evidence);
+        crate::say!("  {}  {}: {evidence}", item.status.word(), item.title);
         for (label, text) in [("request", &item.request), ("answer", &item.answer)] {
             if let Some(text) = text {
                 crate::say!("        {label}: {text}");

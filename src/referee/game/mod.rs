@@ -18,7 +18,7 @@ use super::forfeit::{BankLeft, Notice, Request};
 use super::game_program::GameFault;
 use super::reply::cut;
 use super::table::{Rules, Table, ViewOf};
-use super::transcript::{Transcript, TranscriptBot, TranscriptTime};
+use super::transcript::{GameSeeds, Transcript, TranscriptBot, TranscriptTime};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameReport, Settings};
 use crate::games::{GameSetup, MoveValue, Seat};
 use crate::protocol::encode::{StartMessage, move_request};
@@ -77,11 +77,12 @@ pub async fn play_game<R: Rules>(
         settings,
     };
     let seat_seeds = Seat::BOTH.map(|seat| settings.seed_key.seat_seed(seed, seat));
+    let rules_seed = rules.seed_for(seed, &settings.seed_key);
+    let seeds = GameSeeds { setup: seed, rules: rules_seed, seats: seat_seeds };
     let header = |referee: &mut Referee<'_, R::Move>, state: &serde_json::value::RawValue| {
         referee.transcript.header(
             setup,
-            seed,
-            seat_seeds,
+            seeds,
             &settings.sandbox_line,
             [0, 1].map(|index| TranscriptBot {
                 seat: Seat::BOTH[index],
@@ -96,7 +97,6 @@ pub async fn play_game<R: Rules>(
             state,
         );
     };
-    let rules_seed = rules.seed_for(seed, &settings.seed_key);
     let mut report = match rules.set_up(setup, rules_seed).await {
         Err(fault) => {
             let null = serde_json::value::RawValue::from_string("null".into()).expect("JSON");

@@ -10,6 +10,7 @@ use super::super::gather::Evidence;
 use super::{HIDDEN, Item, PRIVATE, Status, item};
 use crate::games::Seat;
 use crate::games::program::Moves;
+use crate::referee::game_program::quote;
 
 pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
     if moves == Moves::Public {
@@ -49,7 +50,11 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
                     learned(original).map_or("nothing".to_owned(), |learned| learned.to_string()),
                 ),
                 request: None,
-                answer: Some(format!("{}\n        then: {}", original.views[seat.index()], changed.views[seat.index()])),
+                answer: Some(format!(
+                    "{}\n        then: {}",
+                    quote(original.views[seat.index()].as_str().as_bytes()),
+                    quote(changed.views[seat.index()].as_str().as_bytes())
+                )),
                 hint: Some("a seat's view may show of the other seat's hidden move only what `learned` tells it".to_owned()),
             };
         }
@@ -152,7 +157,10 @@ pub(super) fn private(evidence: &Evidence) -> Item {
                         views[game].0
                     ),
                     request: None,
-                    answer: Some(format!("seat {other}'s view: {}", views[game].1[other.index()])),
+                    answer: Some(format!(
+                        "seat {other}'s view: {}",
+                        quote(views[game].1[other.index()].to_string().as_bytes())
+                    )),
                     hint: Some(format!(
                         "build each seat's view from what that seat may know: seat {other} must not be shown seat {seat}'s private values"
                     )),
