@@ -576,7 +576,8 @@ fn attacks_fail_when_the_arena_runs_as_an_unprivileged_user() {
 /// Where no box can be made (here: a user namespace that allows no nested
 /// one, as a container or a distribution's policy may), bots run in the
 /// fallback, which says so and what it lacks, and still stops the attacks
-/// on the opponent, the files and the network.
+/// on the opponent, the game program, the files and the network, and a game
+/// program's on the bots.
 #[test]
 fn the_fallback_without_namespaces_says_so_and_holds() {
     let run_without_namespaces = |args: &[&str], out: &Path| {
@@ -629,12 +630,18 @@ fn the_fallback_without_namespaces_says_so_and_holds() {
     let socket = std::os::unix::net::UnixDatagram::bind(&datagrams).expect("a socket");
     socket.set_nonblocking(true).expect("non-blocking");
     let datagrams_argument = format!("path:{}", datagrams.display());
-    for (name, argument) in [
-        ("kill-opponent", None),
-        ("read-file", Some(secret_argument.as_str())),
-        ("connect-tcp", Some(port.as_str())),
-        ("sendto-unix", Some(datagrams_argument.as_str())),
-        ("sendmsg-unix", Some(datagrams_argument.as_str())),
+    let tiny = "tests/fixtures/games/tinygame.py";
+    for (game, name, argument) in [
+        ("number-snatch", "kill-opponent", None),
+        ("number-snatch", "read-file", Some(secret_argument.as_str())),
+        ("number-snatch", "connect-tcp", Some(port.as_str())),
+        ("number-snatch", "sendto-unix", Some(datagrams_argument.as_str())),
+        ("number-snatch", "sendmsg-unix", Some(datagrams_argument.as_str())),
+        // A game program in the fallback: seen in /proc, out of reach.
+        (tiny, "kill-game", None),
+        (tiny, "answer-for-game", None),
+        (tiny, "read-game-output", None),
+        (tiny, "ptrace-game", None),
     ] {
         let out = scratch.out().join(name);
         let hostile = match argument {
@@ -642,21 +649,23 @@ fn the_fallback_without_namespaces_says_so_and_holds() {
             None => format!("tests/fixtures/hostile.py {name}"),
         };
         run_without_namespaces(
-            &[
-                "match",
-                "number-snatch",
-                &hostile,
-                PYTHON_RANDOM_BOT,
-                "--name1",
-                "hostile",
-                "--games",
-                "1",
-            ],
+            &["match", game, &hostile, PYTHON_RANDOM_BOT, "--name1", "hostile", "--games", "1"],
             &out,
         );
         let outcome = hostile_outcome(&out, name);
         assert!(outcome.starts_with("failed"), "{name} in the fallback: {outcome}");
+        assert_eq!(&read_games_csv(&out)[0]["reason"], "normal", "{name} in the fallback");
     }
+    // Nor can a game program reach the bots there.
+    let out = scratch.out().join("kill-bots");
+    let game = format!("{tiny} --flaw kill-bots");
+    run_without_namespaces(
+        &["match", &game, PYTHON_RANDOM_BOT, PYTHON_RANDOM_BOT, "--games", "1"],
+        &out,
+    );
+    let said = std::fs::read_to_string(out.join("logs/game-000001-game.log")).expect("its log");
+    assert!(said.contains("kill-bots: killed 0 processes"), "{said}");
+    assert_eq!(&read_games_csv(&out)[0]["reason"], "normal");
     assert!(socket.recv(&mut [0; 16]).is_err(), "a datagram reached the host's socket");
 }
 
