@@ -19,7 +19,7 @@ mod common;
 
 use common::hostile::{Attack, VICTIM, both_ways_in, reported_outcome};
 use common::unprivileged::Unprivileged;
-use common::{PYTHON_RANDOM_BOT, Run, Scratch, read_games_csv};
+use common::{PYTHON_RANDOM_BOT, Run, Scratch, game_log, read_games_csv};
 
 const GAME: &str = "tests/fixtures/games/tinygame.py";
 
@@ -86,7 +86,7 @@ fn game_kills_bots(sandbox: bool) -> (Run, Vec<common::Row>, String) {
     }
     let run = scratch.arena(&args);
     run.assert_success();
-    let said = std::fs::read_to_string(out.join("logs/game-000001-game.log")).unwrap_or_default();
+    let said = game_log(&out, 1);
     (run, read_games_csv(&out), said)
 }
 
@@ -146,7 +146,7 @@ fn the_game_programs_box_holds_when_the_arena_runs_as_an_unprivileged_user() {
         out.to_str().expect("UTF-8"),
     ]);
     run.assert_success();
-    let said = std::fs::read_to_string(out.join("logs/game-000001-game.log")).unwrap_or_default();
+    let said = game_log(&out, 1);
     assert!(said.contains("kill-bots: killed 0 processes"), "{said}");
     assert_eq!(&read_games_csv(&out)[0]["reason"], "normal", "{}", run.stderr);
 }
@@ -224,7 +224,7 @@ fn seeds_under(key: &str) -> (u64, u64) {
     ]);
     run.assert_success();
     let setup = read_games_csv(&out)[0].number("seed");
-    let log = std::fs::read_to_string(out.join("logs/game-000001-game.log")).expect("its log");
+    let log = game_log(&out, 1);
     let given = log
         .split_once(", seed ")
         .and_then(|(_, rest)| rest.lines().next())

@@ -11,7 +11,7 @@ mod common;
 use std::path::Path;
 
 use common::{
-    PYTHON_RANDOM_BOT, Run, Scratch, read_games_csv, read_transcript, rust_random_bot,
+    PYTHON_RANDOM_BOT, Run, Scratch, game_log, read_games_csv, read_transcript, rust_random_bot,
     rust_strong_bot,
 };
 
@@ -40,11 +40,6 @@ fn match_of(scratch: &Scratch, game: &str, games: u32, extra: &[&str]) -> Run {
     ];
     args.extend(extra.iter().map(|arg| (*arg).to_owned()));
     scratch.arena(&args)
-}
-
-/// The lines of the game program's stderr log of game `game`.
-fn game_log(out: &Path, game: u32) -> String {
-    std::fs::read_to_string(out.join(format!("logs/game-{game:06}-game.log"))).unwrap_or_default()
 }
 
 #[test]

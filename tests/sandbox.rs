@@ -663,7 +663,7 @@ fn the_fallback_without_namespaces_says_so_and_holds() {
         &["match", &game, PYTHON_RANDOM_BOT, PYTHON_RANDOM_BOT, "--games", "1"],
         &out,
     );
-    let said = std::fs::read_to_string(out.join("logs/game-000001-game.log")).expect("its log");
+    let said = common::game_log(&out, 1);
     assert!(said.contains("kill-bots: killed 0 processes"), "{said}");
     assert_eq!(&read_games_csv(&out)[0]["reason"], "normal");
     assert!(socket.recv(&mut [0; 16]).is_err(), "a datagram reached the host's socket");

@@ -205,6 +205,12 @@ pub fn read_csv(path: &Path) -> Vec<Row> {
 }
 
 /// The lines of a transcript (a JSONL file), parsed.
+/// What the game program wrote to stderr in game `game` of the results
+/// folder `out` (empty when it wrote nothing).
+pub fn game_log(out: &Path, game: u32) -> String {
+    std::fs::read_to_string(out.join(format!("logs/game-{game:06}-game.log"))).unwrap_or_default()
+}
+
 pub fn read_transcript(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
