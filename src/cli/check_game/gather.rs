@@ -81,6 +81,14 @@ impl Record {
         matches!(&self.ending, Ending::Fault(fault) if fault.timed_out())
     }
 
+    /// Whether every further game would fail the same costly way: wait
+    /// as long for an answer, or fill as much memory before its fault.
+    fn ends_the_check(&self) -> bool {
+        self.timed_out()
+            || matches!(&self.ending,
+                Ending::Fault(fault) if matches!(fault.cause, FaultCause::TooMuchOutput { .. }))
+    }
+
     /// The first answer in which `self` and `other` differ: its place and
     /// what differs. Faults compare by what they say, without request ids.
     pub fn difference(&self, other: &Record) -> Option<(usize, String)> {
@@ -318,10 +326,10 @@ pub async fn gather(plan: &Plan<'_>) -> Evidence {
     for index in 0..plan.games {
         let seed = derive_seed(plan.seed, index);
         let record = sessions.play(&mut main, &params, seed, None, &mut rng, max).await;
-        let timed_out = record.timed_out();
+        let enough = record.ends_the_check();
         evidence.games.push(record);
-        // Every further game would wait as long: enough is known.
-        if timed_out {
+        // Enough is known, and more games would only cost.
+        if enough {
             main.stop().await;
             evidence.timings = sessions.timings;
             return evidence;

@@ -38,9 +38,10 @@ use crate::seeds::SeedKey;
 /// and the legal moves, so it may be far longer than a bot's reply.
 pub const GAME_LINE_LIMIT: usize = 64 << 20;
 
-/// Most bytes a game program may answer with in one game: arena keeps a
-/// game's transcript (the answers, and the views they give the bots) in
-/// memory until the game ends, so a game whose steps keep growing would
+/// Most bytes a game program may answer with in one game (from its `init`
+/// on): arena keeps a game's transcript (the answers, and the views they
+/// give the bots) in memory until the game ends, and `check-game` keeps
+/// whole games to compare, so a game whose steps keep growing would
 /// otherwise grow arena without bound.
 pub const GAME_OUTPUT_LIMIT: u64 = 256 << 20;
 
@@ -95,6 +96,8 @@ pub struct GameProgram {
     settings: ProgramSettings,
     process: Option<BotProcess>,
     next_id: u64,
+    /// Bytes answered since the last `init`.
+    answered: u64,
     log: Option<LogPath>,
     memo: Memo,
 }
@@ -109,6 +112,7 @@ impl GameProgram {
             settings,
             process: None,
             next_id: 1,
+            answered: 0,
             log: None,
             memo: Memo::default(),
         }
@@ -226,7 +230,16 @@ impl GameProgram {
         };
         let took = started.elapsed();
         let answer_line = match received {
-            Ok(answer) => answer,
+            Ok(answer) => {
+                // A game's answers count from its `init`.
+                let before = if kind == GameRequestKind::Init { 0 } else { self.answered };
+                self.answered = before + answer.len() as u64;
+                if self.answered > GAME_OUTPUT_LIMIT {
+                    let cause = FaultCause::TooMuchOutput { limit: GAME_OUTPUT_LIMIT };
+                    return Err(self.fault(asked, &line, cause, Some(&answer)));
+                }
+                answer
+            }
             Err(failure) => {
                 let partial = process.partial_line().to_vec();
                 let bot_was = process.activity();
@@ -466,8 +479,7 @@ impl Rules for GameProgram {
             }
             Answer::Game(_) => unreachable!("an `init` is not answered with `game`"),
         };
-        let mut table =
-            ProgramTable { program: self, step, answer: Vec::new(), turn: 0, answered: 0 };
+        let mut table = ProgramTable { program: self, step, answer: Vec::new(), turn: 0 };
         table.took(exchanged.request, exchanged.request_line, exchanged.line).await?;
         Ok(table)
     }
@@ -481,8 +493,6 @@ pub struct ProgramTable<'r> {
     answer: Vec<u8>,
     /// Turns played.
     turn: u32,
-    /// Bytes of the answers of this game so far.
-    answered: u64,
 }
 
 impl ProgramTable<'_> {
@@ -495,14 +505,10 @@ impl ProgramTable<'_> {
         answer: Vec<u8>,
     ) -> Result<(), GameFault> {
         let program = &mut *self.program;
-        self.answered += answer.len() as u64;
         let cause = match program.memo.note(without_id(&request_line), &self.step) {
             Some(field) => Some(FaultCause::Inconsistent { field }),
             None if self.turn >= program.max_turns && !self.step.to_move.is_empty() => {
                 Some(FaultCause::TooLong { max_turns: program.max_turns })
-            }
-            None if self.answered > GAME_OUTPUT_LIMIT => {
-                Some(FaultCause::TooMuchOutput { limit: GAME_OUTPUT_LIMIT })
             }
             None => None,
         };
