@@ -14,7 +14,7 @@ use crate::games::GameSetup;
 use crate::games::program::{Declaration, JsonMove, ParamSpec, ParamType};
 use crate::games::{Played, Seat};
 use crate::protocol::game::{Answer, GameRequestKind, Refusal, Step};
-use crate::referee::game_program::{Exchanged, FaultCause};
+use crate::referee::game_program::{Exchanged, FaultCause, GameRequest, quote};
 use crate::referee::{BotCommand, GameFault, GameProgram, ProgramSettings, Stopped};
 use crate::seeds::derive_seed;
 
@@ -56,9 +56,34 @@ pub struct Record {
     pub turns: Vec<Vec<Played<JsonMove>>>,
     /// The steps answered (to `init`, then to each turn).
     pub steps: Vec<Step>,
-    /// The exchange each step came from (for quoting).
-    pub exchanges: Vec<Exchanged>,
+    /// The exchange each step came from, as quoted.
+    pub exchanges: Vec<Quoted>,
     pub ending: Ending,
+}
+
+/// An exchange as a check quotes it: its request, and its lines cut to a
+/// readable length. A game's whole lines are not kept: the parsed steps
+/// are all the checks compare, and a game may answer 256 MiB.
+#[derive(Clone)]
+pub struct Quoted {
+    pub request: GameRequest,
+    pub request_line: String,
+    pub answer_line: String,
+}
+
+impl Quoted {
+    /// The quoted exchange and the step it answered with, if it did.
+    fn of(exchanged: Exchanged) -> (Quoted, Option<Step>) {
+        let quoted = Quoted {
+            request: exchanged.request,
+            request_line: quote(&exchanged.request_line),
+            answer_line: quote(&exchanged.line),
+        };
+        match exchanged.answer {
+            Answer::Step(step) => (quoted, Some(step)),
+            _ => (quoted, None),
+        }
+    }
 }
 
 /// How a game ended.
@@ -226,18 +251,18 @@ impl Sessions<'_> {
             ending: Ending::Over,
         };
         let first = match self.init(program, params, seed).await {
-            Ok(exchanged) => exchanged,
+            Ok(exchanged) => Quoted::of(exchanged),
             Err(fault) => {
                 record.ending = Ending::Fault(fault);
                 return record;
             }
         };
-        let Answer::Step(step) = first.answer.clone() else {
+        let (quoted, Some(step)) = first else {
             record.ending = Ending::Unfinished;
             return record;
         };
         record.steps.push(step);
-        record.exchanges.push(first);
+        record.exchanges.push(quoted);
         loop {
             let step = record.steps.last().expect("one step at least");
             if step.to_move.is_empty() {
@@ -270,11 +295,11 @@ impl Sessions<'_> {
             record.turns.push(moves);
             match answered {
                 Ok(exchanged) => {
-                    let Answer::Step(step) = exchanged.answer.clone() else {
+                    let (quoted, Some(step)) = Quoted::of(exchanged) else {
                         unreachable!("an apply is answered with a step")
                     };
                     record.steps.push(step);
-                    record.exchanges.push(exchanged);
+                    record.exchanges.push(quoted);
                 }
                 Err(fault) => {
                     record.ending = Ending::Fault(fault);

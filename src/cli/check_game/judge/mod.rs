@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::gather::{Ending, Evidence, Record, refusal};
 use crate::games::Seat;
 use crate::protocol::game::{Answer, BadAnswerKind, GameRequestKind};
-use crate::referee::game_program::{FaultCause, quote};
+use crate::referee::game_program::FaultCause;
 use crate::referee::{GameFault, Stopped};
 
 mod secrecy;
@@ -270,8 +270,8 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
                             index + 1,
                             exchange.request
                         ),
-                        request: Some(quote(&exchange.request_line)),
-                        answer: Some(quote(&exchange.line)),
+                        request: Some(exchange.request_line.clone()),
+                        answer: Some(exchange.answer_line.clone()),
                         hint: Some("list each legal move once".to_owned()),
                     };
                 }
@@ -296,12 +296,12 @@ fn differ(
 ) -> Option<Item> {
     let (at, why) = first.difference(second)?;
     let answer_of =
-        |record: &Record| record.exchanges.get(at).map(|exchange| quote(&exchange.line));
+        |record: &Record| record.exchanges.get(at).map(|exchange| exchange.answer_line.clone());
     Some(Item {
         title,
         status: Status::Fail,
         evidence: format!("{what} (seed {}): answer {} differs: {why}", first.seed, at + 1),
-        request: first.exchanges.get(at).map(|exchange| quote(&exchange.request_line)),
+        request: first.exchanges.get(at).map(|exchange| exchange.request_line.clone()),
         answer: match (answer_of(first), answer_of(second)) {
             (Some(one), Some(other)) => Some(format!("{one}\n        then: {other}")),
             (one, other) => one.or(other),
