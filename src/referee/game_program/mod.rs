@@ -184,7 +184,7 @@ impl GameProgram {
 
     /// Sends one request (made by `request` from its id) and reads its
     /// answer, under the time limit. Any failure stops the process.
-    pub async fn exchange(
+    async fn exchange(
         &mut self,
         kind: GameRequestKind,
         turn: Option<u32>,
