@@ -61,7 +61,7 @@ pub fn system_paths() -> Vec<PathBuf> {
 pub struct CommandFiles {
     /// The bot's own program and script files (absolute, links resolved):
     /// the program when named by a path, and every later word that names
-    /// an existing file.
+    /// an existing file (see [`named_paths`]).
     pub own: Vec<PathBuf>,
     /// Folders its command names (a class path, a package folder).
     pub own_folders: Vec<PathBuf>,
@@ -101,7 +101,7 @@ impl CommandFiles {
                 files.add_interpreter_of(&real, path);
             }
         }
-        for word in arguments.iter().filter(|word| !word.starts_with('-')) {
+        for word in arguments.iter().flat_map(|word| named_paths(word)) {
             let named = dir.join(word);
             if let Some(file) = existing_file(&named) {
                 files.add_interpreter_of(&file, path);
@@ -231,6 +231,24 @@ impl CommandFiles {
             }
         }
     }
+}
+
+/// The paths a word of a command may name: the word, or an option's value
+/// written `--name=VALUE`; and where it holds a `:`, each entry of it as a
+/// list of paths (Java's `-cp game:lib`, `--class-path=game:lib`).
+fn named_paths(word: &str) -> Vec<&str> {
+    let value = match word.strip_prefix('-') {
+        Some(option) => match option.split_once('=') {
+            Some((_, value)) => value,
+            None => return Vec::new(),
+        },
+        None => word,
+    };
+    let mut paths = vec![value];
+    if value.contains(':') {
+        paths.extend(value.split(':').filter(|entry| !entry.is_empty()));
+    }
+    paths
 }
 
 fn existing_file(path: &Path) -> Option<PathBuf> {
@@ -468,6 +486,32 @@ mod tests {
         );
         assert_eq!(tree_without(&root.join("bot"), &excluded), [Grant::Whole(root.join("bot"))]);
         assert!(tree_without(&root.join("results/logs"), &excluded).is_empty());
+    }
+
+    #[test]
+    fn a_class_path_names_each_of_its_entries() {
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().canonicalize().unwrap();
+        for folder in ["game", "lib", "more", "native"] {
+            std::fs::create_dir(root.join(folder)).unwrap();
+        }
+        std::fs::write(root.join("lib/json.jar"), "").unwrap();
+        let argv: Vec<String> = [
+            "java",
+            "-Xmx256m",
+            "-cp",
+            "game:lib/json.jar",
+            "--class-path=more",
+            "-Djava.library.path=native",
+            "Main",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let files = CommandFiles::of(&argv, &root, std::ffi::OsStr::new("/usr/bin"));
+        assert_eq!(files.own, [root.join("lib/json.jar")]);
+        assert_eq!(files.own_folders, [root.join("game"), root.join("more"), root.join("native")]);
+        assert_eq!(named_paths("-q"), Vec::<&str>::new());
+        assert_eq!(named_paths("a:b"), ["a:b", "a", "b"]);
     }
 
     #[test]
