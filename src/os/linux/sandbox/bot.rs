@@ -41,6 +41,9 @@ impl fmt::Debug for BotSandbox {
 /// left out (tokens and keys included).
 const PASSED_VARIABLES: [&str; 3] = ["PATH", "LANG", "TZ"];
 
+/// The variable every JVM reads its options from.
+const JAVA_OPTIONS: &str = "JAVA_TOOL_OPTIONS";
+
 impl BotSandbox {
     /// The run's limits.
     pub fn limits(&self) -> &Limits {
@@ -99,7 +102,7 @@ impl BotSandbox {
             plan: Arc::clone(plan),
             program,
             argv,
-            envp: environment(b"/tmp", env)?,
+            envp: environment(b"/tmp", env, limits.memory)?,
             workdir: CString::new(workdir.as_os_str().as_bytes())
                 .map_err(|_| SandboxError::Setup("a NUL byte in the working folder".into()))?,
             rlimits: sandbox.rlimits(),
@@ -187,10 +190,12 @@ fn program_path(argv: &[String]) -> Result<PathBuf, SandboxError> {
         .ok_or_else(|| SandboxError::Setup(format!("program `{}` was not found in PATH", argv[0])))
 }
 
-/// The environment: the passed variables, HOME and TMPDIR, the bot's own.
+/// The environment: the passed variables, HOME and TMPDIR, the JVM's size,
+/// the bot's own.
 pub(super) fn environment(
     scratch: &[u8],
     env: &[(String, String)],
+    memory: u64,
 ) -> Result<Vec<CString>, SandboxError> {
     let c_string = |bytes: Vec<u8>| {
         CString::new(bytes).map_err(|_| SandboxError::Setup("a NUL byte in the environment".into()))
@@ -206,8 +211,38 @@ pub(super) fn environment(
     }
     envp.push(c_string([b"HOME=", scratch].concat())?);
     envp.push(c_string([b"TMPDIR=", scratch].concat())?);
-    for (key, value) in env {
+    // A JVM sizes its heap from the machine's memory (it starts with a
+    // 64th of it, committed), not the box's limit, which it cannot see:
+    // told the limit, it starts small and grows to a quarter of it, as in a
+    // container. The bot's own options come after, so theirs win.
+    let java_options = env.iter().find(|(key, _)| key == JAVA_OPTIONS);
+    let mut java = format!("{JAVA_OPTIONS}=-XX:MaxRAM={memory}");
+    if let Some((_, theirs)) = java_options {
+        java = format!("{java} {theirs}");
+    }
+    envp.push(c_string(java.into_bytes())?);
+    for (key, value) in env.iter().filter(|(key, _)| key != JAVA_OPTIONS) {
         envp.push(c_string(format!("{key}={value}").into_bytes())?);
     }
     Ok(envp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::environment;
+
+    fn java_options(env: &[(String, String)]) -> Vec<String> {
+        let envp = environment(b"/tmp", env, 1 << 30).unwrap();
+        envp.iter()
+            .map(|entry| entry.to_str().unwrap().to_owned())
+            .filter(|entry| entry.starts_with("JAVA_TOOL_OPTIONS="))
+            .collect()
+    }
+
+    #[test]
+    fn a_jvm_is_told_the_memory_limit_before_the_bots_own_options() {
+        assert_eq!(java_options(&[]), ["JAVA_TOOL_OPTIONS=-XX:MaxRAM=1073741824"]);
+        let theirs = [("JAVA_TOOL_OPTIONS".to_owned(), "-Xmx200m".to_owned())];
+        assert_eq!(java_options(&theirs), ["JAVA_TOOL_OPTIONS=-XX:MaxRAM=1073741824 -Xmx200m"]);
+    }
 }

@@ -95,7 +95,11 @@ impl Fallback {
         let mut prepared = Prepared {
             program,
             argv,
-            envp: environment(scratch.path.as_os_str().as_bytes(), env)?,
+            envp: environment(
+                scratch.path.as_os_str().as_bytes(),
+                env,
+                sandbox.settings.limits.memory,
+            )?,
             dir: dir
                 .map(|dir| CString::new(dir.as_os_str().as_bytes()))
                 .transpose()
