@@ -312,6 +312,19 @@ pub fn parse_answer(
         return step(fields, kind == GameRequestKind::Apply && moves == Moves::Hidden)
             .map(Answer::Step);
     }
+    // serde would read a struct from an array, and say so in its own terms.
+    if line.trim_ascii_start().first() != Some(&b'{') {
+        let what = match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+            Ok(_) => "JSON, but not an object",
+            Err(_) => "not JSON",
+        };
+        return Err(BadAnswer::new(
+            BadAnswerKind::NotJson,
+            format!(
+                "not a JSON answer object: the line is {what} (an answer is one object, `{{...}}`, a line)"
+            ),
+        ));
+    }
     let envelope: Envelope<'_> = serde_json::from_slice(line).map_err(|error| {
         BadAnswer::new(BadAnswerKind::NotJson, format!("not a JSON answer object: {error}"))
     })?;
@@ -522,6 +535,15 @@ mod tests {
         assert_eq!(kind(&patched(r#""id": 2"#, r#""id": 3"#)), BadAnswerKind::WrongId);
         assert_eq!(kind(&patched(r#""step""#, r#""game""#)), BadAnswerKind::WrongType);
         assert_eq!(kind("debug output"), BadAnswerKind::NotJson);
+        // A JVM's warning on stdout reads as an array to serde.
+        let warning =
+            answer("[0.023s][warning][os,thread] Failed to start thread", GameRequestKind::Apply);
+        assert_eq!(
+            warning.unwrap_err().detail,
+            "not a JSON answer object: the line is not JSON (an answer is one object, `{...}`, a line)"
+        );
+        let array = answer("[1, 2]", GameRequestKind::Apply).unwrap_err();
+        assert!(array.detail.contains("JSON, but not an object"), "{}", array.detail);
         let missing =
             answer(&patched(r#""views""#, r#""view""#), GameRequestKind::Apply).unwrap_err();
         assert!(missing.detail.contains("views"), "{}", missing.detail);
