@@ -817,3 +817,49 @@ fn a_bot_in_a_folder_closed_to_others_is_told_which_folder() {
     played.assert_success();
     assert_eq!(read_games_csv(&out).len(), 2);
 }
+
+/// A program is executed by the box's user: under root, others need the
+/// right to execute it, not only to read it (a copy of a compiled bot
+/// made readable to all, `chmod 704`, could not start, and was told to
+/// open it for reading).
+#[test]
+fn a_program_others_may_not_execute_is_told_so() {
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let scratch = Scratch::new();
+    let folder = scratch.out().with_file_name("bot");
+    std::fs::create_dir_all(&folder).expect("the bot's folder");
+    let program = folder.join("bot");
+    std::fs::copy(common::rust_random_bot(), &program).expect("copying the bot");
+    let mode = |mode| {
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(mode)).expect("chmod")
+    };
+    mode(0o704);
+    let bot = program.display().to_string();
+    let out = scratch.out().display().to_string();
+    let play = || {
+        scratch.arena([
+            "match",
+            "number-snatch",
+            &bot,
+            &bot,
+            "--games",
+            "2",
+            "--fresh",
+            "--out",
+            &out,
+        ])
+    };
+    let refused = play();
+    if root {
+        assert_eq!(refused.status.code(), Some(2), "{}\n{}", refused.stdout, refused.stderr);
+        let expected = format!("`{bot}` (mode 704) is closed to them");
+        assert!(refused.stderr.contains(&expected), "{}", refused.stderr);
+        assert!(refused.stderr.contains("o+rx for a folder or a program"), "{}", refused.stderr);
+    } else {
+        refused.assert_success();
+    }
+    mode(0o755);
+    play().assert_success();
+    assert_eq!(read_games_csv(&scratch.out()).len(), 2);
+}

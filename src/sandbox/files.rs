@@ -65,6 +65,9 @@ pub struct CommandFiles {
     pub own: Vec<PathBuf>,
     /// Folders its command names (a class path, a package folder).
     pub own_folders: Vec<PathBuf>,
+    /// The file it executes, when that is one of its own (named by a path,
+    /// outside the system folders).
+    pub program: Option<PathBuf>,
     /// Installations of the interpreters it runs (a program found in PATH,
     /// the interpreter of a `#!` line), outside the system folders.
     pub installations: Vec<PathBuf>,
@@ -89,6 +92,7 @@ impl CommandFiles {
                 // program, and one of the system's (`/usr/bin/python3`) the
                 // system's: neither is the bot's own.
                 if !files.add_python_environment(&dir.join(program)) && !in_system_folder(&file) {
+                    files.program = Some(file.clone());
                     files.own.push(file);
                 }
             }

@@ -117,7 +117,7 @@ pub enum SandboxError {
     #[error("cannot set up the bot sandbox: {0}")]
     Setup(String),
     #[error(
-        "`{command}` cannot run in its box: under root a box (a bot's, or a game program's) is a user of its own, with only the rights others have on host files, and `{}` (mode {mode:o}) is closed to them; open it to others (chmod o+rx for a folder, o+r for a file), or keep the program's files where others may read them",
+        "`{command}` cannot run in its box: under root a box (a bot's, or a game program's) is a user of its own, with only the rights others have on host files, and `{}` (mode {mode:o}) is closed to them; open it to others (chmod o+rx for a folder or a program, o+r for a file it reads), or keep the program's files where others may read them",
         path.display()
     )]
     ClosedToOthers { command: String, path: PathBuf, mode: u32 },

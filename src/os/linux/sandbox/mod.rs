@@ -258,8 +258,11 @@ impl Sandbox {
             if self.protections.as_root {
                 // Said before the first game rather than as a crash in each.
                 let needed = own.reached.iter().chain(&own.own).chain(&own.installations);
-                if let Some((path, mode)) =
-                    needed.filter_map(|path| plan.closed_to_others(path)).next()
+                if let Some((path, mode)) = needed
+                    .filter_map(|path| {
+                        plan.closed_to_others(path, own.program.as_deref() == Some(path))
+                    })
+                    .next()
                 {
                     return Err(SandboxError::ClosedToOthers {
                         command: command.to_owned(),

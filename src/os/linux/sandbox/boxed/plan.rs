@@ -109,8 +109,10 @@ impl BoxPlan {
     /// under root a box's bot is a user of its own, with only the rights
     /// others have on host files. The way runs from the view that shows
     /// `path` (the folders above a view are the box's own); a folder needs
-    /// others' search right, the file itself their read right.
-    pub fn closed_to_others(&self, path: &Path) -> Option<(PathBuf, u32)> {
+    /// others' search right, the file itself their read right, or when it
+    /// is the `program` the box executes, their execute right (and read
+    /// right for a script, which its interpreter reads).
+    pub fn closed_to_others(&self, path: &Path, program: bool) -> Option<(PathBuf, u32)> {
         let view = self.shown.iter().filter(|shown| path.starts_with(shown)).max()?;
         let mut place = view.clone();
         let below = path.strip_prefix(view).ok()?;
@@ -122,8 +124,22 @@ impl BoxPlan {
         steps.into_iter().find_map(|step| {
             let meta = std::fs::metadata(&step).ok()?;
             let mode = meta.permissions().mode();
-            let needed = if meta.is_dir() { 0o001 } else { 0o004 };
-            (mode & needed == 0).then_some((step, mode & 0o7777))
+            let needed = match (meta.is_dir(), program && step == path) {
+                (true, _) => 0o001,
+                (false, true) if is_script(&step) => 0o005,
+                (false, true) => 0o001,
+                (false, false) => 0o004,
+            };
+            (mode & needed != needed).then_some((step, mode & 0o7777))
         })
     }
+}
+
+/// Whether `file` starts with `#!` (arena, as root, reads what the box's
+/// user may not).
+fn is_script(file: &Path) -> bool {
+    let mut start = [0u8; 2];
+    std::fs::File::open(file)
+        .and_then(|mut opened| std::io::Read::read_exact(&mut opened, &mut start))
+        .is_ok_and(|()| &start == b"#!")
 }
