@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::games::GameSetup;
 use crate::games::program::{Declaration, JsonMove, ParamSpec, ParamType};
 use crate::games::{Played, Seat};
+use crate::json::RawJson;
 use crate::protocol::game::{Answer, GameRequestKind, Refusal, Step};
 use crate::referee::game_program::{Exchanged, FaultCause, GameRequest, quote};
 use crate::referee::{BotCommand, GameFault, GameProgram, ProgramSettings, Stopped};
@@ -119,7 +120,13 @@ impl Record {
     pub fn difference(&self, other: &Record) -> Option<(usize, String)> {
         for (index, (mine, theirs)) in self.steps.iter().zip(&other.steps).enumerate() {
             if let Some(field) = mine.difference(theirs) {
-                return Some((index, format!("`{field}` differs")));
+                let why = match same_values(mine, theirs, field) {
+                    true => format!(
+                        "`{field}` differs in its keys' order alone (the same answers means the same text: write keys in an order of your own, not a hash table's)"
+                    ),
+                    false => format!("`{field}` differs"),
+                };
+                return Some((index, why));
             }
         }
         let common = self.steps.len().min(other.steps.len());
@@ -147,6 +154,26 @@ impl Record {
             }
             (None, None) => None,
         }
+    }
+}
+
+/// Whether `field` of two steps holds the same JSON values (written with
+/// an object's keys in another order).
+fn same_values(mine: &Step, theirs: &Step, field: &str) -> bool {
+    let value = |raw: &RawJson| serde_json::from_str::<Value>(raw.as_str()).ok();
+    let same =
+        |one: &RawJson, other: &RawJson| value(one).is_some_and(|one| Some(one) == value(other));
+    match field {
+        "views" => mine.views.iter().zip(&theirs.views).all(|(one, other)| same(one, other)),
+        "learned" => match (&mine.learned, &theirs.learned) {
+            (Some(one), Some(other)) => one.iter().zip(other).all(|(one, other)| same(one, other)),
+            _ => false,
+        },
+        "state" => match (&mine.state, &theirs.state) {
+            (Some(one), Some(other)) => same(one, other),
+            _ => false,
+        },
+        _ => false,
     }
 }
 
