@@ -54,6 +54,7 @@ impl BotCommand {
     /// which file; the caller names the bot.
     pub fn check_files(&self) -> Result<(), String> {
         self.check_program()?;
+        self.check_class_path()?;
         let Script::File(script) = self.script() else { return Ok(()) };
         let path = self.in_dir(Path::new(script));
         let what = match self.argv.iter().any(|word| word == "-jar") {
@@ -78,6 +79,37 @@ impl BotCommand {
                 )),
             },
         }
+    }
+
+    /// For `java`, each entry of its class path (`-cp`, `-classpath`,
+    /// `--class-path`) must exist: Java would only say that it cannot find
+    /// the main class.
+    fn check_class_path(&self) -> Result<(), String> {
+        let Some((program, words)) = self.argv.split_first() else { return Ok(()) };
+        if Path::new(program).file_name().is_none_or(|name| name != "java") {
+            return Ok(());
+        }
+        let mut words = words.iter();
+        while let Some(word) = words.next() {
+            let list = match word.as_str() {
+                "-cp" | "-classpath" | "--class-path" => words.next().map(String::as_str),
+                _ => word.strip_prefix("--class-path="),
+            };
+            // Java's `lib/*` stands for the archives in `lib`.
+            let entries = list.into_iter().flat_map(|list| list.split(':'));
+            for entry in entries.filter(|entry| !entry.is_empty()) {
+                let path = self.in_dir(Path::new(entry.strip_suffix('*').unwrap_or(entry)));
+                if !path.exists() {
+                    return Err(format!(
+                        "class path entry `{}` does not exist{} (`{}` looks for classes there)",
+                        path.display(),
+                        Self::looked_from(&path),
+                        self.argv[0]
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The file the command's interpreter runs, for an interpreter whose
@@ -165,6 +197,14 @@ mod tests {
         assert_eq!(command("python3 -c 'import nope.py'").check_files(), Ok(()));
         let jar = command("java -jar bot.jar").check_files().unwrap_err();
         assert!(jar.starts_with("archive `"), "{jar}");
+        std::fs::create_dir_all(folder.path().join("classes")).unwrap();
+        std::fs::create_dir_all(folder.path().join("lib")).unwrap();
+        assert_eq!(command("java -cp classes:lib/* Main").check_files(), Ok(()));
+        let class_path = command("java -cp classes:libs Main").check_files().unwrap_err();
+        assert!(class_path.starts_with("class path entry `"), "{class_path}");
+        assert!(class_path.contains("libs` does not exist"), "{class_path}");
+        let option = command("java --class-path=nope Main").check_files().unwrap_err();
+        assert!(option.contains("nope` does not exist"), "{option}");
     }
 
     #[test]
