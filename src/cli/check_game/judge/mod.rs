@@ -52,7 +52,8 @@ fn fault_item(title: &'static str, context: &str, fault: &GameFault) -> Item {
         title,
         status: Status::Fail,
         evidence: format!("{context}: {}", fault.what()),
-        request: Some(fault.request_line.clone()),
+        // A program that did not start was sent nothing.
+        request: (!fault.request_line.is_empty()).then(|| fault.request_line.clone()),
         answer: fault.answer.clone(),
         hint: Some(match (&fault.cause, fault.request.kind) {
             (FaultCause::BadAnswer(bad), GameRequestKind::Hello)
@@ -69,7 +70,7 @@ fn fault_item(title: &'static str, context: &str, fault: &GameFault) -> Item {
 fn hint(cause: &FaultCause) -> String {
     match cause {
         FaultCause::NotStarted(_) => "check the command: the program must start from the folder arena runs in (a script needs a #! line and chmod +x, or its interpreter named first)".to_owned(),
-        FaultCause::Timeout { .. } => "answer each request at once, and flush stdout after every line (game-protocol.md shows how)".to_owned(),
+        FaultCause::Timeout { .. } => "answer each request at once, and flush stdout after every line (game-protocol.md shows how); a new process's start counts in its first answer's time (a JVM's, or a compile at start: build beforehand), else allow more with --timeout".to_owned(),
         FaultCause::Crash(crash) if crash.stderr_tail.is_empty() => "the program stopped and wrote nothing to stderr".to_owned(),
         FaultCause::Crash(_) => "the program stopped: what it wrote to stderr (quoted above) says why".to_owned(),
         FaultCause::LineTooLong { .. } => "write one JSON object per line; debug output goes to stderr".to_owned(),
@@ -462,7 +463,7 @@ fn time(evidence: &Evidence, limit: Duration) -> Item {
         let Some(slowest) = took.iter().max() else { continue };
         if *slowest > limit {
             return Item {
-                hint: Some("answer faster: a tournament voids the game of an answer that takes longer (its game_timeout)".to_owned()),
+                hint: Some("answer faster: a tournament voids the game of an answer that takes longer (its game_timeout); a new process's start counts in its first answer's time (a JVM's, or a compile at start: build beforehand)".to_owned()),
                 ..item(
                     TIME,
                     Status::Fail,
