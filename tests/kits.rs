@@ -154,10 +154,11 @@ fn the_go_kit_builds_passes_the_check_and_plays() {
     build_check_and_play(&GO);
 }
 
-/// The heap a JVM allows itself in a run of tests/fixtures/JavaHeap.java
-/// as a game program (it says so on stderr and exits, which arena reports
-/// with its last lines), with a memory limit of 256 MiB.
-fn jvm_heap(sandbox: bool) -> u64 {
+/// The heap a JVM allows itself and its home, in a run of
+/// tests/fixtures/JavaHeap.java as a game program (it says so on stderr
+/// and exits, which arena reports with its last lines), with a memory
+/// limit of 256 MiB.
+fn jvm_heap(sandbox: bool) -> (u64, String) {
     let scratch = Scratch::new();
     let random_bot = rust_random_bot().display().to_string();
     let mut args = vec![
@@ -174,10 +175,12 @@ fn jvm_heap(sandbox: bool) -> u64 {
         args.push("--no-sandbox");
     }
     let run = scratch.arena(&args);
-    let heap = run.stderr.split("max heap ").nth(1).and_then(|rest| {
-        rest.split(|c: char| !c.is_ascii_digit()).next().and_then(|n| n.parse().ok())
+    let said = run.stderr.split("max heap ").nth(1).and_then(|rest| {
+        let (heap, home) = rest.split_once(", home ")?;
+        let home = home.split(|c: char| c.is_whitespace() || c == ';').next()?;
+        Some((heap.parse().ok()?, home.to_owned()))
     });
-    heap.unwrap_or_else(|| {
+    said.unwrap_or_else(|| {
         panic!(
             "no heap size from the JVM: it did not start (or `java` is missing; Debian: default-jdk-headless):\n{}",
             run.stderr
@@ -186,17 +189,20 @@ fn jvm_heap(sandbox: bool) -> u64 {
 }
 
 #[test]
-fn a_jvm_in_a_box_sizes_its_heap_by_the_memory_limit() {
+fn a_jvm_in_a_box_sizes_its_heap_by_the_memory_limit_and_lives_in_its_scratch_folder() {
     // A JVM sizes its heap by the machine's memory (it commits a 64th of it
     // at start), which it sees whole in a box: on a machine of 64 GiB it
     // could not start under the default limit of 1 GiB. Unsandboxed, it
     // takes a quarter of this machine's memory; in a box, arena tells it
     // the limit.
     const LIMIT: u64 = 256 << 20;
-    let open = jvm_heap(false);
+    let (open, _) = jvm_heap(false);
     assert!(open > LIMIT, "unsandboxed, the heap is the machine's: {open} bytes");
-    let boxed = jvm_heap(true);
+    let (boxed, home) = jvm_heap(true);
     assert!(boxed <= LIMIT / 2, "in a box of 256 MiB, a heap of {boxed} bytes");
+    // Its home is the box's scratch folder, as HOME says, not the home of
+    // the box's user on the host (which the box does not show).
+    assert_eq!(home, "/tmp");
 }
 
 /// Runs a program just copied. Another test's process forked while the

@@ -214,9 +214,16 @@ pub(super) fn environment(
     // A JVM sizes its heap from the machine's memory (it starts with a
     // 64th of it, committed), not the box's limit, which it cannot see:
     // told the limit, it starts small and grows to a quarter of it, as in a
-    // container. The bot's own options come after, so theirs win.
+    // container. Its home is the scratch folder, as HOME says (it would
+    // take the home of the box's user on the host, which the box does not
+    // show). The bot's own options come after, so theirs win.
     let java_options = env.iter().find(|(key, _)| key == JAVA_OPTIONS);
     let mut java = format!("{JAVA_OPTIONS}=-XX:MaxRAM={memory}");
+    if let Ok(home) = std::str::from_utf8(scratch)
+        && !home.contains(char::is_whitespace)
+    {
+        java = format!("{java} -Duser.home={home}");
+    }
     if let Some((_, theirs)) = java_options {
         java = format!("{java} {theirs}");
     }
@@ -241,8 +248,9 @@ mod tests {
 
     #[test]
     fn a_jvm_is_told_the_memory_limit_before_the_bots_own_options() {
-        assert_eq!(java_options(&[]), ["JAVA_TOOL_OPTIONS=-XX:MaxRAM=1073741824"]);
+        let ours = "JAVA_TOOL_OPTIONS=-XX:MaxRAM=1073741824 -Duser.home=/tmp";
+        assert_eq!(java_options(&[]), [ours]);
         let theirs = [("JAVA_TOOL_OPTIONS".to_owned(), "-Xmx200m".to_owned())];
-        assert_eq!(java_options(&theirs), ["JAVA_TOOL_OPTIONS=-XX:MaxRAM=1073741824 -Xmx200m"]);
+        assert_eq!(java_options(&theirs), [format!("{ours} -Xmx200m")]);
     }
 }
