@@ -346,8 +346,9 @@ pub fn parse_reply<M: DeserializeOwned>(
     id: u64,
 ) -> Result<Reply<M>, BadReply> {
     // serde would also read a struct from a JSON array; a reply is an object.
-    if line.trim_ascii_start().first() != Some(&b'{') {
-        return Err(not_an_object(line));
+    if let Some(is_json) = not_an_object(line) {
+        let kind = if is_json { BadReplyKind::NotAnObject } else { BadReplyKind::NotJson };
+        return Err(BadReply::new(kind, "a reply must be a JSON object, `{...}`"));
     }
     // The common cases first: plain replies (a number for a move), read by
     // a scanner; then any good move reply, in one pass. Anything else takes
@@ -470,14 +471,12 @@ fn parse_reply_carefully<M: DeserializeOwned>(
     }
 }
 
-/// A line that does not start as an object: JSON of another kind, or no
-/// JSON at all.
-fn not_an_object(line: &[u8]) -> BadReply {
-    let kind = match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
-        Ok(_) => BadReplyKind::NotAnObject,
-        Err(_) => BadReplyKind::NotJson,
-    };
-    BadReply::new(kind, "a reply must be a JSON object, `{...}`")
+/// For a line that does not start as an object, whether it is JSON of
+/// another kind (else no JSON at all); `None` for a line that does. serde
+/// would read a struct from an array, and say so in its own terms.
+pub(crate) fn not_an_object(line: &[u8]) -> Option<bool> {
+    (line.trim_ascii_start().first() != Some(&b'{'))
+        .then(|| serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok())
 }
 
 /// A reply as [`scan_reply`] reads it.

@@ -81,35 +81,50 @@ impl BotCommand {
         }
     }
 
-    /// For `java`, each entry of its class path (`-cp`, `-classpath`,
-    /// `--class-path`) must exist: Java would only say that it cannot find
-    /// the main class.
+    /// For `java`, its class path (the last `-cp`, `-classpath` or
+    /// `--class-path` before the main class) must name something that
+    /// exists: with none of its entries there (a path typed from another
+    /// folder), Java would only say that it cannot find the main class. A
+    /// missing entry beside one that exists is Java's to skip.
     fn check_class_path(&self) -> Result<(), String> {
         let Some((program, words)) = self.argv.split_first() else { return Ok(()) };
         if Path::new(program).file_name().is_none_or(|name| name != "java") {
             return Ok(());
         }
+        let mut class_path = None;
         let mut words = words.iter();
         while let Some(word) = words.next() {
-            let list = match word.as_str() {
-                "-cp" | "-classpath" | "--class-path" => words.next().map(String::as_str),
-                _ => word.strip_prefix("--class-path="),
-            };
-            // Java's `lib/*` stands for the archives in `lib`.
-            let entries = list.into_iter().flat_map(|list| list.split(':'));
-            for entry in entries.filter(|entry| !entry.is_empty()) {
-                let path = self.in_dir(Path::new(entry.strip_suffix('*').unwrap_or(entry)));
-                if !path.exists() {
-                    return Err(format!(
-                        "class path entry `{}` does not exist{} (`{}` looks for classes there)",
-                        path.display(),
-                        Self::looked_from(&path),
-                        self.argv[0]
-                    ));
+            match word.as_str() {
+                "-cp" | "-classpath" | "--class-path" => class_path = words.next(),
+                // Options whose value is the next word.
+                "-p" | "--module-path" | "--upgrade-module-path" | "--add-modules" => {
+                    words.next();
                 }
+                // An archive's own class path, or a module, runs instead.
+                "-jar" | "-m" | "--module" => return Ok(()),
+                option if option.starts_with('-') => {
+                    if let Some(list) = option.strip_prefix("--class-path=") {
+                        class_path = Some(word).filter(|_| !list.is_empty());
+                    }
+                }
+                // The main class: what follows is the program's own.
+                _ => break,
             }
         }
-        Ok(())
+        let Some(list) = class_path else { return Ok(()) };
+        let list = list.strip_prefix("--class-path=").unwrap_or(list);
+        let mut entries =
+            crate::sandbox::path_list(list).map(|entry| self.in_dir(Path::new(entry)));
+        let Some(first) = entries.next() else { return Ok(()) };
+        if first.exists() || entries.any(|entry| entry.exists()) {
+            return Ok(());
+        }
+        Err(format!(
+            "class path `{list}` names nothing that exists: `{}` does not exist{} (`{}` looks for classes there)",
+            first.display(),
+            Self::looked_from(&first),
+            self.argv[0]
+        ))
     }
 
     /// The file the command's interpreter runs, for an interpreter whose
@@ -200,9 +215,14 @@ mod tests {
         std::fs::create_dir_all(folder.path().join("classes")).unwrap();
         std::fs::create_dir_all(folder.path().join("lib")).unwrap();
         assert_eq!(command("java -cp classes:lib/* Main").check_files(), Ok(()));
-        let class_path = command("java -cp classes:libs Main").check_files().unwrap_err();
-        assert!(class_path.starts_with("class path entry `"), "{class_path}");
-        assert!(class_path.contains("libs` does not exist"), "{class_path}");
+        // Java skips a missing entry beside one that is there.
+        assert_eq!(command("java -cp classes:libs Main").check_files(), Ok(()));
+        assert_eq!(command("java -cp * Main nope").check_files(), Ok(()));
+        assert_eq!(command("java -cp nope -cp classes Main").check_files(), Ok(()));
+        assert_eq!(command("java -cp nope -jar bot.jar").check_files().unwrap_err(), jar);
+        let class_path = command("java -cp nope:libs Main").check_files().unwrap_err();
+        assert!(class_path.starts_with("class path `nope:libs` names nothing"), "{class_path}");
+        assert!(class_path.contains("nope` does not exist"), "{class_path}");
         let option = command("java --class-path=nope Main").check_files().unwrap_err();
         assert!(option.contains("nope` does not exist"), "{option}");
     }

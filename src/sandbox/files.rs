@@ -238,8 +238,9 @@ impl CommandFiles {
 }
 
 /// The paths a word of a command may name: the word, or an option's value
-/// written `--name=VALUE`; and where it holds a `:`, each entry of it as a
-/// list of paths (Java's `-cp game:lib`, `--class-path=game:lib`).
+/// written `--name=VALUE`; and where it holds a `:` or ends in `*`, each
+/// entry of it as a list of paths ([`path_list`]: Java's `-cp game:lib/*`,
+/// `--class-path=game:lib`).
 fn named_paths(word: &str) -> Vec<&str> {
     let value = match word.strip_prefix('-') {
         Some(option) => match option.split_once('=') {
@@ -249,10 +250,22 @@ fn named_paths(word: &str) -> Vec<&str> {
         None => word,
     };
     let mut paths = vec![value];
-    if value.contains(':') {
-        paths.extend(value.split(':').filter(|entry| !entry.is_empty()));
+    if value.contains(':') || value.ends_with('*') {
+        paths.extend(path_list(value));
     }
     paths
+}
+
+/// The paths of a list such as Java's class path: entries split at `:`,
+/// empty ones left out, and `DIR/*` (the archives in `DIR`) read as `DIR`.
+pub fn path_list(list: &str) -> impl Iterator<Item = &str> {
+    list.split(':').filter(|entry| !entry.is_empty()).map(|entry| match entry.strip_suffix('*') {
+        Some("") => ".",
+        Some(folder) => {
+            folder.strip_suffix('/').filter(|folder| !folder.is_empty()).unwrap_or(folder)
+        }
+        None => entry,
+    })
 }
 
 fn existing_file(path: &Path) -> Option<PathBuf> {
@@ -505,7 +518,7 @@ mod tests {
             "-Xmx256m",
             "-cp",
             "game:lib/json.jar",
-            "--class-path=more",
+            "--class-path=more:native/*",
             "-Djava.library.path=native",
             "Main",
         ]
@@ -516,6 +529,7 @@ mod tests {
         assert_eq!(files.own_folders, [root.join("game"), root.join("more"), root.join("native")]);
         assert_eq!(named_paths("-q"), Vec::<&str>::new());
         assert_eq!(named_paths("a:b"), ["a:b", "a", "b"]);
+        assert_eq!(path_list("lib/*::*:/*:x").collect::<Vec<_>>(), ["lib", ".", "/", "x"]);
     }
 
     #[test]

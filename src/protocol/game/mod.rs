@@ -312,12 +312,8 @@ pub fn parse_answer(
         return step(fields, kind == GameRequestKind::Apply && moves == Moves::Hidden)
             .map(Answer::Step);
     }
-    // serde would read a struct from an array, and say so in its own terms.
-    if line.trim_ascii_start().first() != Some(&b'{') {
-        let what = match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
-            Ok(_) => "JSON, but not an object",
-            Err(_) => "not JSON",
-        };
+    if let Some(is_json) = super::not_an_object(line) {
+        let what = if is_json { "JSON, but not an object" } else { "not JSON" };
         return Err(BadAnswer::new(
             BadAnswerKind::NotJson,
             format!(

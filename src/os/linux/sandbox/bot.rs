@@ -213,10 +213,11 @@ pub(super) fn environment(
     envp.push(c_string([b"TMPDIR=", scratch].concat())?);
     // A JVM sizes its heap from the machine's memory (it starts with a
     // 64th of it, committed), not the box's limit, which it cannot see:
-    // told the limit, it starts small and grows to a quarter of it, as in a
-    // container. Its home is the scratch folder, as HOME says (it would
-    // take the home of the box's user on the host, which the box does not
-    // show). The bot's own options come after, so theirs win.
+    // told the limit, it starts small and grows to a quarter of it (half
+    // of a small one), as in a container. Its home is the scratch folder,
+    // as HOME says (it would take the home of the box's user on the host,
+    // which the box does not show). The bot's own options come after, so
+    // theirs win.
     let java_options = env.iter().find(|(key, _)| key == JAVA_OPTIONS);
     let mut java = format!("{JAVA_OPTIONS}=-XX:MaxRAM={memory}");
     if let Ok(home) = std::str::from_utf8(scratch)
