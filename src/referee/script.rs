@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use super::BotCommand;
+use crate::sandbox::path_list;
 
 /// How an interpreter's words are read: the options after which it runs
 /// code given inline or a module rather than a script, and those that take
@@ -113,8 +114,7 @@ impl BotCommand {
         }
         let Some(list) = class_path else { return Ok(()) };
         let list = list.strip_prefix("--class-path=").unwrap_or(list);
-        let mut entries =
-            crate::sandbox::path_list(list).map(|entry| self.in_dir(Path::new(entry)));
+        let mut entries = path_list(list).map(|entry| self.in_dir(Path::new(entry)));
         let Some(first) = entries.next() else { return Ok(()) };
         if first.exists() || entries.any(|entry| entry.exists()) {
             return Ok(());

@@ -105,7 +105,12 @@ impl CommandFiles {
                 files.add_interpreter_of(&real, path);
             }
         }
-        for word in arguments.iter().flat_map(|word| named_paths(word)) {
+        let before = std::iter::once(None).chain(arguments.iter().map(Some));
+        for word in arguments
+            .iter()
+            .zip(before)
+            .flat_map(|(word, before)| named_paths(word, before.map(String::as_str)))
+        {
             let named = dir.join(word);
             if let Some(file) = existing_file(&named) {
                 files.add_interpreter_of(&file, path);
@@ -237,23 +242,24 @@ impl CommandFiles {
     }
 }
 
-/// The paths a word of a command may name: the word, or an option's value
-/// written `--name=VALUE`; and where it holds a `:` or ends in `*`, each
-/// entry of it as a list of paths ([`path_list`]: Java's `-cp game:lib/*`,
-/// `--class-path=game:lib`).
-fn named_paths(word: &str) -> Vec<&str> {
-    let value = match word.strip_prefix('-') {
-        Some(option) => match option.split_once('=') {
-            Some((_, value)) => value,
-            None => return Vec::new(),
-        },
-        None => word,
-    };
-    let mut paths = vec![value];
-    if value.contains(':') || value.ends_with('*') {
-        paths.extend(path_list(value));
+/// Options whose value is a list of paths: Java's class and module paths.
+const PATH_LIST_OPTIONS: [&str; 4] = ["-cp", "-classpath", "--class-path", "--module-path"];
+
+/// The paths a word of a command may name, after the word `before`: the
+/// word, or an option's value written `--name=VALUE`; the value of an
+/// option of [`PATH_LIST_OPTIONS`] as a list of paths ([`path_list`]: Java's
+/// `-cp game:lib/*`, `--class-path=game:lib`).
+fn named_paths<'a>(word: &'a str, before: Option<&str>) -> Vec<&'a str> {
+    let is_list = |option: &str| PATH_LIST_OPTIONS.contains(&option);
+    if before.is_some_and(is_list) {
+        return path_list(word).collect();
     }
-    paths
+    match word.split_once('=') {
+        Some((option, value)) if is_list(option) => path_list(value).collect(),
+        Some((option, value)) if option.starts_with('-') => vec![value],
+        _ if word.starts_with('-') => Vec::new(),
+        _ => vec![word],
+    }
 }
 
 /// The paths of a list such as Java's class path: entries split at `:`,
@@ -527,8 +533,11 @@ mod tests {
         let files = CommandFiles::of(&argv, &root, std::ffi::OsStr::new("/usr/bin"));
         assert_eq!(files.own, [root.join("lib/json.jar")]);
         assert_eq!(files.own_folders, [root.join("game"), root.join("more"), root.join("native")]);
-        assert_eq!(named_paths("-q"), Vec::<&str>::new());
-        assert_eq!(named_paths("a:b"), ["a:b", "a", "b"]);
+        assert_eq!(named_paths("-q", None), Vec::<&str>::new());
+        // Only a path list's option splits its value.
+        assert_eq!(named_paths("a:b", Some("-cp")), ["a", "b"]);
+        assert_eq!(named_paths("path:/etc/shadow", None), ["path:/etc/shadow"]);
+        assert_eq!(named_paths("--out=a:b", None), ["a:b"]);
         assert_eq!(path_list("lib/*::*:/*:x").collect::<Vec<_>>(), ["lib", ".", "/", "x"]);
     }
 
