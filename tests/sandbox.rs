@@ -862,4 +862,22 @@ fn a_program_others_may_not_execute_is_told_so() {
     mode(0o755);
     play().assert_success();
     assert_eq!(read_games_csv(&scratch.out()).len(), 2);
+    // Executing a compiled program needs no read right, through a link too.
+    mode(0o711);
+    let link = folder.join("bot-link");
+    std::os::unix::fs::symlink(&program, &link).expect("a link to the bot");
+    let bot = link.display().to_string();
+    let through_link = scratch.arena([
+        "match",
+        "number-snatch",
+        &bot,
+        &bot,
+        "--games",
+        "2",
+        "--fresh",
+        "--out",
+        &out,
+    ]);
+    through_link.assert_success();
+    assert_eq!(read_games_csv(&scratch.out()).len(), 2);
 }

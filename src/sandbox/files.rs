@@ -65,8 +65,8 @@ pub struct CommandFiles {
     pub own: Vec<PathBuf>,
     /// Folders its command names (a class path, a package folder).
     pub own_folders: Vec<PathBuf>,
-    /// The file it executes, when that is one of its own (named by a path,
-    /// outside the system folders).
+    /// The file it executes (links resolved), unless a system folder's: named
+    /// by a path, or found in PATH.
     pub program: Option<PathBuf>,
     /// Installations of the interpreters it runs (a program found in PATH,
     /// the interpreter of a `#!` line), outside the system folders.
@@ -103,6 +103,9 @@ impl CommandFiles {
             if let Ok(real) = found.canonicalize() {
                 files.add_installation(&real);
                 files.add_interpreter_of(&real, path);
+                if !in_system_folder(&real) {
+                    files.program = Some(real);
+                }
             }
         }
         let before = std::iter::once(None).chain(arguments.iter().map(Some));

@@ -257,12 +257,20 @@ impl Sandbox {
             let plan = BoxPlan::new(&Layout::new(&shown, &own.reached));
             if self.protections.as_root {
                 // Said before the first game rather than as a crash in each.
-                let needed = own.reached.iter().chain(&own.own).chain(&own.installations);
-                if let Some((path, mode)) = needed
-                    .filter_map(|path| {
-                        plan.closed_to_others(path, own.program.as_deref() == Some(path))
+                let needed = own
+                    .reached
+                    .iter()
+                    .chain(&own.own)
+                    .chain(&own.installations)
+                    .chain(&own.program);
+                // The program may be reached through a link.
+                let is_program = |path: &Path| {
+                    own.program.as_ref().is_some_and(|program| {
+                        path == program || path.canonicalize().is_ok_and(|real| real == *program)
                     })
-                    .next()
+                };
+                if let Some((path, mode)) =
+                    needed.filter_map(|path| plan.closed_to_others(path, is_program(path))).next()
                 {
                     return Err(SandboxError::ClosedToOthers {
                         command: command.to_owned(),
