@@ -74,7 +74,7 @@ impl GameRow {
             .map(|seat| {
                 let forfeit = report.forfeits[seat.index()].as_ref().expect("filtered above");
                 let mut text = format!("{}: {}", name(*seat), forfeit.detail);
-                if let Some(line) = &forfeit.line {
+                if let Some(line) = forfeit.line.as_ref().filter(|line| !line.is_empty()) {
                     text.push_str(&format!(" (line: {line})"));
                 }
                 text

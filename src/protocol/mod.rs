@@ -348,6 +348,13 @@ pub fn parse_reply<M: DeserializeOwned>(
     // serde would also read a struct from a JSON array; a reply is an object.
     if let Some(is_json) = not_an_object(line) {
         let kind = if is_json { BadReplyKind::NotAnObject } else { BadReplyKind::NotJson };
+        // A launcher's banner starts with one (`npm start`'s).
+        if line.trim_ascii().is_empty() {
+            return Err(BadReply::new(
+                kind,
+                "an empty line, where a reply must be a JSON object, `{...}`: is something else writing to stdout? (`npm start` does: run `node` itself, or `npm start --silent`)",
+            ));
+        }
         return Err(BadReply::new(kind, "a reply must be a JSON object, `{...}`"));
     }
     // The common cases first: plain replies (a number for a move), read by

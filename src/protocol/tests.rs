@@ -46,6 +46,10 @@ fn a_refused_reply_says_what_kind_of_wrong_it_is() {
         let reply = parse_reply::<u32>(line.as_bytes(), ReplyKind::Move, 2);
         assert_eq!(reply.map_err(|bad| bad.kind), Err(kind), "{line}");
     }
+    // An empty line (a launcher's banner) says what may be writing it.
+    let empty = parse_move("", 2).unwrap_err();
+    assert_eq!(empty.kind, BadReplyKind::NotJson);
+    assert!(empty.detail.contains("npm start --silent"), "{}", empty.detail);
     assert!(BadReplyKind::IdNotANumber.is_about_the_id());
     assert_eq!(BadReplyKind::NotAMove.forfeit_reason(), ForfeitReason::IllegalMove);
     assert_eq!(BadReplyKind::WrongId.forfeit_reason(), ForfeitReason::Malformed);

@@ -118,14 +118,21 @@ pub fn limit_hit(
     } else if said(&["can't start new thread", "fork: retry", "unable to create native thread"])
         // EAGAIN, which a non-blocking read or lock gives too: only where
         // a process or thread was being made (Python's `os.fork`, Rust's
-        // "failed to spawn thread", Node's "spawn EAGAIN", Go's
-        // "fork/exec").
+        // "failed to spawn thread", Node's "spawn EAGAIN" and its workers'
+        // `startThread`, Go's "fork/exec", C++'s `std::thread` throwing a
+        // `std::system_error`).
         || said(&["Resource temporarily unavailable", "resource temporarily unavailable", "EAGAIN"])
-            && said(&["fork", "spawn", "Popen"])
+            && said(&["fork", "spawn", "Popen", "startThread", "std::system_error"])
     {
         Some(format!("probably over its process limit ({} processes)", limits.processes))
     } else if said(&["Too many open files"]) {
         Some(format!("probably over its open files limit ({})", limits.open_files))
+    } else if said(&["File too large"]) {
+        // Where SIGXFSZ is ignored (Python), the write fails with EFBIG.
+        Some(format!(
+            "probably wrote a file over its file size limit ({})",
+            show_size(limits.file_size)
+        ))
     } else {
         None
     }
@@ -159,6 +166,10 @@ mod tests {
         assert_eq!(limit_hit(&limits, None, None, panicked), None);
         let spawned = b"thread 'main' panicked at src/main.rs:9:5:\nfailed to spawn thread: Os { code: 11, kind: WouldBlock, message: \"Resource temporarily unavailable\" }\n";
         assert!(limit_hit(&limits, None, None, spawned).unwrap().contains("process limit"));
+        let thread = b"terminate called after throwing an instance of 'std::system_error'\n  what():  Resource temporarily unavailable\n";
+        assert!(limit_hit(&limits, None, None, thread).unwrap().contains("process limit"));
+        let too_large = b"    f.write(data)\nOSError: [Errno 27] File too large\n";
+        assert!(limit_hit(&limits, None, None, too_large).unwrap().contains("file size limit"));
         assert_eq!(limit_hit(&limits, None, Some(11), b"ok"), None);
         let killed = limit_hit(&limits, Some(LimitReached::Memory), Some(9), b"").unwrap();
         assert_eq!(killed, "over its memory limit (1 GiB)");

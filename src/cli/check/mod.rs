@@ -351,6 +351,7 @@ fn print_item(item: &Item, hints_shown: &mut HashSet<String>) {
     };
     crate::say!("  {status}  {}: {}", item.title, item.evidence);
     if let Some(line) = &item.line {
+        let line = if line.is_empty() { "an empty line" } else { line };
         crate::say!("        it sent: {line}");
     }
     if let Some(hint) = &item.hint

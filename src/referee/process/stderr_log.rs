@@ -37,15 +37,20 @@ pub(super) struct StderrTail {
     pub(super) cut: bool,
 }
 
-/// Bytes of stderr kept in a [`StderrTail`].
-const STDERR_TAIL: usize = 2048;
+/// Bytes of stderr kept in a [`StderrTail`], at least: a runtime's fatal
+/// error comes before its stack dump (Go's "fatal error: runtime: out of
+/// memory" before every goroutine's stack, Node's "JavaScript heap out of
+/// memory" before its native frames), which may run to kilobytes.
+const STDERR_TAIL: usize = 16 * 1024;
 
 impl StderrTail {
     fn push(&mut self, bytes: &[u8]) {
         let keep = bytes.len().min(STDERR_TAIL);
         self.cut |= keep < bytes.len();
         self.bytes.extend_from_slice(&bytes[bytes.len() - keep..]);
-        if self.bytes.len() > STDERR_TAIL {
+        // Up to twice as much between trims, so that a bot writing a line
+        // at a time does not move the whole tail with each.
+        if self.bytes.len() > 2 * STDERR_TAIL {
             self.cut = true;
             self.bytes.drain(..self.bytes.len() - STDERR_TAIL);
         }

@@ -41,9 +41,6 @@ impl fmt::Debug for BotSandbox {
 /// left out (tokens and keys included).
 const PASSED_VARIABLES: [&str; 3] = ["PATH", "LANG", "TZ"];
 
-/// The variable every JVM reads its options from.
-const JAVA_OPTIONS: &str = "JAVA_TOOL_OPTIONS";
-
 impl BotSandbox {
     /// The run's limits.
     pub fn limits(&self) -> &Limits {
@@ -190,8 +187,8 @@ fn program_path(argv: &[String]) -> Result<PathBuf, SandboxError> {
         .ok_or_else(|| SandboxError::Setup(format!("program `{}` was not found in PATH", argv[0])))
 }
 
-/// The environment: the passed variables, HOME and TMPDIR, the JVM's size,
-/// the bot's own.
+/// The environment: the passed variables, HOME and TMPDIR, the memory
+/// limit told to runtimes, the bot's own.
 pub(super) fn environment(
     scratch: &[u8],
     env: &[(String, String)],
@@ -211,47 +208,73 @@ pub(super) fn environment(
     }
     envp.push(c_string([b"HOME=", scratch].concat())?);
     envp.push(c_string([b"TMPDIR=", scratch].concat())?);
-    // A JVM sizes its heap from the machine's memory (it starts with a
-    // 64th of it, committed), not the box's limit, which it cannot see:
-    // told the limit, it starts small and grows to a quarter of it (half
-    // of a small one), as in a container. Its home is the scratch folder,
-    // as HOME says (it would take the home of the box's user on the host,
-    // which the box does not show). The bot's own options come after, so
-    // theirs win.
-    let java_options = env.iter().find(|(key, _)| key == JAVA_OPTIONS);
-    let mut java = format!("{JAVA_OPTIONS}=-XX:MaxRAM={memory}");
+    let told = runtime_sizes(scratch, memory);
+    for (key, ours) in &told {
+        let theirs = env.iter().find(|(their_key, _)| their_key == key).map(|(_, value)| value);
+        let value = match theirs {
+            // A memory limit of the bot's own replaces ours.
+            Some(theirs) if *key == "GOMEMLIMIT" => theirs.clone(),
+            // Options: the bot's come after, so theirs win.
+            Some(theirs) => format!("{ours} {theirs}"),
+            None => ours.clone(),
+        };
+        envp.push(c_string(format!("{key}={value}").into_bytes())?);
+    }
+    for (key, value) in env.iter().filter(|(key, _)| told.iter().all(|(told, _)| told != key)) {
+        envp.push(c_string(format!("{key}={value}").into_bytes())?);
+    }
+    Ok(envp)
+}
+
+/// What runtimes that size their memory by the machine's are told of the
+/// box's limit, which they cannot see (no cgroup files in a box), by
+/// variable: else a JVM commits a 64th of the machine at start and grows
+/// to a quarter, and Go and V8 let garbage pile up far past the limit
+/// before collecting. A JVM grows to a quarter of the limit (half of a
+/// small one), as in a container, and its home is the scratch folder, as
+/// HOME says (not the host's home of the box's user, which is not shown);
+/// Go collects harder past three quarters of the limit, and V8's old
+/// space stops there.
+fn runtime_sizes(scratch: &[u8], memory: u64) -> [(&'static str, String); 3] {
+    let mut java = format!("-XX:MaxRAM={memory}");
     if let Ok(home) = std::str::from_utf8(scratch)
         && !home.contains(char::is_whitespace)
     {
         java = format!("{java} -Duser.home={home}");
     }
-    if let Some((_, theirs)) = java_options {
-        java = format!("{java} {theirs}");
-    }
-    envp.push(c_string(java.into_bytes())?);
-    for (key, value) in env.iter().filter(|(key, _)| key != JAVA_OPTIONS) {
-        envp.push(c_string(format!("{key}={value}").into_bytes())?);
-    }
-    Ok(envp)
+    let most = memory / 4 * 3;
+    [
+        ("JAVA_TOOL_OPTIONS", java),
+        ("GOMEMLIMIT", most.to_string()),
+        ("NODE_OPTIONS", format!("--max-old-space-size={}", (most >> 20).max(16))),
+    ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::environment;
 
-    fn java_options(env: &[(String, String)]) -> Vec<String> {
+    fn told(env: &[(String, String)], key: &str) -> Vec<String> {
         let envp = environment(b"/tmp", env, 1 << 30).unwrap();
         envp.iter()
             .map(|entry| entry.to_str().unwrap().to_owned())
-            .filter(|entry| entry.starts_with("JAVA_TOOL_OPTIONS="))
+            .filter(|entry| entry.starts_with(&format!("{key}=")))
             .collect()
     }
 
     #[test]
-    fn a_jvm_is_told_the_memory_limit_before_the_bots_own_options() {
+    fn runtimes_are_told_the_memory_limit_before_the_bots_own_options() {
         let ours = "JAVA_TOOL_OPTIONS=-XX:MaxRAM=1073741824 -Duser.home=/tmp";
-        assert_eq!(java_options(&[]), [ours]);
+        assert_eq!(told(&[], "JAVA_TOOL_OPTIONS"), [ours]);
         let theirs = [("JAVA_TOOL_OPTIONS".to_owned(), "-Xmx200m".to_owned())];
-        assert_eq!(java_options(&theirs), [format!("{ours} -Xmx200m")]);
+        assert_eq!(told(&theirs, "JAVA_TOOL_OPTIONS"), [format!("{ours} -Xmx200m")]);
+        assert_eq!(told(&[], "GOMEMLIMIT"), ["GOMEMLIMIT=805306368"]);
+        let theirs = [("GOMEMLIMIT".to_owned(), "500MiB".to_owned())];
+        assert_eq!(told(&theirs, "GOMEMLIMIT"), ["GOMEMLIMIT=500MiB"]);
+        let theirs = [("NODE_OPTIONS".to_owned(), "--enable-source-maps".to_owned())];
+        assert_eq!(
+            told(&theirs, "NODE_OPTIONS"),
+            ["NODE_OPTIONS=--max-old-space-size=768 --enable-source-maps"]
+        );
     }
 }
