@@ -84,6 +84,9 @@ impl CommandFiles {
         // The working folder must exist where the bot runs.
         files.reach(dir);
         let Some((program, arguments)) = argv.split_first() else { return files };
+        if let Some(run) = run_by_env(program, arguments) {
+            return CommandFiles::of(run, dir, path);
+        }
         if program.contains('/') {
             if let Some(file) = existing_file(&dir.join(program)) {
                 files.add_interpreter_of(&file, path);
@@ -243,6 +246,25 @@ impl CommandFiles {
             }
         }
     }
+}
+
+/// The command `env` runs, when `program` is `env` (`env NAME=VALUE ...
+/// PROGRAM ARGS`): what the box must show is PROGRAM's, as if named first.
+fn run_by_env<'a>(program: &str, arguments: &'a [String]) -> Option<&'a [String]> {
+    if Path::new(program).file_name().is_none_or(|name| name != "env") {
+        return None;
+    }
+    let mut at = 0;
+    while let Some(word) = arguments.get(at) {
+        match word.as_str() {
+            // Options whose value is the next word.
+            "-u" | "--unset" | "-C" | "--chdir" => at += 2,
+            "--" => return arguments.get(at + 1..).filter(|run| !run.is_empty()),
+            _ if word.starts_with('-') || word.contains('=') => at += 1,
+            _ => return Some(&arguments[at..]),
+        }
+    }
+    None
 }
 
 /// Options whose value is a list of paths: Java's class and module paths.
@@ -512,6 +534,22 @@ mod tests {
         );
         assert_eq!(tree_without(&root.join("bot"), &excluded), [Grant::Whole(root.join("bot"))]);
         assert!(tree_without(&root.join("results/logs"), &excluded).is_empty());
+    }
+
+    #[test]
+    fn a_command_run_by_env_names_what_env_runs() {
+        let words = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        let run = |line: &str| run_by_env("/usr/bin/env", &words(line)).map(<[String]>::to_vec);
+        assert_eq!(run("A=1 -u B python3 bot.py"), Some(words("python3 bot.py")));
+        assert_eq!(run("-- ./bot"), Some(words("./bot")));
+        assert_eq!(run("A=1"), None);
+        assert_eq!(run_by_env("python3", &words("bot.py")), None);
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().canonicalize().unwrap();
+        std::fs::write(root.join("bot.py"), "").unwrap();
+        let argv = words("env OB=1 python3 bot.py");
+        let files = CommandFiles::of(&argv, &root, std::ffi::OsStr::new("/usr/bin"));
+        assert_eq!(files.own, [root.join("bot.py")]);
     }
 
     #[test]
