@@ -68,8 +68,12 @@ pub fn parse_param(text: &str) -> Result<(String, Value), String> {
 /// A file called `bot` or `main` (any extension) says nothing about its
 /// bot, so it is named after its folder when the command names one: the
 /// starter kits' launchers `bots/cpp/bot` and `bots/go/bot` are `cpp` and
-/// `go`, `python3 my_bot/main.py` is `my_bot`.
+/// `go`, `python3 my_bot/main.py` is `my_bot`. A command run by `env`
+/// (`env NAME=VALUE ... PROGRAM`) is named as PROGRAM's would be.
 pub fn default_bot_name(command: &BotCommand) -> String {
+    if let Some(run) = command.run_by_env() {
+        return default_bot_name(&run);
+    }
     let base = command.dir.as_deref().unwrap_or(Path::new("."));
     let program = &command.argv[0];
     let is_interpreter =
@@ -172,6 +176,8 @@ mod tests {
         assert_eq!(name("bots/cpp/bot"), "cpp");
         assert_eq!(name("python3 -u my_bot/main.py"), "my_bot");
         assert_eq!(name("java -jar bots/java/bot.jar"), "java");
+        // `env` sets variables for the bot it runs.
+        assert_eq!(name("env FILE=data/big.dat bots/probe"), "probe");
         assert_eq!(distinct(vec!["a".into(), "a".into()]), ["a-1", "a-2"]);
         let names = distinct(["a", "b", "a", "c", "a"].map(String::from).to_vec());
         assert_eq!(names, ["a-1", "b", "a-2", "c", "a-3"]);

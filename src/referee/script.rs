@@ -55,6 +55,9 @@ impl BotCommand {
     /// which file; the caller names the bot.
     pub fn check_files(&self) -> Result<(), String> {
         self.check_program()?;
+        if let Some(run) = self.run_by_env() {
+            return run.check_files();
+        }
         self.check_class_path()?;
         let Script::File(script) = self.script() else { return Ok(()) };
         let path = self.in_dir(Path::new(script));
@@ -210,6 +213,8 @@ mod tests {
         std::fs::write(folder.path().join("bot.py"), "").unwrap();
         assert_eq!(command("python3 bot.py").check_files(), Ok(()));
         assert_eq!(command("python3 -c 'import nope.py'").check_files(), Ok(()));
+        let behind_env = command("env A=1 python3 nope.py").check_files().unwrap_err();
+        assert!(behind_env.contains("nope.py` does not exist"), "{behind_env}");
         let jar = command("java -jar bot.jar").check_files().unwrap_err();
         assert!(jar.starts_with("archive `"), "{jar}");
         std::fs::create_dir_all(folder.path().join("classes")).unwrap();

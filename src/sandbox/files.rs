@@ -250,7 +250,7 @@ impl CommandFiles {
 
 /// The command `env` runs, when `program` is `env` (`env NAME=VALUE ...
 /// PROGRAM ARGS`): what the box must show is PROGRAM's, as if named first.
-fn run_by_env<'a>(program: &str, arguments: &'a [String]) -> Option<&'a [String]> {
+pub fn run_by_env<'a>(program: &str, arguments: &'a [String]) -> Option<&'a [String]> {
     if Path::new(program).file_name().is_none_or(|name| name != "env") {
         return None;
     }

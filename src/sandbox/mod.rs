@@ -42,7 +42,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use files::{CommandFiles, in_system_folder, path_list};
+pub use files::{CommandFiles, in_system_folder, path_list, run_by_env};
 pub use limits::{LimitReached, Limits, limit_hit};
 // The sandbox itself makes system calls: it lives in the OS layer.
 pub use crate::os::sandbox::{BotSandbox, Sandbox};

@@ -21,6 +21,14 @@ pub struct BotCommand {
 }
 
 impl BotCommand {
+    /// The command `env` runs, for a command that is `env NAME=VALUE ...
+    /// PROGRAM ARGS`: what names the bot and whose files are checked.
+    pub fn run_by_env(&self) -> Option<BotCommand> {
+        let (program, arguments) = self.argv.split_first()?;
+        let run = crate::sandbox::run_by_env(program, arguments)?;
+        Some(BotCommand { argv: run.to_vec(), ..self.clone() })
+    }
+
     /// Splits a command line the way a POSIX shell would split words
     /// (quotes and backslashes), without running a shell.
     pub fn parse(command_line: &str) -> Result<BotCommand, CommandError> {
