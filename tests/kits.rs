@@ -158,7 +158,7 @@ fn the_go_kit_builds_passes_the_check_and_plays() {
 /// tests/fixtures/JavaHeap.java as a game program (it says so on stderr
 /// and exits, which arena reports with its last lines), with a memory
 /// limit of 256 MiB.
-fn jvm_heap(sandbox: bool) -> (u64, String) {
+fn jvm_heap(sandbox: bool) -> (u64, String, String) {
     let scratch = Scratch::new();
     let random_bot = rust_random_bot().display().to_string();
     let mut args = vec![
@@ -178,7 +178,7 @@ fn jvm_heap(sandbox: bool) -> (u64, String) {
     let said = run.stderr.split("max heap ").nth(1).and_then(|rest| {
         let (heap, home) = rest.split_once(", home ")?;
         let home = home.split(|c: char| c.is_whitespace() || c == ';').next()?;
-        Some((heap.parse().ok()?, home.to_owned()))
+        Some((heap.parse().ok()?, home.to_owned(), run.stderr.clone()))
     });
     said.unwrap_or_else(|| {
         panic!(
@@ -196,13 +196,16 @@ fn a_jvm_in_a_box_sizes_its_heap_by_the_memory_limit_and_lives_in_its_scratch_fo
     // takes a quarter of this machine's memory; in a box, arena tells it
     // the limit.
     const LIMIT: u64 = 256 << 20;
-    let (open, _) = jvm_heap(false);
+    let (open, _, _) = jvm_heap(false);
     assert!(open > LIMIT, "unsandboxed, the heap is the machine's: {open} bytes");
-    let (boxed, home) = jvm_heap(true);
+    let (boxed, home, said) = jvm_heap(true);
     assert!(boxed <= LIMIT / 2, "in a box of 256 MiB, a heap of {boxed} bytes");
     // Its home is the box's scratch folder, as HOME says, not the home of
     // the box's user on the host (which the box does not show).
     assert_eq!(home, "/tmp");
+    // The JVM's note of the options arena gave it is not the program's:
+    // it is kept out of what arena quotes (and logs) of its stderr.
+    assert!(!said.contains("Picked up JAVA_TOOL_OPTIONS"), "{said}");
 }
 
 /// Runs a program just copied. Another test's process forked while the

@@ -43,6 +43,12 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use files::{CommandFiles, in_system_folder, path_list, run_by_env};
+
+/// How the line a JVM writes first to stderr in a box begins: it notes the
+/// options arena gives it (the memory limit, in `JAVA_TOOL_OPTIONS`), not
+/// anything of the bot's own, so it is kept out of the bot's stderr log
+/// (else every game of a Java bot kept a log of that line alone).
+pub const JVM_NOTE: &[u8] = b"Picked up JAVA_TOOL_OPTIONS: -XX:MaxRAM=";
 pub use limits::{LimitReached, Limits, limit_hit};
 // The sandbox itself makes system calls: it lives in the OS layer.
 pub use crate::os::sandbox::{BotSandbox, Sandbox};

@@ -224,12 +224,17 @@ impl BotProcess {
         let Started { pid, stdin, stdout, mut stderr, output_fds, exit, sandbox } = started;
         let stderr_log = Arc::new(Mutex::new(StderrLog::new(stderr_cap)));
         let sink = Arc::clone(&stderr_log);
+        let mut first = command.sandbox.is_some();
         let stderr_task = tokio::spawn(async move {
             let mut chunk = vec![0u8; 16 * 1024];
             // Drained to the end even past the cap, so a chatty bot never
             // blocks on a full stderr pipe.
             while let Ok(count @ 1..) = stderr.read(&mut chunk).await {
-                sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).write(&chunk[..count]);
+                let mut bytes = &chunk[..count];
+                if std::mem::take(&mut first) {
+                    bytes = without_jvm_note(bytes);
+                }
+                sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).write(bytes);
             }
         });
 
@@ -550,6 +555,17 @@ impl Drop for BotProcess {
 async fn wait_for_exit(exit: &mut Exit, deadline: Instant) {
     let moment = deadline.min(Instant::now() + Duration::from_millis(500));
     let _ = tokio::time::timeout_at(moment, exit.wait()).await;
+}
+
+/// `bytes`, the first a boxed process wrote to stderr, without the line a
+/// JVM begins with there ([`crate::sandbox::JVM_NOTE`]).
+fn without_jvm_note(bytes: &[u8]) -> &[u8] {
+    match bytes.strip_prefix(crate::sandbox::JVM_NOTE) {
+        Some(rest) => {
+            rest.iter().position(|&byte| byte == b'\n').map_or(bytes, |end| &rest[end + 1..])
+        }
+        None => bytes,
+    }
 }
 
 /// What `ending` left of a bot: its exit status if it is known, the
