@@ -782,19 +782,7 @@ fn a_bot_in_a_folder_closed_to_others_is_told_which_folder() {
     closed(&folder, 0o700);
     let bot = format!("python3 {}", folder.join("random_bot.py").display());
     let out = private.join("out");
-    let play = || {
-        scratch.arena([
-            "match",
-            "number-snatch",
-            &bot,
-            &bot,
-            "--games",
-            "2",
-            "--fresh",
-            "--out",
-            out.to_str().expect("UTF-8"),
-        ])
-    };
+    let play = || two_games(&scratch, &bot, &out);
     let refused = play();
     if root {
         assert_eq!(refused.status.code(), Some(2), "{}\n{}", refused.stdout, refused.stderr);
@@ -836,20 +824,8 @@ fn a_program_others_may_not_execute_is_told_so() {
     };
     mode(0o704);
     let bot = program.display().to_string();
-    let out = scratch.out().display().to_string();
-    let play = || {
-        scratch.arena([
-            "match",
-            "number-snatch",
-            &bot,
-            &bot,
-            "--games",
-            "2",
-            "--fresh",
-            "--out",
-            &out,
-        ])
-    };
+    let out = scratch.out();
+    let play = || two_games(&scratch, &bot, &out);
     let refused = play();
     if root {
         assert_eq!(refused.status.code(), Some(2), "{}\n{}", refused.stdout, refused.stderr);
@@ -866,18 +842,14 @@ fn a_program_others_may_not_execute_is_told_so() {
     mode(0o711);
     let link = folder.join("bot-link");
     std::os::unix::fs::symlink(&program, &link).expect("a link to the bot");
-    let bot = link.display().to_string();
-    let through_link = scratch.arena([
-        "match",
-        "number-snatch",
-        &bot,
-        &bot,
-        "--games",
-        "2",
-        "--fresh",
-        "--out",
-        &out,
-    ]);
+    let through_link = two_games(&scratch, &link.display().to_string(), &out);
     through_link.assert_success();
     assert_eq!(read_games_csv(&scratch.out()).len(), 2);
+}
+
+/// Two games of Number Snatch between two copies of `bot`, into `out`
+/// afresh.
+fn two_games(scratch: &Scratch, bot: &str, out: &Path) -> common::Run {
+    let out = out.to_str().expect("UTF-8");
+    scratch.arena(["match", "number-snatch", bot, bot, "--games", "2", "--fresh", "--out", out])
 }
