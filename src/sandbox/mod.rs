@@ -32,6 +32,7 @@
 
 // Only the Linux sandbox grants files; the stub leaves most of this unused.
 #[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
+pub(crate) mod command_files;
 pub(crate) mod files;
 #[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
 pub(crate) mod layout;
@@ -42,7 +43,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use files::{CommandFiles, in_system_folder, path_list, run_by_env};
+pub use command_files::{CommandFiles, path_list, run_by_env};
+pub use files::in_system_folder;
 
 /// How the line a JVM writes first to stderr in a box begins: it notes the
 /// options arena gives it (the memory limit, in `JAVA_TOOL_OPTIONS`), not

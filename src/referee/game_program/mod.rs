@@ -1,8 +1,10 @@
 //! A game written as a program, played through the game protocol
 //! (game-protocol.md): its process, started like a bot's and in the same
 //! sandbox ([`BotCommand`], [`BotProcess`]), kept from game to game; its
-//! requests and answers under a time limit; and the [`Table`] over its
-//! answers, through which the referee plays it as it plays a built-in game.
+//! requests and answers under a time limit; the check of its answers
+//! against the last game of the same setup (`memo`); and the table over its
+//! answers (`table`), through which the referee plays it as it plays a
+//! built-in game.
 //!
 //! The program never learns which bot sits where: it is sent parameters,
 //! a seed and the moves of each turn, each move its own entry of the legal
@@ -12,27 +14,25 @@
 
 mod describe;
 mod fault;
+mod memo;
+mod table;
 
-use std::borrow::Cow;
-use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
-use serde_json::value::RawValue;
 use tokio::time::Instant;
 
 pub use describe::{DescribeError, describe_program};
 pub use fault::{FaultCause, GameFault, GameRequest};
 
+use memo::Memo;
+
 use super::process::Failure;
-use super::table::{Rules, Table};
 use super::{BotCommand, BotProcess, LogPath, Stopped};
 use crate::games::program::{Declaration, JsonMove, Moves, ProgramGame};
-use crate::games::{GameSetup, Outcome, Played, Seat};
+use crate::games::{GameSetup, Played};
 use crate::protocol::game::{
-    Answer, GameRequestKind, Refusal, Step, apply_request, hello_request, init_request,
-    parse_answer,
+    Answer, GameRequestKind, Refusal, apply_request, hello_request, init_request, parse_answer,
 };
-use crate::seeds::SeedKey;
 
 /// Longest line a game program may answer with: a step holds both views
 /// and the legal moves, so it may be far longer than a bot's reply.
@@ -311,292 +311,4 @@ pub fn quote(line: &[u8]) -> String {
     }
     let kept: String = text.chars().take(QUOTED_CHARS).collect();
     format!("{kept}… ({} bytes in all)", line.len())
-}
-
-/// The answers of the last game set up, to compare the next game of the
-/// same setup with (in a tournament, the same setup with the seats
-/// swapped): as long as it is sent the same requests, a deterministic
-/// game answers the same.
-#[derive(Default)]
-struct Memo {
-    /// The setup of the game being recorded, and its exchanges so far.
-    recording: (u64, Vec<Exchange>),
-    /// An earlier game of the same setup, while the current one has been
-    /// sent the same requests.
-    earlier: Option<Vec<Exchange>>,
-}
-
-/// One exchange, hashed: the request (without its id), and each field of
-/// the step that answered it.
-#[derive(Clone, PartialEq)]
-struct Exchange {
-    request: u64,
-    fields: [(&'static str, u64); 8],
-}
-
-impl Memo {
-    /// A game of setup `key` begins.
-    fn begin(&mut self, key: u64) {
-        let (last_key, last) = std::mem::take(&mut self.recording);
-        self.earlier = (last_key == key && !last.is_empty()).then_some(last);
-        self.recording = (key, Vec::new());
-    }
-
-    /// Notes an exchange of the current game; the field that differs from
-    /// the earlier game's answer to the same request, if one does.
-    fn note(&mut self, request: &[u8], step: &Step) -> Option<&'static str> {
-        let exchange = Exchange { request: hash(request), fields: step_hashes(step) };
-        let turn = self.recording.1.len();
-        let mut differs = None;
-        if let Some(earlier) = &self.earlier {
-            match earlier.get(turn) {
-                Some(before) if before.request == exchange.request => {
-                    differs = before
-                        .fields
-                        .iter()
-                        .zip(&exchange.fields)
-                        .find(|(before, now)| before != now)
-                        .map(|(before, _)| before.0);
-                }
-                // Other moves from here on: nothing to compare.
-                _ => self.earlier = None,
-            }
-        }
-        self.recording.1.push(exchange);
-        differs
-    }
-}
-
-fn hash(value: impl Hash) -> u64 {
-    let mut hasher = Quick::default();
-    value.hash(&mut hasher);
-    hasher.finish()
-}
-
-/// A hash for telling an answer from another, cheap on every turn: eight
-/// bytes at a time, multiplied and rotated (FxHash's step). Not meant to
-/// withstand anyone choosing collisions.
-#[derive(Default)]
-struct Quick(u64);
-
-impl Hasher for Quick {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.mix(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
-        }
-        let mut last = bytes.len() as u64;
-        for (place, byte) in chunks.remainder().iter().enumerate() {
-            last ^= u64::from(*byte) << (8 * place + 8);
-        }
-        self.mix(last);
-    }
-
-    fn write_u8(&mut self, number: u8) {
-        self.mix(u64::from(number));
-    }
-
-    fn write_usize(&mut self, number: usize) {
-        self.mix(number as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl Quick {
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-/// A request line without its id: `{"type":"apply","id":7,` is cut to the
-/// rest, so requests of two games compare.
-fn without_id(line: &[u8]) -> &[u8] {
-    let after_id = line.iter().position(|&byte| byte == b',').map_or(0, |comma| comma + 1);
-    let rest = &line[after_id..];
-    let next = rest.iter().position(|&byte| byte == b',').map_or(0, |comma| comma + 1);
-    &rest[next..]
-}
-
-fn step_hashes(step: &Step) -> [(&'static str, u64); 8] {
-    [
-        ("to_move", hash(step.to_move)),
-        ("legal_moves", {
-            let mut hasher = Quick::default();
-            for list in &step.legal_moves {
-                list.len().hash(&mut hasher);
-                for mv in list {
-                    mv.raw().hash(&mut hasher);
-                }
-            }
-            hasher.finish()
-        }),
-        ("views", hash(&step.views)),
-        ("scores", hash(step.scores)),
-        ("result", hash(step.result.map(|outcome| outcome.winner))),
-        ("learned", hash(&step.learned)),
-        ("state", hash(&step.state)),
-        ("text", hash(&step.text)),
-    ]
-}
-
-impl Rules for GameProgram {
-    type Move = JsonMove;
-    type Table<'r> = ProgramTable<'r>;
-
-    fn log_stderr_to(&mut self, log: Option<&LogPath>) {
-        GameProgram::log_stderr_to(self, log.cloned());
-    }
-
-    async fn stop(&mut self) {
-        GameProgram::stop(self).await;
-    }
-
-    fn seed_for(&self, setup_seed: u64, key: &SeedKey) -> u64 {
-        key.game_seed(setup_seed)
-    }
-
-    async fn set_up<'r>(
-        &'r mut self,
-        setup: &GameSetup,
-        seed: u64,
-    ) -> Result<ProgramTable<'r>, GameFault> {
-        self.memo.begin(hash((setup.params_json(), seed)));
-        let exchanged = self.init(setup.params_json(), seed).await?;
-        let step = match exchanged.answer {
-            Answer::Step(step) => step,
-            Answer::Refuse(refusal) => {
-                let fault = self.fault(
-                    exchanged.request,
-                    &exchanged.request_line,
-                    FaultCause::Refused(refusal),
-                    Some(&exchanged.line),
-                );
-                self.stop().await;
-                return Err(fault);
-            }
-            Answer::Game(_) => unreachable!("an `init` is not answered with `game`"),
-        };
-        let mut table = ProgramTable { program: self, step, answer: Vec::new(), turn: 0 };
-        table.took(exchanged.request, exchanged.request_line, exchanged.line).await?;
-        Ok(table)
-    }
-}
-
-/// A game program's game in play: its last step.
-pub struct ProgramTable<'r> {
-    program: &'r mut GameProgram,
-    step: Step,
-    /// The answer that made the step, as it came.
-    answer: Vec<u8>,
-    /// Turns played.
-    turn: u32,
-}
-
-impl ProgramTable<'_> {
-    /// Takes the step just answered: checks it against the earlier game of
-    /// the same setup and the declared length, and keeps its answer.
-    async fn took(
-        &mut self,
-        request: GameRequest,
-        request_line: Vec<u8>,
-        answer: Vec<u8>,
-    ) -> Result<(), GameFault> {
-        let program = &mut *self.program;
-        let cause = match program.memo.note(without_id(&request_line), &self.step) {
-            Some(field) => Some(FaultCause::Inconsistent { field }),
-            None if self.turn >= program.max_turns && !self.step.to_move.is_empty() => {
-                Some(FaultCause::TooLong { max_turns: program.max_turns })
-            }
-            None => None,
-        };
-        if let Some(cause) = cause {
-            let fault = program.fault(request, &request_line, cause, Some(&answer));
-            program.stop().await;
-            return Err(fault);
-        }
-        self.answer = answer;
-        Ok(())
-    }
-}
-
-impl Table for ProgramTable<'_> {
-    type Move = JsonMove;
-
-    fn to_move(&self) -> &'static [Seat] {
-        self.step.to_move
-    }
-
-    fn legal_moves(&self, seat: Seat) -> Cow<'_, [JsonMove]> {
-        Cow::Borrowed(&self.step.legal_moves[seat.index()])
-    }
-
-    fn accept(&self, seat: Seat, mv: JsonMove) -> Result<JsonMove, JsonMove> {
-        match self.step.legal_moves[seat.index()].iter().find(|legal| **legal == mv) {
-            Some(entry) => Ok(entry.clone()),
-            None => Err(mv),
-        }
-    }
-
-    fn write_view(&self, seat: Seat, out: &mut Vec<u8>) {
-        out.extend_from_slice(self.step.views[seat.index()].as_str().as_bytes());
-    }
-
-    fn hidden_moves(&self) -> bool {
-        self.program.moves == Moves::Hidden
-    }
-
-    fn write_learned(&self, seat: Seat, out: &mut Vec<u8>) {
-        match &self.step.learned {
-            Some(learned) => out.extend_from_slice(learned[seat.index()].as_str().as_bytes()),
-            None => out.extend_from_slice(b"null"),
-        }
-    }
-
-    async fn apply(&mut self, moves: &[Played<JsonMove>]) -> Result<(), GameFault> {
-        let turn = self.turn + 1;
-        let exchanged = self.program.apply(moves, turn).await?;
-        let Answer::Step(step) = exchanged.answer else {
-            unreachable!("an `apply` is answered with a step or refused by the parser")
-        };
-        self.step = step;
-        self.turn = turn;
-        self.took(exchanged.request, exchanged.request_line, exchanged.line).await
-    }
-
-    fn outcome(&self) -> Option<Outcome> {
-        self.step.result
-    }
-
-    fn scores(&self) -> [i64; 2] {
-        self.step.scores
-    }
-
-    fn state(&self) -> Box<RawValue> {
-        let state = self.step.state.as_ref().map_or("null", |state| state.as_str());
-        RawValue::from_string(state.to_owned()).expect("a step's state is JSON")
-    }
-
-    fn answer(&self) -> Option<&[u8]> {
-        Some(&self.answer)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn requests_compare_without_their_ids() {
-        assert_eq!(
-            without_id(br#"{"type":"apply","id":7,"moves":[{"seat":1,"move":3}]}"#),
-            without_id(br#"{"type":"apply","id":12,"moves":[{"seat":1,"move":3}]}"#)
-        );
-        assert_eq!(
-            without_id(br#"{"type":"init","id":2,"params":{},"seed":4}"#),
-            br#""params":{},"seed":4}"#
-        );
-    }
 }

@@ -1,7 +1,8 @@
 //! One running bot program: its pipes, its stderr log, its exit, and the
 //! killing of its whole process group (or box). `command` is what starts
 //! it, `start` starts it (in its sandbox or plain), `stderr_log` keeps
-//! what it writes to stderr.
+//! what it writes to stderr, and `local` puts a player that runs inside
+//! arena behind the same interface.
 
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
@@ -25,10 +26,12 @@ use crate::os::sandbox::Handle;
 use crate::sandbox::{BotSandbox, LimitReached, limit_hit};
 
 mod command;
+mod local;
 mod start;
 mod stderr_log;
 
 pub use command::{BotCommand, CommandError};
+pub use local::{LocalIo, LocalPlayer};
 use start::{Started, start_plain, start_sandboxed};
 use stderr_log::StderrLog;
 
@@ -51,44 +54,6 @@ pub enum Failure {
 type BotInput = Box<dyn AsyncWrite + Send + Unpin>;
 /// The referee's end of a bot's output.
 type BotOutput = Box<dyn AsyncRead + Send + Unpin>;
-
-/// A player that runs inside arena (a person at the terminal, the built-in
-/// random player) and speaks the protocol over an in-memory pipe, so the
-/// referee treats it exactly as it treats a bot program.
-#[derive(Clone)]
-pub struct LocalPlayer {
-    /// Shown where a command would be, e.g. `arena:human`.
-    pub label: String,
-    start: Arc<dyn Fn(LocalIo) -> LocalSession + Send + Sync>,
-}
-
-/// A local player's session: runs until the player is done.
-type LocalSession = Pin<Box<dyn Future<Output = ()> + Send>>;
-
-/// A local player's ends of the pipe: it reads requests from `requests` and
-/// writes replies to `replies`. Its session ends when `requests` closes.
-pub struct LocalIo {
-    pub requests: Box<dyn AsyncRead + Send + Unpin>,
-    pub replies: Box<dyn AsyncWrite + Send + Unpin>,
-}
-
-impl LocalPlayer {
-    /// `start` is called for each session with the player's ends of the
-    /// pipe; the session lasts as long as the future it returns.
-    pub fn new<F, Fut>(label: impl Into<String>, start: F) -> LocalPlayer
-    where
-        F: Fn(LocalIo) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ()> + Send + 'static,
-    {
-        LocalPlayer { label: label.into(), start: Arc::new(move |io| Box::pin(start(io))) }
-    }
-}
-
-impl std::fmt::Debug for LocalPlayer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LocalPlayer").field("label", &self.label).finish_non_exhaustive()
-    }
-}
 
 /// What runs behind a bot's pipes.
 enum Runner {
@@ -246,25 +211,6 @@ impl BotProcess {
         );
         process.output_fds = Some(output_fds);
         Ok(process)
-    }
-
-    /// Starts a session of a local player.
-    pub fn local(player: &LocalPlayer, max_line_bytes: usize) -> BotProcess {
-        let (referee_end, player_end) = tokio::io::duplex(64 * 1024);
-        let (from_player, to_player) = tokio::io::split(referee_end);
-        let (requests, replies) = tokio::io::split(player_end);
-        let session =
-            (player.start)(LocalIo { requests: Box::new(requests), replies: Box::new(replies) });
-        let exit = Exit::new(tokio::spawn(async move {
-            session.await;
-            Ended::plain(ExitStatus::from_raw(0))
-        }));
-        BotProcess::with(
-            Runner::Local,
-            Box::new(to_player),
-            LineReader::new(Box::new(from_player), max_line_bytes),
-            exit,
-        )
     }
 
     /// A session that has sent and received nothing yet.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::printable::check_bot_name;
 use crate::referee::clock::{TimeKey, TimeKeys};
 use crate::referee::{BotCommand, TimeControl};
-use crate::sandbox::files::find_in_path;
+use crate::sandbox::command_files::find_in_path;
 use crate::sandbox::in_system_folder;
 use crate::tournament::identity::{BotMaterial, Fingerprint, FingerprintError, Tree};
 

@@ -12,7 +12,7 @@ use super::boxed::{self, BoxPlan, BoxStart};
 use super::landlock::InBoxRuleset;
 use super::started::{Handle, ProcessEnd, StartError, Started};
 use super::{Sandbox, fallback, spawn, watchdog};
-use crate::sandbox::files;
+use crate::sandbox::command_files;
 use crate::sandbox::{Limits, SandboxError};
 
 /// One bot's sandbox: the run's, and what this bot may see.
@@ -183,7 +183,7 @@ fn program_path(argv: &[String]) -> Result<PathBuf, SandboxError> {
         return Ok(PathBuf::from(&argv[0]));
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    files::find_in_path(&argv[0], &path)
+    command_files::find_in_path(&argv[0], &path)
         .ok_or_else(|| SandboxError::Setup(format!("program `{}` was not found in PATH", argv[0])))
 }
 
