@@ -67,6 +67,7 @@ fn each_broken_fixture_fails_exactly_its_item() {
         ("endless", "plays to the end within its declared turns", &[]),
         ("no-legal-moves", "answers every request with a sound step", &[]),
         ("malformed", "answers every request with a sound step", &[]),
+        ("unreadable", "answers every request with a sound step", &[]),
         // 48 MiB a step: past the 256 MiB a game may answer at its sixth
         // answer, where check-game stops rather than hold more games.
         ("bloats", "answers every request with a sound step", &[]),

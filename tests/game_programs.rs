@@ -151,6 +151,8 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
     );
     void_by("hang", 2, "(turn 3)", "did not answer within 1000 ms");
     void_by("malformed", 2, "(turn 2)", "answered wrongly: not a JSON answer object");
+    // Valid JSON text that no JSON value holds (a replay would not read it).
+    void_by("unreadable", 2, "(turn 2)", "JSON text that no JSON value holds");
     void_by("no-legal-moves", 2, "(turn 2)", "seat 1 is to move but has no legal moves");
 }
 

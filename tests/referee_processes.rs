@@ -281,6 +281,25 @@ fn a_bot_that_answers_garbage_forfeits_as_malformed() {
     assert!(moves[0].is_null() && moves[1].is_u64(), "{moves:?}");
 }
 
+/// A reply is kept in the transcript as it came: one that only a reader
+/// skipping its unknown fields takes (a lone surrogate in a note) is
+/// refused, and the game's transcript still reads back (assert_forfeits
+/// reads it; `arena replay` replays it).
+#[test]
+fn a_reply_that_reads_as_no_json_value_forfeits_as_malformed() {
+    let scratch = assert_forfeits(&Misbehaviour {
+        fixture: "unreadable_note.py",
+        game: "number-snatch",
+        seed: 14,
+        extra_args: &[],
+        reason: "malformed",
+        detail: "hex escape",
+    });
+    let transcript = scratch.out().join("transcripts/game-000001.jsonl");
+    let run = scratch.arena(["replay", transcript.to_str().expect("UTF-8")]);
+    assert!(run.status.success(), "{}", run.stderr);
+}
+
 #[test]
 fn a_bot_that_answers_an_illegal_move_forfeits() {
     assert_forfeits(&Misbehaviour {

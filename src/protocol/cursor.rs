@@ -289,13 +289,21 @@ impl<'a> Cursor<'a> {
                 b'"' => return Some(()),
                 b'\\' => match self.next()? {
                     b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
-                    b'u' => {
-                        for _ in 0..4 {
-                            if !self.next()?.is_ascii_hexdigit() {
+                    // A UTF-16 surrogate must come in a pair, high then
+                    // low: a lone one is valid JSON text that no string
+                    // holds, and serde_json refuses it when it reads the
+                    // value (a replay would fail on it).
+                    b'u' => match self.hex_escape()? {
+                        0xD800..=0xDBFF => {
+                            self.expect_byte(b'\\')?;
+                            self.expect_byte(b'u')?;
+                            if !(0xDC00..=0xDFFF).contains(&self.hex_escape()?) {
                                 return None;
                             }
                         }
-                    }
+                        0xDC00..=0xDFFF => return None,
+                        _ => {}
+                    },
                     _ => return None,
                 },
                 0..0x20 => return None,
@@ -304,8 +312,22 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    /// A JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`,
+    /// within the range of an f64 as serde_json reads it (`1e999` is valid
+    /// JSON text that no value holds).
     fn number(&mut self) -> Option<()> {
+        let start = self.at;
+        self.number_text()?;
+        let text = &self.bytes[start..self.at];
+        // Only an exponent or many digits can leave f64's range: the rare
+        // number that has either is read as serde_json would.
+        if text.len() > 300 || text.iter().any(|&byte| byte == b'e' || byte == b'E') {
+            serde_json::from_slice::<f64>(text).ok()?;
+        }
+        Some(())
+    }
+
+    fn number_text(&mut self) -> Option<()> {
         if self.peek() == Some(b'-') {
             self.at += 1;
         }
@@ -326,6 +348,23 @@ impl<'a> Cursor<'a> {
             self.some_digits()?;
         }
         Some(())
+    }
+
+    /// The four hex digits of a `\\u` escape, as a UTF-16 code unit.
+    fn hex_escape(&mut self) -> Option<u16> {
+        let digits = self.bytes.get(self.at..self.at + 4)?;
+        let unit = u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()?;
+        // from_str_radix takes a sign; an escape does not.
+        if !digits.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        self.at += 4;
+        Some(unit)
+    }
+
+    /// The next byte, if it is `byte`, without skipping whitespace.
+    fn expect_byte(&mut self, byte: u8) -> Option<()> {
+        (self.next()? == byte).then_some(())
     }
 
     fn digits(&mut self) {

@@ -328,8 +328,12 @@ struct ReplyLine<'a> {
     mv: Option<&'a RawValue>,
 }
 
-/// A well-formed move reply, read in one pass.
+/// A well-formed move reply, read in one pass. No other field: serde
+/// skips an unknown field's value without reading it whole, and a reply
+/// that carries one is kept in transcripts, so it takes the careful path,
+/// which checks that the whole line reads back.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct MoveReply<'a, M> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
@@ -391,6 +395,12 @@ fn parse_reply_carefully<M: DeserializeOwned>(
     kind: ReplyKind,
     id: u64,
 ) -> Result<Reply<M>, BadReply> {
+    if let Some(why) = unreadable_json(line) {
+        return Err(BadReply::new(
+            BadReplyKind::NotJson,
+            format!("not a JSON reply object: {why}"),
+        ));
+    }
     let reply: ReplyLine<'_> = serde_json::from_slice(line).map_err(|error| {
         let opens = line.trim_ascii_start().first().is_some_and(|&byte| byte == b'{' || byte == b'[');
         match error.is_eof() && opens {
@@ -484,6 +494,21 @@ fn parse_reply_carefully<M: DeserializeOwned>(
 pub(crate) fn not_an_object(line: &[u8]) -> Option<bool> {
     (line.trim_ascii_start().first() != Some(&b'{'))
         .then(|| serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok())
+}
+
+/// Why `line` is JSON text that reads as no JSON value: serde_json takes a
+/// lone UTF-16 surrogate (`"\ud800"`) or a number past f64's range
+/// (`1e999`) where it skips or keeps a value raw, and refuses it where it
+/// reads one. A line arena keeps (a transcript's, a step's) must read back,
+/// so the careful parsers refuse such a line, as the scanners do. `None`
+/// for a readable line, and for one that is no JSON at all (the caller's
+/// to describe).
+pub(crate) fn unreadable_json(line: &[u8]) -> Option<String> {
+    let error = serde_json::from_slice::<serde_json::Value>(line).err()?;
+    serde_json::from_slice::<serde::de::IgnoredAny>(line).ok()?;
+    Some(format!(
+        "{error}: JSON text that no JSON value holds (a lone UTF-16 surrogate such as \\ud800, or a number past 1.8e308)"
+    ))
 }
 
 /// A reply as [`scan_reply`] reads it.

@@ -225,3 +225,56 @@ fn requests_serialize_with_their_type_tag() {
     let reveal: ToBot<'_, (), (), u32> = ToBot::Reveal { moves: [Some(&5), None] };
     assert_eq!(serde_json::to_string(&reveal).unwrap(), r#"{"type":"reveal","moves":[5,null]}"#);
 }
+
+/// JSON text that serde_json's raw reader takes but no value holds: a lone
+/// UTF-16 surrogate, a number past f64's range. A game program's step or a
+/// bot's reply holding one is refused, by the scanners and the careful
+/// parsers alike: arena keeps those lines, and must read them back.
+#[test]
+fn text_that_reads_as_no_json_value_is_refused_on_every_path() {
+    use super::game::{Answer, GameRequestKind, parse_answer};
+    use crate::games::program::Moves;
+    let cases = [
+        (r#""\ud800x""#, false),
+        (r#""\udc00""#, false),
+        (r#""\ud800\u0041""#, false),
+        (r#""\ud800\"#, false),
+        (r#""\ud83d\ude00""#, true),
+        (r#""\u00e9\u0041""#, true),
+        ("1e999", false),
+        ("-1.8e308", false),
+        ("1e308", true),
+        ("1e-999", true),
+        ("123456789012345678901234567890", true),
+        (&"9".repeat(400), false),
+    ];
+    for (value, readable) in cases {
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(value).is_ok(),
+            readable,
+            "serde_json itself: {value}"
+        );
+        // The compact step takes the scanner's path; the spaced one with
+        // an unknown field, the careful parser's.
+        for step in [
+            format!(
+                r#"{{"type":"step","id":2,"to_move":[1],"legal_moves":[[{value}],[]],"views":[1,2],"scores":[0,0]}}"#
+            ),
+            format!(
+                r#"{{"type":"step","id":2,"to_move":[1],"legal_moves":[[1],[]],"views":[{value},2],"scores":[0,0]}}"#
+            ),
+            format!(
+                r#"{{"type":"step","id":2,"to_move":[1],"legal_moves":[[1],[]],"views":[1,2],"scores":[0,0],"state":{value}}}"#
+            ),
+            format!(
+                r#"{{ "type": "step", "id": 2, "to_move": [1], "legal_moves": [[1], []], "views": [1, 2], "scores": [0, 0], "note": {value} }}"#
+            ),
+        ] {
+            let answer = parse_answer(step.as_bytes(), GameRequestKind::Init, 2, Moves::Public);
+            assert_eq!(matches!(answer, Ok(Answer::Step(_))), readable, "{step}: {answer:?}");
+        }
+        let reply = format!(r#"{{"type":"move","id":4,"move":3,"note":{value}}}"#);
+        let parsed = parse_reply::<i64>(reply.as_bytes(), ReplyKind::Move, 4);
+        assert_eq!(parsed.is_ok(), readable, "{reply}: {parsed:?}");
+    }
+}

@@ -172,10 +172,12 @@ impl Transcript {
         self.record("send", seat, at, message, true);
     }
 
-    /// A line received from `seat`, embedded as JSON when it is JSON and as
-    /// a string otherwise.
+    /// A line received from `seat`, embedded as JSON when it reads back as
+    /// JSON values and as a string otherwise.
     pub fn received(&mut self, seat: Seat, at: Instant, line: &[u8]) {
-        let json = self.buffer.is_some() && serde_json::from_slice::<&RawValue>(line).is_ok();
+        let json = self.buffer.is_some()
+            && serde_json::from_slice::<&RawValue>(line).is_ok()
+            && crate::protocol::unreadable_json(line).is_none();
         self.record("recv", seat, at, line, json);
     }
 

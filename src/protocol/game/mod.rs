@@ -321,6 +321,12 @@ pub fn parse_answer(
             ),
         ));
     }
+    if let Some(why) = super::unreadable_json(line) {
+        return Err(BadAnswer::new(
+            BadAnswerKind::NotJson,
+            format!("not a JSON answer object: {why}"),
+        ));
+    }
     let envelope: Envelope<'_> = serde_json::from_slice(line).map_err(|error| {
         BadAnswer::new(BadAnswerKind::NotJson, format!("not a JSON answer object: {error}"))
     })?;
