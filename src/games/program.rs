@@ -92,7 +92,7 @@ pub struct ParamSpec {
     pub choices: Option<Vec<String>>,
     /// Its value when none is given.
     pub default: Value,
-    /// What it is, in words (`arena games` shows it).
+    /// What it is, in words (`arena check-game` shows it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
 }

@@ -34,6 +34,9 @@ pub struct Evidence {
     pub again: Vec<Record>,
     /// The first game in two fresh processes.
     pub fresh: Vec<Record>,
+    /// For a game that declares itself not random: the first game's moves
+    /// played again from the second game's seed.
+    pub reseeded: Option<Record>,
     /// Games with one seat's move changed.
     pub probes: Vec<Probe>,
     /// How long each request took, by kind.
@@ -124,7 +127,10 @@ impl Record {
                     true => format!(
                         "`{field}` differs in its keys' order alone (the same answers means the same text: write keys in an order of your own, not a hash table's)"
                     ),
-                    false => format!("`{field}` differs"),
+                    false => match super::json_path::where_differs(mine, theirs, field) {
+                        Some(place) => format!("`{field}` differs {place}"),
+                        None => format!("`{field}` differs"),
+                    },
                 };
                 return Some((index, why));
             }
@@ -348,6 +354,7 @@ pub async fn gather(plan: &Plan<'_>) -> Evidence {
         games: Vec::new(),
         again: Vec::new(),
         fresh: Vec::new(),
+        reseeded: None,
         probes: Vec::new(),
         timings: Vec::new(),
         stopped: None,
@@ -408,6 +415,15 @@ pub async fn gather(plan: &Plan<'_>) -> Evidence {
             fresh.stop().await;
             evidence.fresh.push(record);
         }
+    }
+    // A game that is not random deals nothing from the seed at any turn
+    // (dice rolled later count as much as a deal at `init`).
+    if !declaration.random
+        && let [first, second, ..] = &evidence.games[..]
+    {
+        evidence.reseeded = Some(
+            sessions.play(&mut main, &params, second.seed, Some(&first.turns), &mut rng, max).await,
+        );
     }
     if declaration.moves == crate::games::program::Moves::Hidden {
         evidence.probes =

@@ -7,6 +7,7 @@
 //! says why it could not be judged.
 
 mod gather;
+mod json_path;
 mod judge;
 
 use std::process::ExitCode;

@@ -108,7 +108,7 @@ impl fmt::Display for FaultCause {
             ),
             FaultCause::Inconsistent { field } => write!(
                 f,
-                "answered the same moves from the same setup differently than in an earlier game (`{field}` differs): the game is not deterministic"
+                "answered the same moves from the same setup differently than in an earlier game (`{field}` differs): the game is not deterministic (draw only from a generator seeded by `init`'s seed, never Math.random, Python's hash() of a str or the time; `arena check-game` shows where two answers differ)"
             ),
         }
     }

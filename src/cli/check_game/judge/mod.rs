@@ -121,10 +121,23 @@ pub fn checklist(evidence: &Evidence, limit: Duration) -> Vec<Item> {
         DESCRIBES,
         Status::Pass,
         format!(
-            "`{}`, two seats, {} parameter{} with valid defaults",
+            "`{}`, two seats, {} parameter{} with valid defaults{}",
             declaration.name,
             declaration.params.len(),
-            if declaration.params.len() == 1 { "" } else { "s" }
+            if declaration.params.len() == 1 { "" } else { "s" },
+            declaration
+                .params
+                .iter()
+                .enumerate()
+                .map(|(index, spec)| format!(
+                    "{} {} = {} ({}{})",
+                    if index == 0 { ":" } else { ";" },
+                    spec.name,
+                    spec.default,
+                    spec.describe(),
+                    spec.doc.as_ref().map_or(String::new(), |doc| format!(": {doc}"))
+                ))
+                .collect::<String>()
         ),
     )];
     items.push(params(evidence));
@@ -301,7 +314,7 @@ fn differ(
     Some(Item {
         title,
         status: Status::Fail,
-        evidence: format!("{what} (seed {}): answer {} differs: {why}", first.seed, at + 1),
+        evidence: format!("{what}: answer {} differs: {why}", at + 1),
         request: first.exchanges.get(at).map(|exchange| exchange.request_line.clone()),
         answer: match (answer_of(first), answer_of(second)) {
             (Some(one), Some(other)) => Some(format!("{one}\n        then: {other}")),
@@ -319,7 +332,7 @@ fn fresh(evidence: &Evidence) -> Item {
     // its process had answered other requests first (the parameters').
     if let Some(failed) = differ(
         FRESH,
-        "game 1, played in two new processes",
+        &format!("game 1, played in two new processes (seed {})", first.seed),
         first,
         second,
         "a fresh process must answer as the last one did: nothing may depend on the process (Python's hash() of a str is salted per process, and so are Math.random, the time and the pid)",
@@ -345,7 +358,11 @@ fn again(evidence: &Evidence) -> Item {
     for (index, (first, again)) in evidence.games.iter().zip(&evidence.again).enumerate() {
         if let Some(item) = differ(
             AGAIN,
-            &format!("game {}, played again after the other games", index + 1),
+            &format!(
+                "game {}, played again after the other games (seed {})",
+                index + 1,
+                first.seed
+            ),
             first,
             again,
             "reset everything in `init`: keep no state from one game to the next, and draw randomness only from a generator seeded by `init`'s seed",
@@ -430,11 +447,33 @@ fn seeds(evidence: &Evidence, random: bool) -> Item {
             Status::Pass,
             format!("{} seeds set up {count} different games (random)", inits.len()),
         ),
-        (false, _) => item(
-            SEEDS,
-            Status::Pass,
-            format!("{} seeds set up the same game (not random)", inits.len()),
-        ),
+        (false, _) => {
+            if let (Some(first), Some(reseeded)) = (evidence.games.first(), &evidence.reseeded)
+                && let Some(failed) = differ(
+                    SEEDS,
+                    &format!(
+                        "it declares `random: false`, but game 1's moves played again from seed {} answer otherwise than from seed {}",
+                        reseeded.seed, first.seed
+                    ),
+                    first,
+                    reseeded,
+                    "declare `random: true` if anything the game shows comes from the seed at any turn (dice, a draw), or draw nothing from it",
+                )
+            {
+                return failed;
+            }
+            item(
+                SEEDS,
+                Status::Pass,
+                match &evidence.reseeded {
+                    Some(_) => format!(
+                        "{} seeds set up the same game, and game 1's moves from another seed give the same answers throughout (not random)",
+                        inits.len()
+                    ),
+                    None => format!("{} seeds set up the same game (not random)", inits.len()),
+                },
+            )
+        }
     }
 }
 

@@ -7,9 +7,11 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::super::gather::Evidence;
+use super::super::json_path::pointer;
 use super::{HIDDEN, Item, PRIVATE, Status, item};
 use crate::games::Seat;
 use crate::games::program::Moves;
+use crate::protocol::game::Step;
 use crate::referee::game_program::quote;
 
 pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
@@ -96,112 +98,213 @@ fn parts(value: &Value, path: String, out: &mut Vec<(String, Value)>) {
     }
 }
 
+/// What a seat is shown at one step of a game: its view and its legal
+/// moves, as JSON.
+struct Shown {
+    views: [Value; 2],
+    legal: [Value; 2],
+}
+
+impl Shown {
+    fn of(step: &Step) -> Option<Shown> {
+        let parse = |seat: Seat| serde_json::from_str(step.views[seat.index()].as_str()).ok();
+        let legal = |seat: Seat| {
+            step.legal_moves[seat.index()]
+                .iter()
+                .map(|mv| serde_json::from_str(mv.raw().as_str()).unwrap_or(Value::Null))
+                .collect()
+        };
+        Some(Shown {
+            views: [parse(Seat::One)?, parse(Seat::Two)?],
+            legal: [legal(Seat::One), legal(Seat::Two)],
+        })
+    }
+
+    /// Whether `value` is shown to `seat` but not to the other seat alike:
+    /// in its view at a place where the other's view holds something else
+    /// (cards turned up for both to see are no leak), or inside one of its
+    /// legal moves (a whole move may equal a value by chance: a bid of two
+    /// numbers and two dice).
+    fn shows_privately(&self, seat: Seat, value: &Value) -> bool {
+        let mut places = Vec::new();
+        find(&self.views[seat.index()], value, String::new(), &mut places);
+        let owner = &self.views[seat.other().index()];
+        places.iter().any(|place| pointer(owner, place) != Some(value))
+            || self.legal[seat.index()]
+                .as_array()
+                .is_some_and(|moves| moves.iter().any(|mv| mv != value && contains(mv, value)))
+    }
+}
+
+/// Whether a value is one [`parts`] probes: one that seldom recurs by chance.
+fn probed(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => items.len() >= 2,
+        Value::Object(fields) => fields.len() >= 2,
+        Value::String(text) => text.chars().count() >= 4,
+        _ => false,
+    }
+}
+
+/// A seat's private values are found at `init`: places in its view whose
+/// value changes with the seed and where, in most games (a random
+/// deal may give both seats the same by chance), the other seat's view holds
+/// something else. Each such place is then followed through every step of
+/// the games while they go on: a leak is its value shown to the other seat
+/// (in its view or among its legal moves) at the same step of every game
+/// where the two differ. At the end of a game the hands may be turned up:
+/// a finished game's last step is not judged.
 pub(super) fn private(evidence: &Evidence) -> Item {
-    let views: Vec<(u64, [Value; 2])> = evidence
+    let games: Vec<(u64, Vec<Shown>)> = evidence
         .games
         .iter()
-        .filter_map(|record| {
-            let step = record.steps.first()?;
-            let parse = |seat: Seat| serde_json::from_str(step.views[seat.index()].as_str()).ok();
-            Some((record.seed, [parse(Seat::One)?, parse(Seat::Two)?]))
+        .map(|record| {
+            let going = record.steps.iter().take_while(|step| !step.to_move.is_empty());
+            (record.seed, going.map_while(Shown::of).collect())
         })
         .collect();
-    if views.len() < 2 {
+    let dealt: Vec<(usize, &Shown)> = games
+        .iter()
+        .enumerate()
+        .filter_map(|(game, (_, steps))| Some((game, steps.first()?)))
+        .collect();
+    if dealt.len() < 2 {
         return item(PRIVATE, Status::Skip, "not judged: fewer than two games were set up");
     }
-    let mut candidates = 0;
+    let mut private = Vec::new();
     for seat in Seat::BOTH {
         let other = seat.other();
-        let by_game: Vec<Vec<(String, Value)>> = views
-            .iter()
-            .map(|(_, views)| {
-                let mut found = Vec::new();
-                parts(&views[seat.index()], String::new(), &mut found);
-                found
-            })
-            .collect();
-        let paths: BTreeSet<&String> = by_game.iter().flatten().map(|(path, _)| path).collect();
+        let mut paths = BTreeSet::new();
+        for (_, shown) in &dealt {
+            let mut found = Vec::new();
+            parts(&shown.views[seat.index()], String::new(), &mut found);
+            paths.extend(found.into_iter().map(|(path, _)| path));
+        }
         for path in paths {
-            let values: Vec<(usize, &Value)> = by_game
-                .iter()
-                .enumerate()
-                .filter_map(|(game, found)| {
-                    found.iter().find(|(p, _)| p == path).map(|(_, value)| (game, value))
-                })
-                .collect();
-            let varies = values.iter().any(|(_, value)| *value != values[0].1);
-            // Private: it changes with the seed, and the other seat's view
-            // has something else at that place.
-            let own = values
-                .iter()
-                .all(|(game, value)| pointer(&views[*game].1[other.index()], path) != Some(value));
             // The view as a whole is its seat's by definition.
-            if path.is_empty() || values.len() < 2 || !varies || !own {
+            if path.is_empty() {
                 continue;
             }
-            candidates += 1;
-            let shown: Vec<usize> = values
+            let values: Vec<(&Value, Option<&Value>)> = dealt
                 .iter()
-                .filter(|(game, value)| contains(&views[*game].1[other.index()], value))
-                .map(|(game, _)| *game)
+                .filter_map(|(_, shown)| {
+                    let own = pointer(&shown.views[seat.index()], &path)?;
+                    Some((own, pointer(&shown.views[other.index()], &path)))
+                })
                 .collect();
-            if shown.len() >= 2 && shown.len() == values.len() {
-                let (game, value) = values[0];
-                return Item {
-                    title: PRIVATE,
-                    status: Status::Fail,
-                    evidence: format!(
-                        "seat {seat}'s `{}` changes with the seed and seat {other} has something else there, yet its value appears in seat {other}'s view (in all {} setups; seed {}: {value})",
-                        path.trim_start_matches('.'),
-                        shown.len(),
-                        views[game].0
-                    ),
-                    request: None,
-                    answer: Some(format!(
-                        "seat {other}'s view: {}",
-                        quote(views[game].1[other.index()].to_string().as_bytes())
-                    )),
-                    hint: Some(format!(
-                        "build each seat's view from what that seat may know: seat {other} must not be shown seat {seat}'s private values"
-                    )),
-                };
+            let varies = values.iter().any(|(value, _)| *value != values[0].0);
+            let differ = values.iter().filter(|(own, theirs)| Some(*own) != *theirs).count();
+            if values.len() >= 2 && varies && 2 * differ > values.len() {
+                private.push((seat, path));
             }
         }
     }
-    match candidates {
+    let longest = games.iter().map(|(_, steps)| steps.len()).max().unwrap_or(0);
+    for at in 0..longest {
+        // The value at this step, and the value dealt (as the game was set
+        // up), which is no less the seat's own once it has changed.
+        for dealt in [false, true] {
+            if dealt && at == 0 {
+                continue;
+            }
+            for (seat, path) in &private {
+                if let Some(leak) = leak(&games, *seat, path, at, dealt) {
+                    return leak;
+                }
+            }
+        }
+    }
+    match private.len() {
         0 => item(
             PRIVATE,
             Status::Skip,
-            "not judged: no view holds a list, an object or a text of 4 characters or more that only its seat sees (a single number or a short word is not probed: it recurs by chance)",
+            "not judged: no view holds a list, an object or a text of 4 characters or more that changes with the seed and that the other seat is not shown at the same place (a single number or a short word is not probed: it recurs by chance)",
         ),
-        _ => item(
+        count => item(
             PRIVATE,
             Status::Pass,
             format!(
-                "{candidates} values only one seat sees (in {} setups) never appeared in the other's view",
-                views.len()
+                "{count} values only one seat sees (dealt in {} games) were never shown to the other, at any step of the games while they went on",
+                dealt.len()
             ),
         ),
     }
 }
 
-/// The part of `value` at `path` (as [`parts`] writes paths).
-fn pointer<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
-    let mut current = value;
-    let mut rest = path;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('[') {
-            let end = after.find(']')?;
-            current = current.get(after[..end].parse::<usize>().ok()?)?;
-            rest = &after[end + 1..];
-        } else {
-            let after = rest.strip_prefix('.')?;
-            let end = after.find(['.', '[']).unwrap_or(after.len());
-            current = current.get(&after[..end])?;
-            rest = &after[end..];
-        }
+/// A fail if seat `seat`'s value at `path` (at step `at` of each game, or
+/// as it was dealt) is shown to the other seat at step `at` of every game
+/// where it is one to probe and the other seat has something else at its
+/// place.
+fn leak(
+    games: &[(u64, Vec<Shown>)],
+    seat: Seat,
+    path: &str,
+    at: usize,
+    dealt: bool,
+) -> Option<Item> {
+    let other = seat.other();
+    let compared: Vec<(u64, &Shown, &Value)> = games
+        .iter()
+        .filter_map(|(seed, steps)| {
+            let shown = steps.get(at)?;
+            let owner = if dealt { steps.first()? } else { shown };
+            let value = pointer(&owner.views[seat.index()], path)?;
+            let theirs = pointer(&owner.views[other.index()], path);
+            (probed(value) && theirs != Some(value)).then_some((*seed, shown, value))
+        })
+        .collect();
+    // A few long games may all show one value by chance late in play.
+    if compared.len() < 3
+        || 2 * compared.len() < games.len()
+        || !compared.iter().all(|(_, shown, value)| shown.shows_privately(other, value))
+    {
+        return None;
     }
-    Some(current)
+    let (seed, shown, value) = compared[0];
+    let what = if dealt { "value as dealt" } else { "value" };
+    let when = match at {
+        0 => "as the game is set up".to_owned(),
+        turn => format!("after turn {turn}"),
+    };
+    Some(Item {
+        title: PRIVATE,
+        status: Status::Fail,
+        evidence: format!(
+            "seat {seat}'s `{}` changes with the seed and seat {other} has something else there, yet its {what} is shown to seat {other} {when} in all {} games that reach it (seed {seed}: {value})",
+            path.trim_start_matches('.'),
+            compared.len(),
+        ),
+        request: None,
+        answer: Some(format!(
+            "seat {other}'s view: {}; its legal moves: {}",
+            quote(shown.views[other.index()].to_string().as_bytes()),
+            quote(shown.legal[other.index()].to_string().as_bytes())
+        )),
+        hint: Some(format!(
+            "build each seat's view and legal moves from what that seat may know: seat {other} must not be shown seat {seat}'s private values"
+        )),
+    })
+}
+
+/// The places (as [`parts`] writes paths) where `needle` is in `value`.
+fn find(value: &Value, needle: &Value, path: String, out: &mut Vec<String>) {
+    if value == needle {
+        out.push(path);
+        return;
+    }
+    match value {
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                find(item, needle, format!("{path}[{index}]"), out);
+            }
+        }
+        Value::Object(fields) => {
+            for (key, field) in fields {
+                find(field, needle, format!("{path}.{key}"), out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Whether `needle` is `value` or a part of it.

@@ -1,0 +1,133 @@
+//! Places inside a JSON value, written as check-game shows them
+//! (`state.bids[1]`): where two answers first differ, and what a path
+//! holds.
+
+use serde_json::Value;
+
+use crate::json::RawJson;
+use crate::protocol::game::Step;
+
+/// Longest value shown beside a path.
+const SHOWN_CHARS: usize = 80;
+
+/// The value at `path` (as this module writes paths, without the field's
+/// name: `.bids[1]`).
+pub fn pointer<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut current = value;
+    let mut rest = path;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('[') {
+            let end = after.find(']')?;
+            current = current.get(after[..end].parse::<usize>().ok()?)?;
+            rest = &after[end + 1..];
+        } else {
+            let after = rest.strip_prefix('.')?;
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            current = current.get(&after[..end])?;
+            rest = &after[end..];
+        }
+    }
+    Some(current)
+}
+
+/// Where `one` and `other` first differ (`path` is where they sit), with
+/// what each holds there (`None`: nothing).
+pub fn first_difference(
+    one: &Value,
+    other: &Value,
+    path: String,
+) -> Option<(String, Option<Value>, Option<Value>)> {
+    match (one, other) {
+        (Value::Object(mine), Value::Object(theirs)) => {
+            for (key, value) in mine {
+                let at = format!("{path}.{key}");
+                match theirs.get(key) {
+                    Some(their) => {
+                        if let Some(found) = first_difference(value, their, at) {
+                            return Some(found);
+                        }
+                    }
+                    None => return Some((at, Some(value.clone()), None)),
+                }
+            }
+            let (key, value) = theirs.iter().find(|(key, _)| !mine.contains_key(*key))?;
+            Some((format!("{path}.{key}"), None, Some(value.clone())))
+        }
+        (Value::Array(mine), Value::Array(theirs)) => {
+            for index in 0..mine.len().max(theirs.len()) {
+                let at = format!("{path}[{index}]");
+                match (mine.get(index), theirs.get(index)) {
+                    (Some(value), Some(their)) => {
+                        if let Some(found) = first_difference(value, their, at) {
+                            return Some(found);
+                        }
+                    }
+                    (value, their) => return Some((at, value.cloned(), their.cloned())),
+                }
+            }
+            None
+        }
+        _ => (one != other).then(|| (path, Some(one.clone()), Some(other.clone()))),
+    }
+}
+
+/// Field `field` of `step` (named as the protocol names it) as JSON.
+pub fn field_value(step: &Step, field: &str) -> Value {
+    let raw = |raw: &RawJson| serde_json::from_str(raw.as_str()).unwrap_or(Value::Null);
+    let pair = |pair: &[RawJson; 2]| Value::Array(pair.iter().map(raw).collect());
+    match field {
+        "to_move" => step.to_move.iter().map(|seat| seat.number()).collect(),
+        "legal_moves" => step
+            .legal_moves
+            .iter()
+            .map(|list| list.iter().map(|mv| raw(mv.raw())).collect::<Value>())
+            .collect(),
+        "views" => pair(&step.views),
+        "scores" => step.scores.iter().copied().collect(),
+        "result" => step.result.map_or(Value::Null, |outcome| {
+            outcome.winner.map_or(Value::Null, |seat| seat.number().into())
+        }),
+        "learned" => step.learned.as_ref().map_or(Value::Null, pair),
+        "state" => step.state.as_ref().map_or(Value::Null, raw),
+        "text" => step.text.clone().map_or(Value::Null, Value::from),
+        _ => Value::Null,
+    }
+}
+
+/// Where field `field` of two steps first differs, in words: "at
+/// `state.bids[1]`: 3, then 7".
+pub fn where_differs(one: &Step, other: &Step, field: &str) -> Option<String> {
+    let (path, mine, theirs) =
+        first_difference(&field_value(one, field), &field_value(other, field), field.to_owned())?;
+    let shown = |value: Option<Value>| match value {
+        None => "nothing".to_owned(),
+        Some(value) => {
+            let text = value.to_string();
+            if text.chars().count() <= SHOWN_CHARS {
+                return text;
+            }
+            format!("{}…", text.chars().take(SHOWN_CHARS).collect::<String>())
+        }
+    };
+    Some(format!("at `{path}`: {}, then {}", shown(mine), shown(theirs)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_first_difference_is_found_by_path() {
+        let one = json!({"position": 0, "bids": [3, 4], "bonus": {"a": 1}});
+        let other = json!({"position": 0, "bids": [3, 7], "bonus": {"a": 2}});
+        let found = first_difference(&one, &other, "state".into());
+        assert_eq!(found, Some(("state.bids[1]".into(), Some(json!(4)), Some(json!(7)))));
+        let shorter = json!({"position": 0, "bids": [3]});
+        let found = first_difference(&shorter, &one, "state".into());
+        assert_eq!(found, Some(("state.bids[1]".into(), None, Some(json!(4)))));
+        assert_eq!(first_difference(&one, &one.clone(), String::new()), None);
+        assert_eq!(pointer(&one, ".bids[1]"), Some(&json!(4)));
+        assert_eq!(pointer(&one, ".bonus.a"), Some(&json!(1)));
+    }
+}
