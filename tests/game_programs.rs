@@ -249,6 +249,12 @@ fn the_game_program_is_restarted_after_a_fault_and_the_run_stops_at_the_third() 
     assert_eq!(run.status.code(), Some(1));
     assert!(run.stderr.contains("the game program failed 3 times"), "{}", run.stderr);
     assert_eq!(run.stderr.matches("is void").count(), 3, "{}", run.stderr);
+    // As after Ctrl-C, the command that resumes the run once the game is
+    // fixed: the one typed, with the seed and the results folder.
+    let resume = run.stderr.lines().skip_while(|line| !line.contains("resume with:")).nth(1);
+    let resume = resume.unwrap_or_else(|| panic!("no resume command: {}", run.stderr));
+    assert!(resume.trim_start().starts_with("arena match "), "{resume}");
+    assert!(resume.contains("--seed ") && resume.contains("--out "), "{resume}");
 }
 
 #[test]

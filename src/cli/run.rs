@@ -216,7 +216,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         exports,
         test.clone().map(|test| test as Arc<dyn tournament::StopRule>),
     );
-    match run_until_interrupted(&tournament, &options)? {
+    let end = run_until_interrupted(&tournament, &options)
+        .map_err(|error| super::tournament_args::with_resume(error, || resume_of(&args)))?;
+    match end {
         RunEnd::Complete { standings, played, already } => {
             match verbosity {
                 Verbosity::Human => {
@@ -252,31 +254,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
         RunEnd::Interrupted { done, total } => {
-            // Quoted, so that it can be pasted into a shell as it is.
-            let quoted = |path: &PathBuf| shell_words::quote(&path.to_string_lossy()).into_owned();
-            let mut resume = format!("arena run {}", quoted(&args.file));
-            if let Some(out) = &args.out {
-                resume.push_str(&format!(" --out {}", quoted(out)));
-            }
-            if let Some(shard) = args.shard {
-                resume.push_str(&format!(" --shard {}/{}", shard.number, shard.count));
-            }
-            if let Some(markdown) = &args.markdown {
-                resume.push_str(&format!(" --markdown {}", quoted(markdown)));
-            }
-            if let Some(html) = &args.html {
-                resume.push_str(&format!(" --html {}", quoted(html)));
-            }
-            resume.push_str(&args.overrides.as_flags());
-            if args.no_sandbox {
-                resume.push_str(" --no-sandbox");
-            }
-            if let Some(file) = &args.seed_key_file {
-                resume.push_str(&format!(" --seed-key-file {}", quoted(file)));
-            }
-            for word in args.time.words() {
-                resume.push_str(&format!(" {}", shell_words::quote(&word)));
-            }
+            let resume = resume_of(&args);
             crate::say!(
                 "\ninterrupted: {done} of {total} games are in {}/games.csv; resume with:\n  {resume}",
                 tournament.out.display()
@@ -284,6 +262,36 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::from(EXIT_INTERRUPTED))
         }
     }
+}
+
+/// The command that resumes this run, quoted so that it can be pasted into
+/// a shell as it is.
+fn resume_of(args: &RunArgs) -> String {
+    let quoted = |path: &PathBuf| shell_words::quote(&path.to_string_lossy()).into_owned();
+    let mut resume = format!("arena run {}", quoted(&args.file));
+    if let Some(out) = &args.out {
+        resume.push_str(&format!(" --out {}", quoted(out)));
+    }
+    if let Some(shard) = args.shard {
+        resume.push_str(&format!(" --shard {}/{}", shard.number, shard.count));
+    }
+    if let Some(markdown) = &args.markdown {
+        resume.push_str(&format!(" --markdown {}", quoted(markdown)));
+    }
+    if let Some(html) = &args.html {
+        resume.push_str(&format!(" --html {}", quoted(html)));
+    }
+    resume.push_str(&args.overrides.as_flags());
+    if args.no_sandbox {
+        resume.push_str(" --no-sandbox");
+    }
+    if let Some(file) = &args.seed_key_file {
+        resume.push_str(&format!(" --seed-key-file {}", quoted(file)));
+    }
+    for word in args.time.words() {
+        resume.push_str(&format!(" {}", shell_words::quote(&word)));
+    }
+    resume
 }
 
 #[cfg(test)]

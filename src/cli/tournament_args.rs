@@ -476,7 +476,9 @@ pub fn play(
         }
     }
     let options = prepared.options(reporter, None, args.fresh, Vec::new(), stop_when);
-    Ok(match run_until_interrupted(tournament, &options)? {
+    let end = run_until_interrupted(tournament, &options)
+        .map_err(|error| with_resume(error, || resume_command(args, tournament)))?;
+    Ok(match end {
         RunEnd::Interrupted { done, total } => {
             Played::Interrupted { done, total, resume: resume_command(args, tournament) }
         }
@@ -484,6 +486,15 @@ pub fn play(
             Played::Complete { played, already, standings }
         }
     })
+}
+
+/// `error`, with the command that resumes the run when the error is one
+/// that a fix resumes from (a game program that failed too often).
+pub fn with_resume(error: anyhow::Error, resume: impl FnOnce() -> String) -> anyhow::Error {
+    if !error.chain().any(|cause| cause.is::<crate::tournament::GameProgramFailed>()) {
+        return error;
+    }
+    anyhow::anyhow!("{error:#}\nonce the game is fixed, resume with:\n  {}", resume())
 }
 
 /// The command line that resumes this run, quoted for a shell.

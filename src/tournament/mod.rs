@@ -155,6 +155,17 @@ pub(crate) struct Recorder {
 /// this often will not get better by playing on.
 pub const MAX_GAME_FAULTS: u64 = 3;
 
+/// Why a run stopped when its game program failed [`MAX_GAME_FAULTS`]
+/// times: the command line adds how to resume once the game is fixed.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the game program failed {times} times: {last}; the run stops (fix the game, check it with `arena check-game`, and run again: the void games are played again, and so are the games of the old version, as a fixed game is a new one)"
+)]
+pub struct GameProgramFailed {
+    pub times: u64,
+    pub last: String,
+}
+
 impl Recorder {
     /// Records the game: in a run that keeps transcripts in the archive,
     /// its transcript and then its games.csv row go to the archive's
@@ -274,10 +285,7 @@ impl Recorder {
             stderr_log: log.as_deref(),
         });
         if self.void >= MAX_GAME_FAULTS {
-            anyhow::bail!(
-                "the game program failed {} times: {fault}; the run stops (fix the game, check it with `arena check-game`, and run again: the void games are played again, and so are the games of the old version, as a fixed game is a new one)",
-                self.void
-            );
+            return Err(GameProgramFailed { times: self.void, last: fault.to_string() }.into());
         }
         Ok(())
     }
