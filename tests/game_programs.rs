@@ -98,9 +98,11 @@ fn a_game_program_plays_like_a_built_in_game() {
         markdown.lines().find(|line| line.starts_with("- game program: ")).unwrap_or_default();
     assert!(
         line.starts_with("- game program: tests/fixtures/games/tinygame.py (version ")
-            && line.ends_with(", declared 1)"),
+            && line.ends_with(", declared `1`)"),
         "{markdown}"
     );
+    // What the program says of itself is shown as code, never as markup.
+    assert!(markdown.starts_with("## `Hidden Cards` standings ("), "{markdown}");
 }
 
 /// Runs `flaw`'s game and checks the fault was the game's: the game is

@@ -66,6 +66,28 @@ fn escape(cell: &str) -> String {
     cell.replace('|', "\\|")
 }
 
+/// `text` as a Markdown code span, where nothing is markup: for what a game
+/// program says of itself (its title, its version), which a CI job posts
+/// as a comment, where a link, an image, an HTML tag or an @mention in it
+/// would otherwise be rendered.
+fn code_span(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    // A space between a fence and a backtick of the text, which CommonMark
+    // strips again.
+    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// The game's title as the report shows it: a game program's, which it
+/// chose itself, as a code span.
+fn game_title(settings: &super::store::RecordedSettings) -> String {
+    match &settings.game_program {
+        Some(_) => code_span(settings.game_title()),
+        None => settings.game_title().to_owned(),
+    }
+}
+
 /// A bot's rank and Elo change since `before`, and its `mark`.
 fn moved(
     before: &HistoryBot,
@@ -85,8 +107,7 @@ fn moved(
 pub fn markdown(summary: &Summary<'_>) -> String {
     let settings = summary.settings;
     let previous = previous(summary);
-    let mut text =
-        format!("## {} standings ({} games)\n\n", settings.game_title(), summary.games());
+    let mut text = format!("## {} standings ({} games)\n\n", game_title(settings), summary.games());
     text.push_str(
         "| rank | ± | bot | games | W | D | L | points | score | Elo (95%) | ± Elo | forfeits |\n",
     );
@@ -152,7 +173,7 @@ pub fn markdown(summary: &Summary<'_>) -> String {
         text.push('\n');
     }
     text.push_str("\n### Settings\n\n");
-    for (key, value) in settings_list(summary) {
+    for (key, value) in settings_list(summary, code_span) {
         text.push_str(&format!("- {key}: {}\n", escape(&value)));
     }
     text
@@ -173,7 +194,9 @@ fn crosstable(summary: &Summary<'_>) -> Crosstable {
     crosstable
 }
 
-fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
+/// The settings in words; `chosen` shows what the game program chose to
+/// say of itself (its declared version).
+fn settings_list(summary: &Summary<'_>, chosen: fn(&str) -> String) -> Vec<(String, String)> {
     let settings = summary.settings;
     let mut list = vec![
         ("game".to_owned(), settings.game.to_string()),
@@ -193,7 +216,7 @@ fn settings_list(summary: &Summary<'_>) -> Vec<(String, String)> {
             program.fingerprint.get(..12).unwrap_or("(none)")
         );
         if let Some(version) = &program.version {
-            described.push_str(&format!(", declared {version}"));
+            described.push_str(&format!(", declared {}", chosen(version)));
         }
         described.push(')');
         list.insert(1, ("game program".to_owned(), described));
@@ -332,7 +355,7 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path, shows_stderr: bool) -> Pa
         crosstable: crosstable(summary),
         history,
         games,
-        settings: settings_list(summary),
+        settings: settings_list(summary, str::to_owned),
         updated: summary.history.last().map_or_else(
             || HistoryEntry::now(summary.table, summary.settings).time,
             |entry| entry.time,
@@ -413,4 +436,17 @@ fn without_stderr(transcript: &str) -> String {
         kept.push('\n');
     }
     kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_game_program_says_of_itself_is_a_code_span() {
+        let injected = "Safe [evil](https://example.com) <img src=x> @octocat";
+        assert_eq!(code_span(injected), format!("`{injected}`"));
+        assert_eq!(code_span("a`b"), "``a`b``");
+        assert_eq!(code_span("`x"), "`` `x ``");
+    }
 }
