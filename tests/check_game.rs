@@ -68,6 +68,7 @@ fn each_broken_fixture_fails_exactly_its_item() {
         ("no-legal-moves", "answers every request with a sound step", &[]),
         ("malformed", "answers every request with a sound step", &[]),
         ("unreadable", "answers every request with a sound step", &[]),
+        ("inexact-move", "answers every request with a sound step", &[]),
         // 48 MiB a step: past the 256 MiB a game may answer at its sixth
         // answer, where check-game stops rather than hold more games.
         ("bloats", "answers every request with a sound step", &[]),

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use serde_json::Value;
+
 use super::gather::{Ending, Evidence, Record, refusal};
 use crate::games::Seat;
 use crate::protocol::game::{Answer, BadAnswerKind, GameRequestKind};
@@ -289,6 +291,27 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
                         hint: Some("list each legal move once".to_owned()),
                     };
                 }
+                if let Some((mv, number)) = legal.iter().find_map(|mv| {
+                    let value = serde_json::from_str(mv.raw().as_str()).ok()?;
+                    Some((mv, inexact_number(&value)?))
+                }) {
+                    let exchange = &record.exchanges[at];
+                    return Item {
+                        title: SOUND,
+                        status: Status::Fail,
+                        evidence: format!(
+                            "game {}, {}: seat {seat}'s legal move {} holds {number}, which a double (a JavaScript number, and JSON's in many languages) cannot hold as written: a bot that reads and echoes it sends another move, an illegal one",
+                            index + 1,
+                            exchange.request,
+                            mv.raw().as_str(),
+                        ),
+                        request: Some(exchange.request_line.clone()),
+                        answer: Some(exchange.answer_line.clone()),
+                        hint: Some(format!(
+                            "keep integers in moves within ±{MAX_EXACT} and write no -0; a bigger number can travel as a string"
+                        )),
+                    };
+                }
             }
         }
     }
@@ -297,6 +320,27 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
         Status::Pass,
         format!("all {steps} steps of the random games were well formed and consistent"),
     )
+}
+
+/// The largest integer every double holds exactly (2^53 - 1).
+const MAX_EXACT: u64 = (1 << 53) - 1;
+
+/// A number in `value` that a double does not keep as written: an integer
+/// past ±[`MAX_EXACT`], or a negative zero (a double keeps it, but writes
+/// it back as `0` in JavaScript).
+fn inexact_number(value: &Value) -> Option<String> {
+    match value {
+        Value::Number(number) => {
+            let past = |n: u64| n > MAX_EXACT;
+            let inexact = number.as_u64().is_some_and(past)
+                || number.as_i64().is_some_and(|n| past(n.unsigned_abs()))
+                || number.as_f64().is_some_and(|n| n == 0.0 && n.is_sign_negative());
+            inexact.then(|| number.to_string())
+        }
+        Value::Array(items) => items.iter().find_map(inexact_number),
+        Value::Object(fields) => fields.values().find_map(inexact_number),
+        _ => None,
+    }
 }
 
 /// Fails `title` when two records of one game differ, quoting the
