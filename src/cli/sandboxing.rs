@@ -10,12 +10,14 @@ use crate::sandbox::{Sandbox, SandboxMode, SandboxSettings};
 use crate::seeds::{SEED_KEY_VARIABLE, SeedKey};
 use crate::units::{parse_duration, parse_size};
 
-/// Sandbox options of `arena match`, `check` and `play` (a tournament file
-/// has the same settings as keys).
+/// Sandbox options of `arena match`, `check`, `check-game` and `play` (a
+/// tournament file has the same settings as keys). A game program runs in
+/// a box of its own with the same settings as the bots'.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SandboxArgs {
-    /// Run bots without the sandbox: as arena's own user, with its
-    /// environment, files and network. For debugging your own bot only.
+    /// Run bots and the game program without the sandbox: as arena's own
+    /// user, with its environment, files and network. For debugging your
+    /// own program only.
     #[arg(long, conflicts_with = "require_sandbox")]
     no_sandbox: bool,
     /// Refuse to run unless every protection is in force (a box per bot,
@@ -23,30 +25,37 @@ pub struct SandboxArgs {
     /// with the protections there are.
     #[arg(long)]
     require_sandbox: bool,
-    /// Memory of each bot process (heap and anonymous mappings; address
-    /// space only reserved is not counted) [default: 1GiB].
+    /// Memory of each bot's (and the game program's) process (heap and
+    /// anonymous mappings; address space only reserved is not counted)
+    /// [default: 1GiB].
     #[arg(long, value_parser = parse_size, value_name = "SIZE")]
     memory_limit: Option<u64>,
-    /// Processes and threads of each bot at once [default: 128].
+    /// Processes and threads of each bot (and of the game program) at once
+    /// [default: 128].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     process_limit: Option<u64>,
-    /// CPU time of each bot process over its whole life [default: 10m].
+    /// CPU time of each bot's (and the game program's) process over its
+    /// whole life [default: 10m].
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     cpu_limit: Option<Duration>,
-    /// Files each bot process may hold open [default: 512].
+    /// Files each bot's (and the game program's) process may hold open
+    /// [default: 512].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     open_files_limit: Option<u64>,
-    /// Largest file a bot may write [default: 64MiB].
+    /// Largest file a bot (or the game program) may write [default: 64MiB].
     #[arg(long, value_parser = parse_size, value_name = "SIZE")]
     file_size_limit: Option<u64>,
-    /// Size of each bot's scratch folder: its /tmp (HOME and TMPDIR) and
-    /// its /dev/shm, each a private tmpfs of this size [default: 64MiB].
+    /// Size of each bot's (and the game program's) scratch folder: its /tmp
+    /// (HOME and TMPDIR) and its /dev/shm, each a private tmpfs of this size
+    /// [default: 64MiB].
     #[arg(long, value_parser = parse_size, value_name = "SIZE")]
     scratch_limit: Option<u64>,
-    /// Let bots use the network (TCP, UDP and unix sockets of the host).
+    /// Let bots and the game program use the network (TCP, UDP and unix
+    /// sockets of the host).
     #[arg(long)]
     allow_network: bool,
-    /// A file or folder bots may also read (repeatable).
+    /// A file or folder bots and the game program may also read
+    /// (repeatable).
     #[arg(long = "allow-read", value_name = "PATH")]
     read_paths: Vec<PathBuf>,
 }
