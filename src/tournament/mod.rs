@@ -368,6 +368,40 @@ fn fingerprint_game(tournament: &Tournament) -> anyhow::Result<Option<Fingerprin
     Ok(Some(fingerprint))
 }
 
+/// Warns of each bot (and the game program) whose files changed while the
+/// run played: its games were recorded under the version it started with,
+/// though a later game may have run the new one. The next run tells the
+/// versions apart, sets those games aside and plays them again.
+fn warn_of_edits(
+    tournament: &Tournament,
+    started: &[(Fingerprint, Option<Fingerprint>)],
+    game_started: Option<Fingerprint>,
+    reporter: &dyn Reporter,
+) {
+    let now = tournament.fingerprints().ok();
+    let mut changed: Vec<String> = tournament
+        .bots
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| {
+            now.as_ref().is_none_or(|now| {
+                now.get(*index).map(|(print, _)| print)
+                    != started.get(*index).map(|(print, _)| print)
+            })
+        })
+        .map(|(_, bot)| format!("bot `{}`", bot.name))
+        .collect();
+    if game_started.is_some() && fingerprint_game(tournament).ok().flatten() != game_started {
+        changed.push("the game program".to_owned());
+    }
+    for what in changed {
+        let message = format!(
+            "{what} changed while this run played (its files are not what they were when the run began): its games here are recorded under the version it began with, though later ones may have run the new one; run again, and they are set aside and played again with the new version (stop a run before editing what it plays)"
+        );
+        reporter.report(&Event::Warning { message: &message });
+    }
+}
+
 /// Shows `rule` the games of the schedule that `folder` holds already;
 /// whether they satisfy it.
 fn counts_recorded_games(
@@ -549,6 +583,9 @@ pub async fn run(
         stopped = recorder.stopper.is_some_and(|stopper| stopper.stopped);
         void = recorder.void;
         folder = recorder.folder;
+        if played > 0 {
+            warn_of_edits(tournament, &fingerprints, game_fingerprint, options.reporter.as_ref());
+        }
     }
     if let Some(error) = failure {
         return Err(error.context("the run stopped; the games played so far are kept"));

@@ -382,3 +382,30 @@ fn a_results_folder_resumes_and_merges_wherever_the_checkout_lives() {
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
     assert!(refused.stderr.contains("bot `b`: files (fingerprint)"), "{}", refused.stderr);
 }
+
+/// A bot edited while a run plays it is named at the end of that run, and
+/// the next run plays its games again.
+#[test]
+fn a_bot_edited_during_a_run_is_named_at_its_end() {
+    let scratch = Scratch::new();
+    let root = scratch.join("league");
+    let file = script_league(&root, &["a", "b"]);
+    let longer = text(&file).replace("games_per_pair = 2", "games_per_pair = 300");
+    std::fs::write(&file, longer).unwrap();
+    let file = file.to_str().unwrap();
+    let out = root.join("results");
+    let mut arena = scratch.start(&["run", file]);
+    wait_for_rows(&mut arena, &out, 2);
+    let script = root.join("bots/a.py");
+    std::fs::write(&script, text(&script) + "# tuned\n").unwrap();
+    assert!(
+        rows_written(&out) < 300,
+        "the run ended before the edit, which proves nothing: make it longer"
+    );
+    let run = arena.wait();
+    run.assert_success();
+    assert!(run.stderr.contains("bot `a` changed while this run played"), "{}", run.stderr);
+    assert!(!run.stderr.contains("bot `b` changed"), "{}", run.stderr);
+    let again = scratch.run_ok(&["run", file]);
+    assert!(again.stdout.contains("bot `a` is a new version"), "{}", again.stdout);
+}
