@@ -55,7 +55,8 @@ async fn play(mut session: Session, console: SharedConsole, title: String) {
                 })
                 .await;
                 let Ok(Some(mv)) = answer else {
-                    lock(&console).say("\nInput ended: you leave the game.");
+                    // `quit` typed, or the end of the input.
+                    lock(&console).say("\nYou leave the game.");
                     return;
                 };
                 let reply = json!({"type": "move", "id": message["id"], "move": mv});
