@@ -165,3 +165,15 @@ fn the_minimal_game_of_the_protocol_document_passes_and_plays() {
     assert!(replay.stdout.contains("15 stones."), "{}", replay.stdout);
     assert!(replay.stdout.contains(" left."), "{}", replay.stdout);
 }
+
+/// Parameters given are checked (in a sandbox of their own) and the games
+/// played with them: the check's own sandbox must outlive the first one.
+#[test]
+fn a_check_with_parameters_plays_with_them() {
+    let (status, stdout) =
+        check_game("tests/fixtures/games/tinygame.py", &["--param", "cards=2", "--games", "3"]);
+    assert_eq!(status, Some(0), "{stdout}");
+    assert!(stdout.contains("All checks passed"), "{stdout}");
+    // Two cards a seat: every game ends in four turns.
+    assert!(stdout.contains("3 random games ended, in 4 to 4 turns"), "{stdout}");
+}

@@ -319,9 +319,10 @@ impl<'a> Cursor<'a> {
         let start = self.at;
         self.number_text()?;
         let text = &self.bytes[start..self.at];
-        // Only an exponent or many digits can leave f64's range: the rare
-        // number that has either is read as serde_json would.
-        if text.len() > 300 || text.iter().any(|&byte| byte == b'e' || byte == b'E') {
+        // Only a large positive exponent or hundreds of digits can leave
+        // f64's range (1.8e308): the rare number that may is read as
+        // serde_json would.
+        if magnitude(text) > 300 {
             serde_json::from_slice::<f64>(text).ok()?;
         }
         Some(())
@@ -350,15 +351,13 @@ impl<'a> Cursor<'a> {
         Some(())
     }
 
-    /// The four hex digits of a `\\u` escape, as a UTF-16 code unit.
+    /// The four hex digits of a `\u` escape, as a UTF-16 code unit.
     fn hex_escape(&mut self) -> Option<u16> {
-        let digits = self.bytes.get(self.at..self.at + 4)?;
-        let unit = u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()?;
-        // from_str_radix takes a sign; an escape does not.
-        if !digits.iter().all(u8::is_ascii_hexdigit) {
-            return None;
+        let mut unit = 0;
+        for _ in 0..4 {
+            let digit = char::from(self.next()?).to_digit(16)?;
+            unit = unit << 4 | digit as u16;
         }
-        self.at += 4;
         Some(unit)
     }
 
@@ -378,4 +377,29 @@ impl<'a> Cursor<'a> {
         self.digits();
         (self.at > start).then_some(())
     }
+}
+
+/// At most how many decimal digits the number `text` (valid JSON) has
+/// before its point once its exponent is applied; 0 for a negative
+/// exponent, which can only bring it towards zero.
+fn magnitude(text: &[u8]) -> usize {
+    let digits = text
+        .iter()
+        .skip_while(|&&byte| byte == b'-')
+        .take_while(|byte| byte.is_ascii_digit())
+        .count();
+    let Some(e) = text.iter().position(|&byte| byte == b'e' || byte == b'E') else {
+        return digits;
+    };
+    let exponent = &text[e + 1..];
+    if exponent.first() == Some(&b'-') {
+        return 0;
+    }
+    let exponent = exponent.strip_prefix(b"+").unwrap_or(exponent);
+    // More than four digits of exponent: past any double, whatever it says.
+    let value = match exponent.len() {
+        0..=4 => exponent.iter().fold(0, |value, &digit| value * 10 + usize::from(digit - b'0')),
+        _ => usize::MAX / 2,
+    };
+    digits.saturating_add(value)
 }

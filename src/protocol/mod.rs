@@ -328,12 +328,11 @@ struct ReplyLine<'a> {
     mv: Option<&'a RawValue>,
 }
 
-/// A well-formed move reply, read in one pass. No other field: serde
-/// skips an unknown field's value without reading it whole, and a reply
-/// that carries one is kept in transcripts, so it takes the careful path,
-/// which checks that the whole line reads back.
+/// A well-formed move reply, read in one pass. serde skips an unknown
+/// field's value (in the reply, or in a move of fields) without reading it
+/// whole, and transcripts keep the line: it is taken only if the whole line
+/// reads back ([`unreadable_json`]).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct MoveReply<'a, M> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
@@ -383,6 +382,7 @@ pub fn parse_reply<M: DeserializeOwned>(
         && let Ok(reply) = serde_json::from_slice::<MoveReply<'_, M>>(line)
         && reply.kind == "move"
         && reply.id == id
+        && unreadable_json(line).is_none()
     {
         return Ok(Reply::Move(reply.mv));
     }
@@ -496,18 +496,24 @@ pub(crate) fn not_an_object(line: &[u8]) -> Option<bool> {
         .then(|| serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok())
 }
 
-/// Why `line` is JSON text that reads as no JSON value: serde_json takes a
-/// lone UTF-16 surrogate (`"\ud800"`) or a number past f64's range
-/// (`1e999`) where it skips or keeps a value raw, and refuses it where it
-/// reads one. A line arena keeps (a transcript's, a step's) must read back,
-/// so the careful parsers refuse such a line, as the scanners do. `None`
-/// for a readable line, and for one that is no JSON at all (the caller's
-/// to describe).
+/// Why `line` is JSON text that reads as no JSON value: serde_json takes
+/// invalid UTF-8 inside a string, a lone UTF-16 surrogate (`"\ud800"`) or a
+/// number past f64's range (`1e999`) where it skips or keeps a value raw,
+/// and refuses them where it reads one. A line arena keeps (a transcript's,
+/// a step's) must read back, so the parsers refuse such a line, as the
+/// scanners do. `None` for a readable line, and for one that is no JSON at
+/// all (the caller's to describe).
 pub(crate) fn unreadable_json(line: &[u8]) -> Option<String> {
+    // The common case, without building the values: the scanner takes
+    // exactly what reads as values (but for UTF-8, checked here).
+    let mut cursor = Cursor::new(line);
+    if std::str::from_utf8(line).is_ok() && cursor.value().is_some() && cursor.at_end() {
+        return None;
+    }
     let error = serde_json::from_slice::<serde_json::Value>(line).err()?;
     serde_json::from_slice::<serde::de::IgnoredAny>(line).ok()?;
     Some(format!(
-        "{error}: JSON text that no JSON value holds (a lone UTF-16 surrogate such as \\ud800, or a number past 1.8e308)"
+        "{error}: JSON text that no JSON value holds (invalid UTF-8 in a string, a lone UTF-16 surrogate such as \\ud800, or a number past 1.8e308)"
     ))
 }
 

@@ -33,6 +33,7 @@
 // Only the Linux sandbox grants files; the stub leaves most of this unused.
 #[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
 pub(crate) mod command_files;
+#[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
 pub(crate) mod files;
 #[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
 pub(crate) mod layout;

@@ -378,18 +378,15 @@ fn warn_of_edits(
     game_started: Option<Fingerprint>,
     reporter: &dyn Reporter,
 ) {
-    let now = tournament.fingerprints().ok();
+    let excluded = tournament.fingerprint_exclusions();
     let mut changed: Vec<String> = tournament
         .bots
         .iter()
-        .enumerate()
-        .filter(|(index, _)| {
-            now.as_ref().is_none_or(|now| {
-                now.get(*index).map(|(print, _)| print)
-                    != started.get(*index).map(|(print, _)| print)
-            })
+        .zip(started)
+        .filter(|(bot, (before, _))| {
+            bot.fingerprints(&excluded).ok().map(|(now, _)| now).as_ref() != Some(before)
         })
-        .map(|(_, bot)| format!("bot `{}`", bot.name))
+        .map(|(bot, _)| format!("bot `{}`", bot.name))
         .collect();
     if game_started.is_some() && fingerprint_game(tournament).ok().flatten() != game_started {
         changed.push("the game program".to_owned());

@@ -174,7 +174,7 @@ pub fn markdown(summary: &Summary<'_>) -> String {
     }
     text.push_str("\n### Settings\n\n");
     for (key, value) in settings_list(summary, code_span) {
-        text.push_str(&format!("- {key}: {}\n", escape(&value)));
+        text.push_str(&format!("- {key}: {value}\n"));
     }
     text
 }

@@ -1,6 +1,6 @@
-//! Places inside a JSON value, written as check-game shows them
-//! (`state.bids[1]`): where two answers first differ, and what a path
-//! holds.
+//! Places inside a JSON value: found as JSON pointers (RFC 6901, as
+//! `serde_json::Value::pointer` reads them) and written as check-game shows
+//! them (`state.bids[1]`); where two answers first differ.
 
 use serde_json::Value;
 
@@ -10,24 +10,26 @@ use crate::protocol::game::Step;
 /// Longest value shown beside a path.
 const SHOWN_CHARS: usize = 80;
 
-/// The value at `path` (as this module writes paths, without the field's
-/// name: `.bids[1]`).
-pub fn pointer<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
-    let mut current = value;
-    let mut rest = path;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('[') {
-            let end = after.find(']')?;
-            current = current.get(after[..end].parse::<usize>().ok()?)?;
-            rest = &after[end + 1..];
+/// `key` as a token of a JSON pointer (RFC 6901: `~` and `/` escaped).
+pub fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// A JSON pointer as check-game writes places: `/hand/0` as `hand[0]`.
+pub fn written(pointer: &str) -> String {
+    let mut text = String::new();
+    for token in pointer.split('/').skip(1) {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        if token.bytes().all(|byte| byte.is_ascii_digit()) && !token.is_empty() {
+            text.push_str(&format!("[{token}]"));
         } else {
-            let after = rest.strip_prefix('.')?;
-            let end = after.find(['.', '[']).unwrap_or(after.len());
-            current = current.get(&after[..end])?;
-            rest = &after[end..];
+            if !text.is_empty() {
+                text.push('.');
+            }
+            text.push_str(&token);
         }
     }
-    Some(current)
+    text
 }
 
 /// Where `one` and `other` first differ (`path` is where they sit), with
@@ -127,7 +129,7 @@ mod tests {
         let found = first_difference(&shorter, &one, "state".into());
         assert_eq!(found, Some(("state.bids[1]".into(), None, Some(json!(4)))));
         assert_eq!(first_difference(&one, &one.clone(), String::new()), None);
-        assert_eq!(pointer(&one, ".bids[1]"), Some(&json!(4)));
-        assert_eq!(pointer(&one, ".bonus.a"), Some(&json!(1)));
+        assert_eq!(written("/views/0/hand/1"), "views[0].hand[1]");
+        assert_eq!(written("/a~1b/c~0d"), "a/b.c~d");
     }
 }

@@ -64,18 +64,14 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
         args.timeout.as_millis()
     );
     let sandbox_settings = args.sandbox.settings();
-    let (sandbox, _) = start_sandbox(&sandbox_settings, &[])?;
-    let mut sandboxed = command.clone();
-    if let Some(sandbox) = &sandbox {
-        BotCommand::sandbox_all(std::slice::from_mut(&mut sandboxed), sandbox)?;
-    }
     // Waited for well past the limit, so a slow answer is still judged.
     let settings = ProgramSettings {
         timeout: (args.timeout * 4).max(Duration::from_secs(2)),
         exit_grace: Duration::from_secs(1),
         ..ProgramSettings::default()
     };
-    // Parameters given are checked as any command checks them.
+    // Parameters given are checked as any command checks them (in a
+    // sandbox of their own).
     let setup = match args.params.is_empty() {
         true => None,
         false => Some(game_setup(
@@ -87,6 +83,11 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
             Some("--timeout"),
         )?),
     };
+    let (sandbox, _) = start_sandbox(&sandbox_settings, &[])?;
+    let mut sandboxed = command.clone();
+    if let Some(sandbox) = &sandbox {
+        BotCommand::sandbox_all(std::slice::from_mut(&mut sandboxed), sandbox)?;
+    }
     let plan = gather::Plan {
         command: &sandboxed,
         settings,

@@ -308,7 +308,7 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
                         request: Some(exchange.request_line.clone()),
                         answer: Some(exchange.answer_line.clone()),
                         hint: Some(format!(
-                            "keep integers in moves within ±{MAX_EXACT} and write no -0; a bigger number can travel as a string"
+                            "write whole numbers in moves as integers (`2`, not `2.0`), within ±{MAX_EXACT}, and no -0; a bigger number can travel as a string"
                         )),
                     };
                 }
@@ -325,16 +325,18 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
 /// The largest integer every double holds exactly (2^53 - 1).
 const MAX_EXACT: u64 = (1 << 53) - 1;
 
-/// A number in `value` that a double does not keep as written: an integer
-/// past ±[`MAX_EXACT`], or a negative zero (a double keeps it, but writes
-/// it back as `0` in JavaScript).
+/// A number in `value` that a JavaScript bot (or one in any language that
+/// reads JSON numbers as doubles) writes back otherwise: an integer past
+/// ±[`MAX_EXACT`], a whole number written as a fraction or with an
+/// exponent (`2.0`, `1e3` come back as `2`, `1000`), or a negative zero.
 fn inexact_number(value: &Value) -> Option<String> {
     match value {
         Value::Number(number) => {
             let past = |n: u64| n > MAX_EXACT;
             let inexact = number.as_u64().is_some_and(past)
                 || number.as_i64().is_some_and(|n| past(n.unsigned_abs()))
-                || number.as_f64().is_some_and(|n| n == 0.0 && n.is_sign_negative());
+                // JavaScript writes a whole number below 1e21 as an integer.
+                || number.as_f64().is_some_and(|n| number.is_f64() && n.fract() == 0.0 && n.abs() < 1e21);
             inexact.then(|| number.to_string())
         }
         Value::Array(items) => items.iter().find_map(inexact_number),
@@ -492,7 +494,9 @@ fn seeds(evidence: &Evidence, random: bool) -> Item {
             format!("{} seeds set up {count} different games (random)", inits.len()),
         ),
         (false, _) => {
+            // A replay that ran out of time is judged by the time item.
             if let (Some(first), Some(reseeded)) = (evidence.games.first(), &evidence.reseeded)
+                && !reseeded.timed_out()
                 && let Some(failed) = differ(
                     SEEDS,
                     &format!(
@@ -523,9 +527,10 @@ fn seeds(evidence: &Evidence, random: bool) -> Item {
 
 fn time(evidence: &Evidence, limit: Duration) -> Item {
     let timed_out = [
-        ("game", &evidence.games),
+        ("game", evidence.games.as_slice()),
         ("game played again", &evidence.again),
         ("game in a fresh process", &evidence.fresh),
+        ("game played again from another seed", evidence.reseeded.as_slice()),
     ]
     .into_iter()
     .flat_map(|(what, records)| {

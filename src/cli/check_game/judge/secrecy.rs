@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::super::gather::Evidence;
-use super::super::json_path::pointer;
+use super::super::json_path::{pointer_token, written};
 use super::{HIDDEN, Item, PRIVATE, Status, item};
 use crate::games::Seat;
 use crate::games::program::Moves;
@@ -73,27 +73,23 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
     }
 }
 
-/// Composite parts of `value` (arrays and objects of two or more
-/// elements, strings of four or more characters) by path.
-fn parts(value: &Value, path: String, out: &mut Vec<(String, Value)>) {
+/// The places in `value` (JSON pointers, RFC 6901) that hold a value to
+/// probe ([`probed`]).
+fn probed_places(value: &Value, place: String, out: &mut Vec<String>) {
+    if probed(value) {
+        out.push(place.clone());
+    }
     match value {
         Value::Array(items) => {
-            if items.len() >= 2 {
-                out.push((path.clone(), value.clone()));
-            }
             for (index, item) in items.iter().enumerate() {
-                parts(item, format!("{path}[{index}]"), out);
+                probed_places(item, format!("{place}/{index}"), out);
             }
         }
         Value::Object(fields) => {
-            if fields.len() >= 2 {
-                out.push((path.clone(), value.clone()));
-            }
             for (key, field) in fields {
-                parts(field, format!("{path}.{key}"), out);
+                probed_places(field, format!("{place}/{}", pointer_token(key)), out);
             }
         }
-        Value::String(text) if text.chars().count() >= 4 => out.push((path, value.clone())),
         _ => {}
     }
 }
@@ -120,23 +116,38 @@ impl Shown {
         })
     }
 
-    /// Whether `value` is shown to `seat` but not to the other seat alike:
-    /// in its view at a place where the other's view holds something else
-    /// (cards turned up for both to see are no leak), or inside one of its
-    /// legal moves (a whole move may equal a value by chance: a bid of two
-    /// numbers and two dice).
-    fn shows_privately(&self, seat: Seat, value: &Value) -> bool {
-        let mut places = Vec::new();
-        find(&self.views[seat.index()], value, String::new(), &mut places);
+    /// The places where `value` is shown to `seat` but not to the other
+    /// seat alike: in its view where the other's view holds something else
+    /// (cards turned up for both to see are no leak), and inside its legal
+    /// moves (a whole move may equal a value by chance: a bid of two numbers
+    /// and two dice). Places in the view are JSON pointers after `view`,
+    /// in the moves after `moves/INDEX`.
+    fn private_places(&self, seat: Seat, value: &Value) -> BTreeSet<String> {
+        let mut found = Vec::new();
+        find(&self.views[seat.index()], value, String::new(), &mut found);
         let owner = &self.views[seat.other().index()];
-        places.iter().any(|place| pointer(owner, place) != Some(value))
-            || self.legal[seat.index()]
-                .as_array()
-                .is_some_and(|moves| moves.iter().any(|mv| mv != value && contains(mv, value)))
+        let mut places: BTreeSet<String> = found
+            .into_iter()
+            .filter(|place| owner.pointer(place) != Some(value))
+            .map(|place| format!("view{place}"))
+            .collect();
+        for (index, mv) in self.legal[seat.index()].as_array().into_iter().flatten().enumerate() {
+            let mut found = Vec::new();
+            find(mv, value, String::new(), &mut found);
+            places.extend(
+                found
+                    .into_iter()
+                    .filter(|place| !place.is_empty())
+                    .map(|place| format!("moves/{index}{place}")),
+            );
+        }
+        places
     }
 }
 
-/// Whether a value is one [`parts`] probes: one that seldom recurs by chance.
+/// Whether a value is one to probe: one that seldom recurs by chance
+/// (arrays and objects of two or more elements, texts of four characters
+/// or more).
 fn probed(value: &Value) -> bool {
     match value {
         Value::Array(items) => items.len() >= 2,
@@ -168,8 +179,10 @@ pub(super) fn private(evidence: &Evidence) -> Item {
         .enumerate()
         .filter_map(|(game, (_, steps))| Some((game, steps.first()?)))
         .collect();
-    if dealt.len() < 2 {
-        return item(PRIVATE, Status::Skip, "not judged: fewer than two games were set up");
+    // A leak must show in three games at least (fewer may all agree by
+    // chance).
+    if dealt.len() < 3 {
+        return item(PRIVATE, Status::Skip, "not judged: fewer than three games were set up");
     }
     let mut private = Vec::new();
     for seat in Seat::BOTH {
@@ -177,8 +190,8 @@ pub(super) fn private(evidence: &Evidence) -> Item {
         let mut paths = BTreeSet::new();
         for (_, shown) in &dealt {
             let mut found = Vec::new();
-            parts(&shown.views[seat.index()], String::new(), &mut found);
-            paths.extend(found.into_iter().map(|(path, _)| path));
+            probed_places(&shown.views[seat.index()], String::new(), &mut found);
+            paths.extend(found);
         }
         for path in paths {
             // The view as a whole is its seat's by definition.
@@ -188,8 +201,8 @@ pub(super) fn private(evidence: &Evidence) -> Item {
             let values: Vec<(&Value, Option<&Value>)> = dealt
                 .iter()
                 .filter_map(|(_, shown)| {
-                    let own = pointer(&shown.views[seat.index()], &path)?;
-                    Some((own, pointer(&shown.views[other.index()], &path)))
+                    let own = shown.views[seat.index()].pointer(&path)?;
+                    Some((own, shown.views[other.index()].pointer(&path)))
                 })
                 .collect();
             let varies = values.iter().any(|(value, _)| *value != values[0].0);
@@ -248,18 +261,26 @@ fn leak(
         .filter_map(|(seed, steps)| {
             let shown = steps.get(at)?;
             let owner = if dealt { steps.first()? } else { shown };
-            let value = pointer(&owner.views[seat.index()], path)?;
-            let theirs = pointer(&owner.views[other.index()], path);
+            let value = owner.views[seat.index()].pointer(path)?;
+            let theirs = owner.views[other.index()].pointer(path);
             (probed(value) && theirs != Some(value)).then_some((*seed, shown, value))
         })
         .collect();
     // A few long games may all show one value by chance late in play.
-    if compared.len() < 3
-        || 2 * compared.len() < games.len()
-        || !compared.iter().all(|(_, shown, value)| shown.shows_privately(other, value))
-    {
+    if compared.len() < 3 || 2 * compared.len() < games.len() {
         return None;
     }
+    // Shown at the same place in every game: a list of every bid or every
+    // square holds each game's value too, but each at a place of its own.
+    let mut places = compared.iter().map(|(_, shown, value)| shown.private_places(other, value));
+    let first = places.next()?;
+    let everywhere: BTreeSet<String> =
+        places.fold(first, |common, places| common.intersection(&places).cloned().collect());
+    let place = everywhere.first()?;
+    let place = match place.strip_prefix("view") {
+        Some(pointer) => format!("in its view at `{}`", written(pointer)),
+        None => format!("inside its legal moves at `{}`", written(&place["moves".len()..])),
+    };
     let (seed, shown, value) = compared[0];
     let what = if dealt { "value as dealt" } else { "value" };
     let when = match at {
@@ -270,8 +291,8 @@ fn leak(
         title: PRIVATE,
         status: Status::Fail,
         evidence: format!(
-            "seat {seat}'s `{}` changes with the seed and seat {other} has something else there, yet its {what} is shown to seat {other} {when} in all {} games that reach it (seed {seed}: {value})",
-            path.trim_start_matches('.'),
+            "seat {seat}'s `{}` changes with the seed and seat {other} has something else there, yet its {what} is shown to seat {other} {when}, {place}, in all {} games that reach it (seed {seed}: {value})",
+            written(path),
             compared.len(),
         ),
         request: None,
@@ -286,33 +307,23 @@ fn leak(
     })
 }
 
-/// The places (as [`parts`] writes paths) where `needle` is in `value`.
-fn find(value: &Value, needle: &Value, path: String, out: &mut Vec<String>) {
+/// The places (JSON pointers) where `needle` is in `value`.
+fn find(value: &Value, needle: &Value, place: String, out: &mut Vec<String>) {
     if value == needle {
-        out.push(path);
+        out.push(place);
         return;
     }
     match value {
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
-                find(item, needle, format!("{path}[{index}]"), out);
+                find(item, needle, format!("{place}/{index}"), out);
             }
         }
         Value::Object(fields) => {
             for (key, field) in fields {
-                find(field, needle, format!("{path}.{key}"), out);
+                find(field, needle, format!("{place}/{}", pointer_token(key)), out);
             }
         }
         _ => {}
     }
-}
-
-/// Whether `needle` is `value` or a part of it.
-fn contains(value: &Value, needle: &Value) -> bool {
-    value == needle
-        || match value {
-            Value::Array(items) => items.iter().any(|item| contains(item, needle)),
-            Value::Object(fields) => fields.values().any(|field| contains(field, needle)),
-            _ => false,
-        }
 }

@@ -73,7 +73,14 @@ impl Cgroups {
         for (_, parent) in &parents {
             remove_runs_of_dead_arenas(parent);
         }
-        let name = format!("{RUN_PREFIX}{}", std::process::id());
+        // A folder of its own for each sandbox of the process (check-game
+        // describes a game in one, then checks it in another): a sandbox's
+        // end removes its folder, which must not be another's.
+        static STARTED: AtomicU64 = AtomicU64::new(0);
+        let name = match STARTED.fetch_add(1, Ordering::Relaxed) {
+            0 => format!("{RUN_PREFIX}{}", std::process::id()),
+            later => format!("{RUN_PREFIX}{}-{later}", std::process::id()),
+        };
         let runs =
             parents.iter().map(|(controller, parent)| (*controller, parent.join(&name))).collect();
         let cgroups = Arc::new(Cgroups {
@@ -305,7 +312,8 @@ fn remove_runs_of_dead_arenas(parent: &Path) {
         let Some(rest) = name.to_str().and_then(|name| name.strip_prefix(RUN_PREFIX)) else {
             continue;
         };
-        // `arena-PID`, or `arena-PID-self`: where a v2 run put arena itself.
+        // `arena-PID`, `arena-PID-N` (a later sandbox of the same arena), or
+        // `arena-PID-self`: where a v2 run put arena itself.
         let pid = rest.split('-').next().unwrap_or(rest);
         if pid.parse::<u32>().is_ok_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
             remove_run(&entry.path());
