@@ -270,6 +270,18 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
     for (index, record) in evidence.games.iter().enumerate() {
         for (at, step) in record.steps.iter().enumerate() {
             steps += 1;
+            // This step's answer fails the item for `why`.
+            let fails = |why: String, hint: String| {
+                let exchange = &record.exchanges[at];
+                Item {
+                    title: SOUND,
+                    status: Status::Fail,
+                    evidence: format!("game {}, {}: {why}", index + 1, exchange.request),
+                    request: Some(exchange.request_line.clone()),
+                    answer: Some(exchange.answer_line.clone()),
+                    hint: Some(hint),
+                }
+            };
             for seat in Seat::BOTH {
                 let legal = &step.legal_moves[seat.index()];
                 if let Some(twice) = legal
@@ -277,40 +289,24 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
                     .enumerate()
                     .find_map(|(n, mv)| legal[..n].contains(mv).then_some(mv))
                 {
-                    let exchange = &record.exchanges[at];
-                    return Item {
-                        title: SOUND,
-                        status: Status::Fail,
-                        evidence: format!(
-                            "game {}, {}: seat {seat}'s legal moves list {twice:?} twice",
-                            index + 1,
-                            exchange.request
-                        ),
-                        request: Some(exchange.request_line.clone()),
-                        answer: Some(exchange.answer_line.clone()),
-                        hint: Some("list each legal move once".to_owned()),
-                    };
+                    return fails(
+                        format!("seat {seat}'s legal moves list {twice:?} twice"),
+                        "list each legal move once".to_owned(),
+                    );
                 }
                 if let Some((mv, number)) = legal.iter().find_map(|mv| {
                     let value = serde_json::from_str(mv.raw().as_str()).ok()?;
                     Some((mv, inexact_number(&value)?))
                 }) {
-                    let exchange = &record.exchanges[at];
-                    return Item {
-                        title: SOUND,
-                        status: Status::Fail,
-                        evidence: format!(
-                            "game {}, {}: seat {seat}'s legal move {} holds {number}, which a double (a JavaScript number, and JSON's in many languages) cannot hold as written: a bot that reads and echoes it sends another move, an illegal one",
-                            index + 1,
-                            exchange.request,
-                            mv.raw().as_str(),
+                    return fails(
+                        format!(
+                            "seat {seat}'s legal move {} holds {number}, which a double (a JavaScript number, and JSON's in many languages) cannot hold as written: a bot that reads and echoes it sends another move, an illegal one",
+                            mv.raw().as_str()
                         ),
-                        request: Some(exchange.request_line.clone()),
-                        answer: Some(exchange.answer_line.clone()),
-                        hint: Some(format!(
+                        format!(
                             "write whole numbers in moves as integers (`2`, not `2.0`), within ±{MAX_EXACT}, and no -0; a bigger number can travel as a string"
-                        )),
-                    };
+                        ),
+                    );
                 }
             }
         }

@@ -75,19 +75,45 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
 
 /// The places in `value` (JSON pointers, RFC 6901) that hold a value to
 /// probe ([`probed`]).
-fn probed_places(value: &Value, place: String, out: &mut Vec<String>) {
-    if probed(value) {
-        out.push(place.clone());
+fn probed_places(value: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    visit(value, String::new(), &mut |place, part| {
+        if probed(part) {
+            found.push(place.to_owned());
+        }
+        true
+    });
+    found
+}
+
+/// The places (JSON pointers) where `needle` is in `value`.
+fn find(value: &Value, needle: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    visit(value, String::new(), &mut |place, part| {
+        let here = part == needle;
+        if here {
+            found.push(place.to_owned());
+        }
+        !here
+    });
+    found
+}
+
+/// Calls `each` on `value` and its parts, each with its place (a JSON
+/// pointer); a part's own parts only while `each` returns true.
+fn visit(value: &Value, place: String, each: &mut dyn FnMut(&str, &Value) -> bool) {
+    if !each(&place, value) {
+        return;
     }
     match value {
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
-                probed_places(item, format!("{place}/{index}"), out);
+                visit(item, format!("{place}/{index}"), each);
             }
         }
         Value::Object(fields) => {
             for (key, field) in fields {
-                probed_places(field, format!("{place}/{}", pointer_token(key)), out);
+                visit(field, format!("{place}/{}", pointer_token(key)), each);
             }
         }
         _ => {}
@@ -123,19 +149,15 @@ impl Shown {
     /// and two dice). Places in the view are JSON pointers after `view`,
     /// in the moves after `moves/INDEX`.
     fn private_places(&self, seat: Seat, value: &Value) -> BTreeSet<String> {
-        let mut found = Vec::new();
-        find(&self.views[seat.index()], value, String::new(), &mut found);
         let owner = &self.views[seat.other().index()];
-        let mut places: BTreeSet<String> = found
+        let mut places: BTreeSet<String> = find(&self.views[seat.index()], value)
             .into_iter()
             .filter(|place| owner.pointer(place) != Some(value))
             .map(|place| format!("view{place}"))
             .collect();
         for (index, mv) in self.legal[seat.index()].as_array().into_iter().flatten().enumerate() {
-            let mut found = Vec::new();
-            find(mv, value, String::new(), &mut found);
             places.extend(
-                found
+                find(mv, value)
                     .into_iter()
                     .filter(|place| !place.is_empty())
                     .map(|place| format!("moves/{index}{place}")),
@@ -162,8 +184,8 @@ fn probed(value: &Value) -> bool {
 /// deal may give both seats the same by chance), the other seat's view holds
 /// something else. Each such place is then followed through every step of
 /// the games while they go on: a leak is its value shown to the other seat
-/// (in its view or among its legal moves) at the same step of every game
-/// where the two differ. At the end of a game the hands may be turned up:
+/// (in its view or inside its legal moves) at the same place and step of
+/// every game where the two differ. At the end of a game the hands may be turned up:
 /// a finished game's last step is not judged.
 pub(super) fn private(evidence: &Evidence) -> Item {
     let games: Vec<(u64, Vec<Shown>)> = evidence
@@ -189,9 +211,7 @@ pub(super) fn private(evidence: &Evidence) -> Item {
         let other = seat.other();
         let mut paths = BTreeSet::new();
         for (_, shown) in &dealt {
-            let mut found = Vec::new();
-            probed_places(&shown.views[seat.index()], String::new(), &mut found);
-            paths.extend(found);
+            paths.extend(probed_places(&shown.views[seat.index()]));
         }
         for path in paths {
             // The view as a whole is its seat's by definition.
@@ -216,12 +236,12 @@ pub(super) fn private(evidence: &Evidence) -> Item {
     for at in 0..longest {
         // The value at this step, and the value dealt (as the game was set
         // up), which is no less the seat's own once it has changed.
-        for dealt in [false, true] {
-            if dealt && at == 0 {
+        for as_dealt in [false, true] {
+            if as_dealt && at == 0 {
                 continue;
             }
             for (seat, path) in &private {
-                if let Some(leak) = leak(&games, *seat, path, at, dealt) {
+                if let Some(leak) = leak(&games, *seat, path, at, as_dealt) {
                     return leak;
                 }
             }
@@ -305,25 +325,4 @@ fn leak(
             "build each seat's view and legal moves from what that seat may know: seat {other} must not be shown seat {seat}'s private values"
         )),
     })
-}
-
-/// The places (JSON pointers) where `needle` is in `value`.
-fn find(value: &Value, needle: &Value, place: String, out: &mut Vec<String>) {
-    if value == needle {
-        out.push(place);
-        return;
-    }
-    match value {
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                find(item, needle, format!("{place}/{index}"), out);
-            }
-        }
-        Value::Object(fields) => {
-            for (key, field) in fields {
-                find(field, needle, format!("{place}/{}", pointer_token(key)), out);
-            }
-        }
-        _ => {}
-    }
 }
