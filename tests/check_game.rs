@@ -52,6 +52,12 @@ fn the_examples_pass() {
                 stdout.contains("a single number or a short word is not probed"),
                 "{game}:\n{stdout}"
             );
+            // The last line names what was not judged.
+            assert!(
+                stdout.contains("All checks passed; not judged (SKIP above): ")
+                    && stdout.contains("\"keeps a seat's private values out of the other's view\""),
+                "{game}:\n{stdout}"
+            );
         }
     }
     // The fixture has hidden moves and private hands: every item is judged.
@@ -81,6 +87,7 @@ fn each_broken_fixture_fails_exactly_its_item() {
         ("leaks-choice", "views do not show hidden choices", &[]),
         ("leaks-hand", "keeps a seat's private values out of the other's view", &[]),
         ("leaks-later", "keeps a seat's private values out of the other's view", &[]),
+        ("leaks-both", "keeps a seat's private values out of the other's view", &[]),
         ("leaks-in-moves", "keeps a seat's private values out of the other's view", &[]),
         ("slow", "answers in time", &["--timeout", "1s"]),
         ("hang", "answers in time", &["--timeout", "500ms"]),

@@ -87,7 +87,7 @@ fn a_buffered_bot_times_out_at_start_with_the_start_up_limit() {
     for row in &rows {
         assert_eq!(
             detail(row, "buffered"),
-            "no reply to start request 1 within 2000 ms; nothing arrived, and the bot was waiting to read its input: its reply is stuck in its output buffer (flush after every line, protocol.md §8)"
+            "no reply to start request 1 within 2000 ms; nothing arrived, and the bot was waiting to read its input: its reply is stuck in its output buffer (flush after every line, protocol.md §8), or it skipped the request (each `start` and `move` needs one reply, protocol.md §2)"
         );
     }
     scratch.assert_fixture_processes_gone();
@@ -106,6 +106,54 @@ fn a_slow_bot_is_told_from_a_buffered_one() {
     );
     for row in &rows {
         let detail = detail(row, "spends_time");
+        assert!(
+            detail.ends_with(
+                "nothing arrived, and the bot was still at work (not waiting for input): a slow bot"
+            ),
+            "{detail}"
+        );
+    }
+    scratch.assert_fixture_processes_gone();
+}
+
+/// A bot that answers only the first game's `start` is told so in the next
+/// game, where the reply to the move request sent with the `start` comes in
+/// place of its `ready`; `arena check` files it under the handshake.
+#[test]
+fn a_bot_that_skips_a_later_start_is_told_so() {
+    let scratch = Scratch::new();
+    let rows = match_rows(&scratch, "number-claim", &fixture("first_start_only.py"), &[]);
+    assert_eq!(&rows[0]["reason"], "normal", "the first game's start is answered");
+    let detail = detail(&rows[1], "first_start_only");
+    assert!(
+        detail.starts_with("expected a `ready` reply to start request ")
+            && detail.contains("got the reply to move request ")
+            && detail.contains("the bot skipped the `start`"),
+        "{detail}"
+    );
+    let check = scratch.arena(["check", "--game", "number-claim", &fixture("first_start_only.py")]);
+    assert!(
+        check.stdout.lines().any(|line| line.contains("FAIL  starts and answers the handshake")
+            && line.contains("the bot skipped the `start`")),
+        "{}",
+        check.stdout
+    );
+    scratch.assert_fixture_processes_gone();
+}
+
+/// A bot computing on a CPU of its own when its time runs out (the system
+/// says "running" rather than naming a call) is still at work too.
+#[test]
+fn a_bot_busy_on_a_cpu_is_told_from_a_buffered_one() {
+    let scratch = Scratch::new();
+    let rows = match_rows(
+        &scratch,
+        "number-claim",
+        &format!("{} 2000", fixture("cpu_hungry.py")),
+        &["--move-timeout", "300ms"],
+    );
+    for row in &rows {
+        let detail = detail(row, "cpu_hungry");
         assert!(
             detail.ends_with(
                 "nothing arrived, and the bot was still at work (not waiting for input): a slow bot"

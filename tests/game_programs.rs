@@ -135,9 +135,14 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
         "exited with status 3 instead of answering apply request",
     );
     assert!(read_games_csv(&scratch.out()).is_empty());
-    // The warning points at what the game wrote to stderr before it crashed.
+    // The warning points at what the game wrote to stderr before it crashed,
+    // and quotes its last two lines on the warning's one line.
     assert!(
-        run.stderr.contains("; the game's stderr: logs/game-000001-game.log)"),
+        run.stderr
+            .lines()
+            .any(|line| line.contains("the last 2 lines it wrote to stderr: tinygame: process ")
+                && line.contains("\\ntinygame: crashing on purpose; request:")
+                && line.contains("; the game's stderr: logs/game-000001-game.log)")),
         "{}",
         run.stderr
     );
@@ -597,4 +602,39 @@ fn a_game_program_in_a_folder_closed_to_others_is_told_once_which_folder() {
     chmod(0o755);
     match_of(&scratch, &command, 2, &["--fresh"]).assert_success();
     assert_eq!(read_games_csv(&scratch.out()).len(), 2);
+}
+
+/// A legal move a JavaScript bot cannot echo (an integer past 2^53) is the
+/// game's mistake: the bot's echo, judged illegal, voids the game instead
+/// of charging the bot; a Python bot, which echoes it exactly, plays on.
+#[test]
+fn a_legal_move_no_double_holds_voids_the_game_instead_of_charging_its_bot() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let run = scratch.arena([
+        "match",
+        &tiny("inexact-move"),
+        "node bots/javascript/random_bot.js",
+        PYTHON_RANDOM_BOT,
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("seat 1's legal move {\"card\":")
+            && run.stderr.contains("holds 12345678901234567891, which a double")
+            && run.stderr.contains("no bot is charged"),
+        "{}",
+        run.stderr
+    );
+    for row in read_games_csv(&out) {
+        assert_eq!(&row["reason"], "normal", "no bot is charged: {row:?}");
+    }
+    // The game where the JavaScript bot sits in seat 1 is void; the other
+    // (the Python bot in seat 1, echoing exactly) is played.
+    assert_eq!(read_games_csv(&out).len(), 1, "{}", run.stdout);
 }

@@ -211,3 +211,100 @@ fn a_gauntlet_against_a_league_plays_its_game_program() {
     assert_eq!(transcript[0]["game"], "hidden-cards", "{:?}", transcript[0]);
     assert!(Path::new(&out).join("tournament.json").exists());
 }
+
+/// A game program whose command names its whole folder (as `java -cp .
+/// Game` does), with the tournament file and a bot in that folder: an
+/// edited bot and an added `[[bot]]` change the bots, not the game; any
+/// other file of the folder is the game's.
+#[test]
+fn a_game_programs_folder_leaves_out_the_bots_and_the_tournament_file() {
+    let scratch = Scratch::new();
+    let file = tournament_of_copy(&scratch);
+    let folder = file.parent().unwrap().to_path_buf();
+    std::fs::create_dir_all(folder.join("bots")).unwrap();
+    let bot = folder.join("bots/one.py");
+    std::fs::copy(repo_dir().join("bots/python/random_bot.py"), &bot).unwrap();
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("[\"python3\", \"game.py\"]", "[\"python3\", \"game.py\", \".\"]")
+        .replacen(
+            &format!("{:?}", repo_dir().join("bots/python/random_bot.py")),
+            "\"bots/one.py\"",
+            1,
+        );
+    assert!(text.contains("\"bots/one.py\"") && text.contains("\"game.py\", \".\""), "{text}");
+    std::fs::write(&file, &text).unwrap();
+    let out = scratch.out();
+    let run = || {
+        let run = scratch.arena(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        run.assert_success();
+        run.stdout
+    };
+    run();
+
+    let mut edited = std::fs::read_to_string(&bot).unwrap();
+    edited.push_str("# edited\n");
+    std::fs::write(&bot, edited).unwrap();
+    let after_bot_edit = run();
+    assert!(after_bot_edit.contains("bot `one` is a new version"), "{after_bot_edit}");
+    assert!(!after_bot_edit.contains("the game program is a new version"), "{after_bot_edit}");
+
+    let random = repo_dir().join("bots/python/random_bot.py");
+    std::fs::write(
+        &file,
+        format!("{text}[[bot]]\nname = \"three\"\ncommand = [\"python3\", {random:?}]\n"),
+    )
+    .unwrap();
+    let after_bot_added = run();
+    assert!(!after_bot_added.contains("new version"), "{after_bot_added}");
+
+    std::fs::write(folder.join("notes.txt"), "a file of the game's folder\n").unwrap();
+    let after_other_file = run();
+    assert!(after_other_file.contains("the game program is a new version"), "{after_other_file}");
+}
+
+/// With `game_dir`, every file of the game's folder is the game's, as a
+/// bot's `dir` makes it: an edited module the game imports (a file its
+/// command does not name) is a new version. The key is checked at its place.
+#[test]
+fn a_game_dir_makes_every_file_in_it_the_games() {
+    let scratch = Scratch::new();
+    let folder = scratch.out().with_file_name("league");
+    std::fs::create_dir_all(folder.join("game")).unwrap();
+    std::fs::copy(repo_dir().join("tests/fixtures/games/tinygame.py"), folder.join("game/game.py"))
+        .unwrap();
+    let rules = folder.join("game/rules.py");
+    std::fs::write(&rules, "HIGH_CARD_WINS = True\n").unwrap();
+    let random = repo_dir().join("bots/python/random_bot.py");
+    let file = folder.join("tournament.toml");
+    let text = |dir_line: &str| {
+        format!(
+            "game_command = [\"python3\", \"game.py\"]\n{dir_line}seed = 4\ngames_per_pair = 2\n\
+             [[bot]]\nname = \"one\"\ncommand = [\"python3\", {random:?}]\n\
+             [[bot]]\nname = \"two\"\ncommand = [\"python3\", {random:?}, \"--seed\", \"5\"]\n"
+        )
+    };
+    std::fs::write(&file, text("game_dir = \"game\"\n")).unwrap();
+    let out = scratch.out();
+    let run = || {
+        let run = scratch.arena(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        run.assert_success();
+        run.stdout
+    };
+    run();
+    std::fs::write(&rules, "HIGH_CARD_WINS = False\n").unwrap();
+    let after = run();
+    assert!(after.contains("the game program is a new version"), "{after}");
+
+    // Checked at its place: a folder that is not there, and a game_dir
+    // without a game program.
+    std::fs::write(&file, text("game_dir = \"gone\"\n")).unwrap();
+    let missing = scratch.arena(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(missing.status.code(), Some(2), "{}", missing.stderr);
+    assert!(missing.stderr.contains("tournament.toml:2:12: game_dir:"), "{}", missing.stderr);
+    assert!(missing.stderr.contains("is not a folder"), "{}", missing.stderr);
+    let built_in = "game = \"number-snatch\"\ngame_dir = \"game\"\n[[bot]]\nname = \"one\"\ncommand = [\"x\"]\n";
+    std::fs::write(&file, built_in).unwrap();
+    let stray = scratch.arena(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(stray.stderr.contains("game_dir is a game program's folder"), "{}", stray.stderr);
+}

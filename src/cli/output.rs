@@ -24,11 +24,20 @@ pub fn game_line(row: &GameRow, total: u64) -> String {
         GameOutcome::BothLost => "both lose".to_owned(),
         GameOutcome::Seat1 | GameOutcome::Seat2 => format!("{} wins", row.winner),
     };
-    let mut line = format!("{head}: {verdict}{by_forfeit} {}-{}", row.score1, row.score2);
+    let mut line = format!("{head}: {verdict}{by_forfeit} {}", scores(row.score1, row.score2));
     if row.reason != ResultReason::Normal {
         line.push_str(&format!("  [{}: {}]", row.reason, row.forfeit_detail));
     }
     line
+}
+
+/// "45-74"; "2 to -2" when a score is negative (a game program's may be),
+/// where a dash would read as a minus.
+fn scores(seat1: i64, seat2: i64) -> String {
+    match seat1 < 0 || seat2 < 0 {
+        true => format!("{seat1} to {seat2}"),
+        false => format!("{seat1}-{seat2}"),
+    }
 }
 
 /// Wins, draws, losses and forfeits per bot.
@@ -47,4 +56,16 @@ pub fn summary(rows: &[GameRow]) -> String {
         ));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scores;
+
+    #[test]
+    fn negative_scores_are_not_read_as_dashes() {
+        assert_eq!(scores(45, 74), "45-74");
+        assert_eq!(scores(2, -2), "2 to -2");
+        assert_eq!(scores(-3, 3), "-3 to 3");
+    }
 }

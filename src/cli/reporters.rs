@@ -205,9 +205,13 @@ fn warning(event: &Event<'_>) -> Option<String> {
                     .collect();
             let files =
                 if files.is_empty() { String::new() } else { format!(" ({})", files.join("; ")) };
+            // The quote of the game's stderr keeps its line breaks in the
+            // event; a warning is one line.
             Some(format!(
-                "game {game} ({} vs {}, seed {seed}) is void: {detail}{files}; no bot is charged, and a later run plays it again",
-                seats[0], seats[1],
+                "game {game} ({} vs {}, seed {seed}) is void: {}{files}; no bot is charged, and a later run plays it again",
+                seats[0],
+                seats[1],
+                crate::printable::printable(detail),
             ))
         }
         _ => None,

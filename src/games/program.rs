@@ -402,6 +402,35 @@ impl JsonMove {
     pub fn value(&self) -> Value {
         serde_json::from_str(self.raw.as_str()).expect("a move is JSON")
     }
+
+    /// A number in the move that a JavaScript bot (or one in any language
+    /// that reads JSON numbers as doubles) writes back otherwise, as
+    /// written: an integer past ±[`MAX_EXACT`], a whole number written as
+    /// a fraction or with an exponent (`2.0`, `1e3` come back as `2`,
+    /// `1000`), or a negative zero. Such a move is the game's mistake.
+    pub fn inexact_number(&self) -> Option<String> {
+        inexact_number(&self.value())
+    }
+}
+
+/// The largest integer every double holds exactly (2^53 - 1).
+pub const MAX_EXACT: u64 = (1 << 53) - 1;
+
+/// See [`JsonMove::inexact_number`].
+fn inexact_number(value: &Value) -> Option<String> {
+    match value {
+        Value::Number(number) => {
+            let past = |n: u64| n > MAX_EXACT;
+            let inexact = number.as_u64().is_some_and(past)
+                || number.as_i64().is_some_and(|n| past(n.unsigned_abs()))
+                // JavaScript writes a whole number below 1e21 as an integer.
+                || number.as_f64().is_some_and(|n| number.is_f64() && n.fract() == 0.0 && n.abs() < 1e21);
+            inexact.then(|| number.to_string())
+        }
+        Value::Array(items) => items.iter().find_map(inexact_number),
+        Value::Object(fields) => fields.values().find_map(inexact_number),
+        _ => None,
+    }
 }
 
 impl From<Value> for JsonMove {

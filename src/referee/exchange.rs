@@ -119,6 +119,11 @@ impl<M> Answer<M> {
     }
 }
 
+/// Whether `line` is a well-formed reply to `request`.
+fn answers<M: serde::de::DeserializeOwned>(line: &[u8], request: Request) -> bool {
+    crate::protocol::parse_reply::<M>(trim_newline(line), request.answer, request.id).is_ok()
+}
+
 pub(super) fn trim_newline(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\n").unwrap_or(line)
 }
@@ -132,6 +137,7 @@ pub(super) async fn send<M>(bot: &mut Bot, exchange: &mut Option<Exchange<M>>) {
             status: None,
             limit: None,
             stderr_tail: Vec::new(),
+            stack_trace_left_out: false,
         };
         exchange.phase = Phase::Undelivered {
             sent_at: None,
@@ -183,6 +189,12 @@ pub(super) async fn receive<M: serde::de::DeserializeOwned>(
                 ready = Some((line, received_at, name));
             }
             (received, reply) => {
+                let reply = reply.map_err(|forfeit| match &received {
+                    Some((line, _)) if answers::<M>(line, exchange.asked) => {
+                        Forfeit::skipped_start(forfeit.request, exchange.asked, forfeit.line)
+                    }
+                    _ => forfeit,
+                });
                 let notice_passed = false;
                 exchange.phase =
                     Phase::Answered(Answer { sent_at, ready, received, reply, notice_passed });

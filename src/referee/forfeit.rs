@@ -69,6 +69,9 @@ pub enum Cause {
     /// The reply line was refused for this reason, and it came first after
     /// a message that needs no answer: it answers that message.
     AnsweredNotice { notice: Notice, kind: BadReplyKind },
+    /// In place of the `ready` to a game's `start`, the reply to the `move`
+    /// request sent with it: the bot skipped the `start`.
+    SkippedStart,
     /// A well-formed move that is not one of the legal moves.
     IllegalMove,
     /// A line longer than `limit` bytes.
@@ -174,6 +177,8 @@ pub struct Crash {
     /// printable and cut to [`STDERR_LINE_CHARS`]; at most
     /// [`STDERR_LINES_QUOTED`].
     pub stderr_tail: Vec<String>,
+    /// Whether a stack trace after `stderr_tail` was left out.
+    pub stack_trace_left_out: bool,
 }
 
 /// What the referee saw end first.
@@ -215,7 +220,7 @@ impl Timeout {
                 format!("{request} could not be written {within}: the bot does not read its input")
             }
             Stall::NoLine { partial_bytes: 0, bot_was: Activity::WaitingForInput } => format!(
-                "no reply to {request} {within}; nothing arrived, and the bot was waiting to read its input: its reply is stuck in its output buffer (flush after every line, protocol.md §8)"
+                "no reply to {request} {within}; nothing arrived, and the bot was waiting to read its input: its reply is stuck in its output buffer (flush after every line, protocol.md §8), or it skipped the request (each `start` and `move` needs one reply, protocol.md §2)"
             ),
             Stall::NoLine { partial_bytes: 0, bot_was: Activity::Busy } => format!(
                 "no reply to {request} {within}; nothing arrived, and the bot was still at work (not waiting for input): a slow bot"
@@ -228,7 +233,7 @@ impl Timeout {
                 bytes(partial_bytes)
             ),
             Stall::Stuck { waited, partial_bytes } => format!(
-                "no reply to {request} (judged after {} ms of the {} ms allowed); {}, and the bot sat waiting to read its input all that time: its reply is stuck in its output buffer (flush after every line, protocol.md §8)",
+                "no reply to {request} (judged after {} ms of the {} ms allowed); {}, and the bot sat waiting to read its input all that time: its reply is stuck in its output buffer (flush after every line, protocol.md §8), or it skipped the request (each `start` and `move` needs one reply, protocol.md §2)",
                 waited.as_millis(),
                 self.allowed.as_millis(),
                 match partial_bytes {
@@ -262,9 +267,10 @@ impl Crash {
         }
         if quote_stderr && !self.stderr_tail.is_empty() {
             let lines = self.stderr_tail.len();
+            let before_trace = if self.stack_trace_left_out { " before a stack trace" } else { "" };
             detail.push_str(&match lines {
-                1 => "; the last line it wrote to stderr: ".to_owned(),
-                _ => format!("; the last {lines} lines it wrote to stderr: "),
+                1 => format!("; the last line it wrote to stderr{before_trace}: "),
+                _ => format!("; the last {lines} lines it wrote to stderr{before_trace}: "),
             });
             detail.push_str(&self.stderr_tail.join("\n"));
         }
@@ -280,13 +286,16 @@ fn bytes(count: usize) -> String {
 /// `detail` without the quote of what the bot wrote to stderr that a
 /// crash's detail ends with (see `Crash::detail`); other details as they are.
 pub fn without_stderr(detail: &str) -> &str {
-    const QUOTE: &str = " wrote to stderr: ";
-    let Some(at) = detail.find(QUOTE) else { return detail };
-    let before = &detail[..at];
-    match before.rfind("; the last ") {
-        Some(start) if before[start..].ends_with(" it") => &detail[..start],
-        _ => detail,
+    for quote in [" wrote to stderr: ", " wrote to stderr before a stack trace: "] {
+        let Some(at) = detail.find(quote) else { continue };
+        let before = &detail[..at];
+        if let Some(start) = before.rfind("; the last ")
+            && before[start..].ends_with(" it")
+        {
+            return &detail[..start];
+        }
     }
+    detail
 }
 
 /// "exited with status 3", "was killed by signal 9 (SIGKILL)".
@@ -307,14 +316,16 @@ fn exit_words(status: ExitStatus) -> String {
 ///
 /// A stack trace that follows its error's message (JavaScript, Java, Go)
 /// is left out, so that the quoted lines end with the message rather than
-/// with frames: Python puts its message last already.
-pub fn last_stderr_lines(tail: &[u8], cut_at_start: bool) -> Vec<String> {
+/// with frames: Python puts its message last already. Returns the lines,
+/// and whether a stack trace was left out.
+pub fn last_stderr_lines(tail: &[u8], cut_at_start: bool) -> (Vec<String>, bool) {
     let text = String::from_utf8_lossy(tail);
     let mut lines: Vec<&str> = text.lines().collect();
     if cut_at_start && lines.len() > 1 {
         lines.remove(0);
     }
-    if let Some(trace) = trace_start(&lines) {
+    let trace = trace_start(&lines);
+    if let Some(trace) = trace {
         lines.truncate(trace);
     }
     let mut kept: Vec<String> = lines
@@ -329,7 +340,7 @@ pub fn last_stderr_lines(tail: &[u8], cut_at_start: bool) -> Vec<String> {
         })
         .collect();
     kept.reverse();
-    kept
+    (kept, trace.is_some())
 }
 
 /// Where the stack trace after an error's message begins in `lines`, when
@@ -397,6 +408,24 @@ impl Forfeit {
                 request,
                 cause: Cause::BadReply(bad.kind),
             },
+        }
+    }
+
+    /// The reply to `answered`, the request sent with the `start`
+    /// `request`, read where the `ready` was due.
+    pub(super) fn skipped_start(
+        request: Request,
+        answered: Request,
+        line: Option<String>,
+    ) -> Forfeit {
+        Forfeit {
+            reason: BadReplyKind::WrongType.forfeit_reason(),
+            detail: format!(
+                "expected a `ready` reply to {request}, got the reply to {answered}, sent after it: the bot skipped the `start` (every game begins with one, also after the first, and its `ready` comes before the first move; protocol.md §2)"
+            ),
+            line,
+            request,
+            cause: Cause::SkippedStart,
         }
     }
 

@@ -36,6 +36,15 @@ pub trait Table {
     /// `mv` back when it is not legal.
     fn accept(&self, seat: Seat, mv: Self::Move) -> Result<Self::Move, Self::Move>;
 
+    /// When `seat`'s move is not one of its legal moves: the game's fault
+    /// instead of the bot's, if its legal moves are to blame (a game
+    /// program's number that no double holds as written, which a bot
+    /// echoes otherwise); the game is then void. Built-in games list no
+    /// such move.
+    fn blame_for_illegal(&mut self, _seat: Seat) -> impl Future<Output = Option<GameFault>> {
+        std::future::ready(None)
+    }
+
     /// Appends `seat`'s view as JSON.
     fn write_view(&self, seat: Seat, out: &mut Vec<u8>);
 

@@ -20,6 +20,7 @@ impl Tournament {
     pub fn from_command_line(setup: GameSetup, bots: Vec<BotEntry>, out: PathBuf) -> Tournament {
         Tournament {
             file: PathBuf::new(),
+            game_dir: None,
             setup,
             seed: 1,
             games_per_pair: 2,

@@ -285,7 +285,8 @@ impl Recorder {
             stderr_log: log.as_deref(),
         });
         if self.void >= MAX_GAME_FAULTS {
-            return Err(GameProgramFailed { times: self.void, last: fault.to_string() }.into());
+            let last = crate::printable::printable(&fault.to_string()).into_owned();
+            return Err(GameProgramFailed { times: self.void, last }.into());
         }
         Ok(())
     }
@@ -337,33 +338,50 @@ impl Tournament {
             .collect()
     }
 
-    /// The folders no bot's fingerprint reads: the results folder.
+    /// What no fingerprint reads: the results folder, and the tournament
+    /// file itself (a bot or game program whose folder holds it is not a
+    /// new version when a `[[bot]]` is added; its settings are compared on
+    /// their own).
     pub fn fingerprint_exclusions(&self) -> Vec<std::path::PathBuf> {
-        vec![self.out.canonicalize().unwrap_or_else(|_| self.out.clone())]
+        let mut excluded = vec![self.out.canonicalize().unwrap_or_else(|_| self.out.clone())];
+        if let Ok(file) = self.file.canonicalize() {
+            excluded.push(file);
+        }
+        excluded
     }
 }
 
 /// The game program's fingerprint, when the game is one: its files, as a
 /// bot's without a `dir` or `version` key (see `BotEntry::fingerprints`).
-/// The results folder is left out.
+/// Left out besides what no fingerprint reads: the bots' files, where the
+/// game's command names a folder that holds them (`java -cp . Game` beside
+/// `bots/`), unless a bot's files hold the game's own.
 fn fingerprint_game(tournament: &Tournament) -> anyhow::Result<Option<Fingerprint>> {
     let Some(program) = tournament.setup.game().program() else { return Ok(None) };
     let here = std::env::current_dir().unwrap_or_default();
-    let excluded = tournament.out.canonicalize().unwrap_or_else(|_| tournament.out.clone());
     let identity = config::BotEntry {
         name: program.declaration.name.clone(),
         argv: program.argv.clone(),
         dir: program.dir.clone().unwrap_or(here),
         env: std::collections::BTreeMap::new(),
         written_command: program.written.clone(),
-        written_dir: None,
+        written_dir: tournament.game_dir.clone(),
         version: None,
         build: None,
         time_keys: Default::default(),
         time_control: None,
     };
+    let own = identity.named_paths();
+    let mut excluded = tournament.fingerprint_exclusions();
+    excluded.extend(
+        tournament
+            .bots
+            .iter()
+            .flat_map(config::BotEntry::named_paths)
+            .filter(|bots| !own.iter().any(|own| own.starts_with(bots))),
+    );
     let (fingerprint, _) = identity
-        .fingerprints(std::slice::from_ref(&excluded))
+        .fingerprints(&excluded)
         .context("the game program: cannot read its files to tell its version")?;
     Ok(Some(fingerprint))
 }

@@ -79,7 +79,9 @@ class Game:
 
     def view(self, seat):
         return {
-            "my_dice": self.dice[seat - 1],
+            # A seat left without dice holds none (its last round's dice
+            # are in `last_round`).
+            "my_dice": self.dice[seat - 1] if self.counts[seat - 1] else [],
             "dice_counts": self.counts,
             "bids": self.bids,
             "ones_wild": self.ones_wild,

@@ -192,7 +192,7 @@ pub fn hint(forfeit: &Forfeit, log: Option<&Path>, language: Option<Language>) -
             }
             Stall::NoLine { partial_bytes: 0, bot_was: Activity::WaitingForInput }
             | Stall::Stuck { partial_bytes: 0, .. } => format!(
-                "your bot was waiting for its next request: its reply is still in its output buffer; {}",
+                "your bot was waiting for its next request: if it wrote a reply, the reply is still in its output buffer: {}; if it skipped this `{request}` request, answer every `start` and every `move` it is sent (in a simultaneous turn both seats are asked)",
                 flush_advice(language)
             ),
             // The JVM and Node do not read their input on the process's
@@ -239,6 +239,9 @@ pub fn hint(forfeit: &Forfeit, log: Option<&Path>, language: Option<Language>) -
             "only protocol replies go to stdout, one JSON object per line: debug prints go to stderr".to_owned()
         }
         // `arena check` withdraws no bot; a run that did said why.
+        Cause::SkippedStart => {
+            "answer every `start` with {\"type\":\"ready\",\"id\":ID}, in every game of the session, before the move request that may come with it (protocol.md §2)".to_owned()
+        }
         Cause::Withdrawn => "fix what made it crash, then run again: its games are played again".to_owned(),
         Cause::Crash(crash) => {
             let mut hint = match crash.stderr_tail.is_empty() {

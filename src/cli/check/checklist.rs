@@ -82,6 +82,7 @@ impl Played {
                 forfeit.cause,
                 Cause::BadReply(_)
                     | Cause::AnsweredNotice { .. }
+                    | Cause::SkippedStart
                     | Cause::IllegalMove
                     | Cause::LineTooLong { .. }
             )
@@ -139,7 +140,7 @@ fn topic(forfeit: &Forfeit, index: usize, evidence: &Evidence) -> Topic {
         }
         Cause::Crash(_) if at_start => Topic::Handshake,
         // `arena check` withdraws no bot.
-        Cause::Withdrawn => Topic::Handshake,
+        Cause::Withdrawn | Cause::SkippedStart => Topic::Handshake,
         Cause::Crash(_) => Topic::KeepsRunning,
     }
 }

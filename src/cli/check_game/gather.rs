@@ -101,7 +101,7 @@ pub enum Ending {
     /// went another way).
     Unfinished,
     /// At a fault.
-    Fault(GameFault),
+    Fault(Box<GameFault>),
 }
 
 impl Record {
@@ -286,7 +286,7 @@ impl Sessions<'_> {
         let first = match self.init(program, params, seed).await {
             Ok(exchanged) => Quoted::of(exchanged),
             Err(fault) => {
-                record.ending = Ending::Fault(fault);
+                record.ending = Ending::Fault(Box::new(fault));
                 return record;
             }
         };
@@ -335,7 +335,7 @@ impl Sessions<'_> {
                     record.exchanges.push(quoted);
                 }
                 Err(fault) => {
-                    record.ending = Ending::Fault(fault);
+                    record.ending = Ending::Fault(Box::new(fault));
                     return record;
                 }
             }

@@ -87,19 +87,18 @@ pub fn read_stat(pid: u32) -> Option<ProcStat> {
 /// Whether process `pid` is blocked reading its standard input: one of
 /// its threads in a `read` of descriptor 0 (the JVM reads on a thread of
 /// its own), from /proc/PID/task/*/syscall; `None` when that cannot be
-/// told (the process is gone, running, or not ours to inspect).
+/// told (the process is gone, or not ours to inspect). A thread on a CPU
+/// ("running") is busy.
 pub fn reading_stdin(pid: u32) -> Option<bool> {
     let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
     let mut known = false;
     for task in tasks.flatten() {
         let Ok(text) = std::fs::read_to_string(task.path().join("syscall")) else { continue };
         let mut fields = text.split_ascii_whitespace();
-        // "running" instead of a number while the thread is on a CPU.
-        let Some(number) = fields.next().and_then(|field| field.parse::<libc::c_long>().ok())
-        else {
-            continue;
-        };
+        let Some(first) = fields.next() else { continue };
         known = true;
+        // "running" instead of a number while the thread is on a CPU: busy.
+        let Ok(number) = first.parse::<libc::c_long>() else { continue };
         if number == libc::SYS_read && fields.next() == Some("0x0") {
             return Some(true);
         }

@@ -190,7 +190,7 @@ pub enum BadAnswerKind {
 }
 
 impl BadAnswer {
-    fn new(kind: BadAnswerKind, detail: impl Into<String>) -> BadAnswer {
+    pub(crate) fn new(kind: BadAnswerKind, detail: impl Into<String>) -> BadAnswer {
         BadAnswer { kind, detail: detail.into() }
     }
 }
@@ -281,8 +281,12 @@ impl<'de> Deserialize<'de> for MoveList {
     }
 }
 
+/// `{"winner": 1}`, `{"winner": 2}` or `{"winner": null}`, exactly: a
+/// misspelt or missing `winner` must never read as a draw.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ResultField {
+    #[serde(deserialize_with = "Option::deserialize")]
     winner: Option<u8>,
 }
 
@@ -554,6 +558,12 @@ mod tests {
         let over = r#"{"type":"step","id":2,"to_move":[],"views":[1,2],"scores":[3,1],"result":{"winner":null}}"#;
         let Ok(Answer::Step(step)) = answer(over, GameRequestKind::Apply) else { panic!() };
         assert_eq!(step.result, Some(Outcome::draw()));
+        // A misspelt, missing or padded `winner` is no draw.
+        for result in [r#"{}"#, r#"{"winer":1}"#, r#"{"winner":1,"by":"points"}"#] {
+            let line = over.replace(r#"{"winner":null}"#, result);
+            let refused = answer(&line, GameRequestKind::Apply).unwrap_err();
+            assert_eq!(refused.kind, BadAnswerKind::Malformed, "{result}: {}", refused.detail);
+        }
     }
 
     #[test]

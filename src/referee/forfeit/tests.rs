@@ -29,7 +29,7 @@ fn a_timeout_names_the_request_the_limit_and_the_bytes() {
     };
     assert_eq!(
         stuck(0),
-        "no reply to start request 1 (judged after 300 ms of the 5000 ms allowed); nothing arrived, and the bot sat waiting to read its input all that time: its reply is stuck in its output buffer (flush after every line, protocol.md §8)"
+        "no reply to start request 1 (judged after 300 ms of the 5000 ms allowed); nothing arrived, and the bot sat waiting to read its input all that time: its reply is stuck in its output buffer (flush after every line, protocol.md §8), or it skipped the request (each `start` and `move` needs one reply, protocol.md §2)"
     );
     assert!(stuck(1).contains("; 1 byte arrived without a newline, and the bot sat"));
     let unread = Timeout { allowed, bank: None, stall: Stall::InputNotRead };
@@ -67,6 +67,7 @@ fn a_crash_names_its_end_and_quotes_stderr_only_where_asked() {
         status: Some(ExitStatus::from_raw(2 << 8)),
         limit: None,
         stderr_tail: vec!["python3: can't open file 'x.py'".to_owned()],
+        stack_trace_left_out: false,
     };
     let request = Request::start(1);
     assert_eq!(
@@ -79,6 +80,7 @@ fn a_crash_names_its_end_and_quotes_stderr_only_where_asked() {
         status: Some(ExitStatus::from_raw(9)),
         limit: None,
         stderr_tail: Vec::new(),
+        stack_trace_left_out: false,
     };
     assert_eq!(
         killed.detail(&Request::move_in_turn(3, 2), true),
@@ -95,6 +97,8 @@ fn a_crash_detail_loses_its_stderr_quote_alone() {
         without_stderr(two),
         "was killed by signal 9 (SIGKILL) instead of answering move request 4 (turn 3)"
     );
+    let java = "exited with status 1 instead of answering start request 1; the last line it wrote to stderr before a stack trace: Exception in thread \"main\"";
+    assert_eq!(without_stderr(java), "exited with status 1 instead of answering start request 1");
     for other in ["sent a line longer than 64 bytes in reply to move request 2", "late"] {
         assert_eq!(without_stderr(other), other);
     }
@@ -103,35 +107,47 @@ fn a_crash_detail_loses_its_stderr_quote_alone() {
 #[test]
 fn the_last_stderr_lines_are_bounded_and_printable() {
     let tail = b"half a line\nTraceback:\n  File \"x.py\"\n\n    boom()\nError: \x1b[31mred\n";
-    assert_eq!(last_stderr_lines(tail, true), ["File \"x.py\"", "boom()", "Error: \\u{1b}[31mred"]);
-    assert_eq!(last_stderr_lines(b"only a part", true), ["only a part"]);
+    assert_eq!(
+        last_stderr_lines(tail, true).0,
+        ["File \"x.py\"", "boom()", "Error: \\u{1b}[31mred"]
+    );
+    assert!(!last_stderr_lines(tail, true).1, "Python's message comes last: no trace left out");
+    assert_eq!(last_stderr_lines(b"only a part", true).0, ["only a part"]);
     // A trace after its message: the message ends the quote.
     let node = b"/bots/bot.js:3\n  throw new Error('bug at turn 3');\n  ^\n\nError: bug at turn 3\n    at Object.<anonymous> (/bots/bot.js:3:9)\n    at Module._compile (node:internal/modules/cjs/loader:1364:14)\n\nNode.js v20.20.2\n";
     assert_eq!(
-        last_stderr_lines(node, false),
+        last_stderr_lines(node, false).0,
         ["throw new Error('bug at turn 3');", "^", "Error: bug at turn 3"]
     );
     let java = b"Exception in thread \"main\" java.lang.IllegalStateException: no move\n\tat Bot.choose(Bot.java:40)\n\tat Bot.main(Bot.java:12)\n";
     assert_eq!(
         last_stderr_lines(java, false),
-        ["Exception in thread \"main\" java.lang.IllegalStateException: no move"]
+        (
+            vec![
+                "Exception in thread \"main\" java.lang.IllegalStateException: no move".to_owned()
+            ],
+            true
+        )
     );
     let go = b"panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\nmain.choose(...)\n\t/bots/go/main.go:40 +0x1d\n";
     assert_eq!(
-        last_stderr_lines(go, false),
+        last_stderr_lines(go, false).0,
         ["panic: runtime error: index out of range [3] with length 3"]
     );
     let missing = b"node:internal/modules/cjs/loader:1143\n  throw err;\n  ^\n\nError: Cannot find module 'lodash'\nRequire stack:\n- /bots/bot.js\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1140:15)\n    at node:internal/main/run_main_module:28:49 {\n  code: 'MODULE_NOT_FOUND',\n  requireStack: [ '/bots/bot.js' ]\n}\n\nNode.js v20.20.2\n";
     assert_eq!(
-        last_stderr_lines(missing, false),
+        last_stderr_lines(missing, false).0,
         ["Error: Cannot find module 'lodash'", "Require stack:", "- /bots/bot.js"]
     );
     // Frames alone are quoted as they are, and a line that merely
     // starts with "at" is no frame.
     let frames = b"    at f (/a.js:1:1)\n    at g (/a.js:2:1)\n";
-    assert_eq!(last_stderr_lines(frames, false), ["at f (/a.js:1:1)", "at g (/a.js:2:1)"]);
-    assert_eq!(last_stderr_lines(b"x\nat turn 3 I chose 5\n", false), ["x", "at turn 3 I chose 5"]);
+    assert_eq!(last_stderr_lines(frames, false).0, ["at f (/a.js:1:1)", "at g (/a.js:2:1)"]);
+    assert_eq!(
+        last_stderr_lines(b"x\nat turn 3 I chose 5\n", false).0,
+        ["x", "at turn 3 I chose 5"]
+    );
     let long = "x".repeat(1000);
-    assert_eq!(last_stderr_lines(long.as_bytes(), false)[0].len(), STDERR_LINE_CHARS);
-    assert!(last_stderr_lines(b"\n \n", false).is_empty());
+    assert_eq!(last_stderr_lines(long.as_bytes(), false).0[0].len(), STDERR_LINE_CHARS);
+    assert!(last_stderr_lines(b"\n \n", false).0.is_empty());
 }

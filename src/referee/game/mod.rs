@@ -342,6 +342,10 @@ impl<M: MoveValue> Referee<'_, M> {
                     chosen[seat.index()] = Some(mv);
                 }
                 Ok(Reply::Move(Err(mv))) => {
+                    if let Some(fault) = game.blame_for_illegal(seat).await {
+                        self.void = Some(Box::new(fault));
+                        return;
+                    }
                     let shown = serde_json::to_string(&mv).unwrap_or_default();
                     let line = answer.received.as_ref().map(|(line, _)| cut(line));
                     self.record_forfeit(seat, Forfeit::illegal(asked, &shown, line));

@@ -9,7 +9,7 @@ use super::memo::{hash, without_id};
 use super::{FaultCause, GameFault, GameProgram, GameRequest};
 use crate::games::program::{JsonMove, Moves};
 use crate::games::{GameSetup, Outcome, Played, Seat};
-use crate::protocol::game::{Answer, Step};
+use crate::protocol::game::{Answer, BadAnswer, BadAnswerKind, Step};
 use crate::referee::LogPath;
 use crate::referee::table::{Rules, Table};
 use crate::seeds::SeedKey;
@@ -51,7 +51,14 @@ impl Rules for GameProgram {
             }
             Answer::Game(_) => unreachable!("an `init` is not answered with `game`"),
         };
-        let mut table = ProgramTable { program: self, step, answer: Vec::new(), turn: 0 };
+        let mut table = ProgramTable {
+            program: self,
+            step,
+            answer: Vec::new(),
+            request: exchanged.request,
+            request_line: Vec::new(),
+            turn: 0,
+        };
         table.took(exchanged.request, exchanged.request_line, exchanged.line).await?;
         Ok(table)
     }
@@ -61,8 +68,10 @@ impl Rules for GameProgram {
 pub struct ProgramTable<'r> {
     program: &'r mut GameProgram,
     step: Step,
-    /// The answer that made the step, as it came.
+    /// The answer that made the step, as it came, and its request.
     answer: Vec<u8>,
+    request: GameRequest,
+    request_line: Vec<u8>,
     /// Turns played.
     turn: u32,
 }
@@ -90,6 +99,8 @@ impl ProgramTable<'_> {
             return Err(fault);
         }
         self.answer = answer;
+        self.request = request;
+        self.request_line = request_line;
         Ok(())
     }
 }
@@ -110,6 +121,22 @@ impl Table for ProgramTable<'_> {
             Some(entry) => Ok(entry.clone()),
             None => Err(mv),
         }
+    }
+
+    async fn blame_for_illegal(&mut self, seat: Seat) -> Option<GameFault> {
+        let (mv, number) = self.step.legal_moves[seat.index()]
+            .iter()
+            .find_map(|mv| Some((mv, mv.inexact_number()?)))?;
+        let detail = format!(
+            "seat {seat}'s legal move {} holds {number}, which a double (a JavaScript number, and JSON's in many languages) cannot hold as written: its bot's move, judged illegal, may be that move echoed; write whole numbers in moves as integers within ±{}, never as `2.0` or `-0` (game-protocol.md, `legal_moves`)",
+            mv.raw().as_str(),
+            crate::games::program::MAX_EXACT,
+        );
+        let cause = FaultCause::BadAnswer(BadAnswer::new(BadAnswerKind::Malformed, detail));
+        let program = &mut *self.program;
+        let fault = program.fault(self.request, &self.request_line, cause, Some(&self.answer));
+        program.stop().await;
+        Some(fault)
     }
 
     fn write_view(&self, seat: Seat, out: &mut Vec<u8>) {

@@ -522,14 +522,16 @@ fn crash(exit: &mut Exit, runner: &Runner, ending: Ending) -> Crash {
     let ended = exit.now();
     let status = ended.map(|ended| ended.status);
     let reached = ended.and_then(|ended| ended.reached);
-    let mut crash = Crash { ending, status, limit: None, stderr_tail: Vec::new() };
+    let mut crash =
+        Crash { ending, status, limit: None, stderr_tail: Vec::new(), stack_trace_left_out: false };
     if let Runner::Program { stderr_log, sandbox, .. } = runner {
         let log = stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let signal = status.and_then(|status| status.signal());
         crash.limit = sandbox
             .as_ref()
             .and_then(|(sandbox, _)| limit_hit(sandbox.limits(), reached, signal, &log.tail.bytes));
-        crash.stderr_tail = last_stderr_lines(&log.tail.bytes, log.tail.cut);
+        (crash.stderr_tail, crash.stack_trace_left_out) =
+            last_stderr_lines(&log.tail.bytes, log.tail.cut);
     }
     crash
 }

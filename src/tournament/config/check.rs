@@ -120,6 +120,7 @@ const SPRT_KEYS: &[Key] = &[
 const FILE_KEYS: &[Key] = &[
     key("game", Expect::Game),
     key("game_command", Expect::Texts("the game program and its arguments")),
+    key("game_dir", Expect::Text("a path")),
     key("game_timeout", Expect::Duration),
     key("params", Expect::AnyTable),
     key("openings", Expect::Text("a path")),

@@ -51,6 +51,9 @@ pub const MAX_SCHEDULED_GAMES: u64 = 1_000_000_000;
 pub struct Tournament {
     /// The tournament file; empty for a tournament made on the command line.
     pub file: PathBuf,
+    /// A game program's `game_dir` as the file writes it: its folder, all
+    /// of whose files are the game's (as a bot's `dir`).
+    pub game_dir: Option<String>,
     /// The game and its parameters, checked.
     pub setup: GameSetup,
     /// The setups an openings file gives, played in order; without one,

@@ -16,6 +16,7 @@ use crate::units::{parse_duration, parse_duration_or_zero};
 pub(super) struct RawTournament {
     pub(super) game: Option<Spanned<String>>,
     pub(super) game_command: Option<Spanned<Vec<String>>>,
+    pub(super) game_dir: Option<Spanned<String>>,
     pub(super) game_timeout: Option<Spanned<String>>,
     pub(super) params: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
     pub(super) openings: Option<Spanned<String>>,

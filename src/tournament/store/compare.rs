@@ -112,11 +112,21 @@ pub fn resume(recorded: &Value, current: &RecordedSettings) -> Resume {
     match (&old["game_program"], &now["game_program"]) {
         (was, is) if was == is => {}
         (Value::Object(_), Value::Object(_)) => {
-            let short = |program: &Value| {
-                let fingerprint = program["fingerprint"].as_str().unwrap_or_default();
-                fingerprint.get(..12).unwrap_or("(none)").to_owned()
+            // Named by what changed: the files' short fingerprint, else the
+            // declared version, title or command.
+            let (was, is) = (&old["game_program"], &now["game_program"]);
+            let shown = |program: &Value, key: &str| match key {
+                "fingerprint" => {
+                    let fingerprint = program[key].as_str().unwrap_or_default();
+                    fingerprint.get(..12).unwrap_or("(none)").to_owned()
+                }
+                _ => format!("{key} {}", program[key]),
             };
-            outcome.game_changed = Some((short(&old["game_program"]), short(&now["game_program"])));
+            let key = ["fingerprint", "version", "title", "command"]
+                .into_iter()
+                .find(|key| was[key] != is[key])
+                .unwrap_or("fingerprint");
+            outcome.game_changed = Some((shown(was, key), shown(is, key)));
         }
         (was, is) => outcome.refused.push(format!(
             "the game was {}, now {}",

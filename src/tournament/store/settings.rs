@@ -165,6 +165,8 @@ impl RecordedSettings {
             sprt,
             // The key's fingerprint is recorded from `settings`.
             seed_key_file: _,
+            // What it holds is in the game program's fingerprint.
+            game_dir: _,
         } = tournament;
         let Settings {
             startup_timeout,

@@ -3,8 +3,6 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::gather::{Ending, Evidence, Record, refusal};
 use crate::games::Seat;
 use crate::protocol::game::{Answer, BadAnswerKind, GameRequestKind};
@@ -145,7 +143,7 @@ pub fn checklist(evidence: &Evidence, limit: Duration) -> Vec<Item> {
     items.push(params(evidence));
     let first_fault =
         evidence.games.iter().enumerate().find_map(|(index, record)| match &record.ending {
-            Ending::Fault(fault) => Some((index, fault)),
+            Ending::Fault(fault) => Some((index, &**fault)),
             _ => None,
         });
     items.push(to_end(evidence, declaration.max_turns, first_fault.map(|(index, _)| index)));
@@ -294,17 +292,17 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
                         "list each legal move once".to_owned(),
                     );
                 }
-                if let Some((mv, number)) = legal.iter().find_map(|mv| {
-                    let value = serde_json::from_str(mv.raw().as_str()).ok()?;
-                    Some((mv, inexact_number(&value)?))
-                }) {
+                if let Some((mv, number)) =
+                    legal.iter().find_map(|mv| Some((mv, mv.inexact_number()?)))
+                {
                     return fails(
                         format!(
                             "seat {seat}'s legal move {} holds {number}, which a double (a JavaScript number, and JSON's in many languages) cannot hold as written: a bot that reads and echoes it sends another move, an illegal one",
                             mv.raw().as_str()
                         ),
                         format!(
-                            "write whole numbers in moves as integers (`2`, not `2.0`), within ±{MAX_EXACT}, and no -0; a bigger number can travel as a string"
+                            "write whole numbers in moves as integers (`2`, not `2.0`), within ±{}, and no -0; a bigger number can travel as a string",
+                            crate::games::program::MAX_EXACT
                         ),
                     );
                 }
@@ -316,29 +314,6 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
         Status::Pass,
         format!("all {steps} steps of the random games were well formed and consistent"),
     )
-}
-
-/// The largest integer every double holds exactly (2^53 - 1).
-const MAX_EXACT: u64 = (1 << 53) - 1;
-
-/// A number in `value` that a JavaScript bot (or one in any language that
-/// reads JSON numbers as doubles) writes back otherwise: an integer past
-/// ±[`MAX_EXACT`], a whole number written as a fraction or with an
-/// exponent (`2.0`, `1e3` come back as `2`, `1000`), or a negative zero.
-fn inexact_number(value: &Value) -> Option<String> {
-    match value {
-        Value::Number(number) => {
-            let past = |n: u64| n > MAX_EXACT;
-            let inexact = number.as_u64().is_some_and(past)
-                || number.as_i64().is_some_and(|n| past(n.unsigned_abs()))
-                // JavaScript writes a whole number below 1e21 as an integer.
-                || number.as_f64().is_some_and(|n| number.is_f64() && n.fract() == 0.0 && n.abs() < 1e21);
-            inexact.then(|| number.to_string())
-        }
-        Value::Array(items) => items.iter().find_map(inexact_number),
-        Value::Object(fields) => fields.values().find_map(inexact_number),
-        _ => None,
-    }
 }
 
 /// Fails `title` when two records of one game differ, quoting the
@@ -487,7 +462,10 @@ fn seeds(evidence: &Evidence, random: bool) -> Item {
         (true, count) => item(
             SEEDS,
             Status::Pass,
-            format!("{} seeds set up {count} different games (random)", inits.len()),
+            format!(
+                "{} seeds set up {count} different games (random; compared as set up, before any move)",
+                inits.len()
+            ),
         ),
         (false, _) => {
             // A replay that ran out of time is judged by the time item.
@@ -533,7 +511,7 @@ fn time(evidence: &Evidence, limit: Duration) -> Item {
         records.iter().enumerate().map(move |(index, record)| (what, index, record))
     })
     .find_map(|(what, index, record)| match &record.ending {
-        Ending::Fault(fault) if fault.timed_out() => Some((what, index, fault)),
+        Ending::Fault(fault) if fault.timed_out() => Some((what, index, &**fault)),
         _ => None,
     });
     if let Some((what, index, fault)) = timed_out {

@@ -144,15 +144,16 @@ impl Shown {
 
     /// The places where `value` is shown to `seat` but not to the other
     /// seat alike: in its view where the other's view holds something else
-    /// (cards turned up for both to see are no leak), and inside its legal
-    /// moves (a whole move may equal a value by chance: a bid of two numbers
-    /// and two dice). Places in the view are JSON pointers after `view`,
-    /// in the moves after `moves/INDEX`.
-    fn private_places(&self, seat: Seat, value: &Value) -> BTreeSet<String> {
+    /// (cards turned up for both to see are no leak, once `turned_up` may
+    /// be: not as the game is set up, before anything could turn them up),
+    /// and inside its legal moves (a whole move may equal a value by
+    /// chance: a bid of two numbers and two dice). Places in the view are
+    /// JSON pointers after `view`, in the moves after `moves/INDEX`.
+    fn private_places(&self, seat: Seat, value: &Value, turned_up: bool) -> BTreeSet<String> {
         let owner = &self.views[seat.other().index()];
         let mut places: BTreeSet<String> = find(&self.views[seat.index()], value)
             .into_iter()
-            .filter(|place| owner.pointer(place) != Some(value))
+            .filter(|place| !turned_up || owner.pointer(place) != Some(value))
             .map(|place| format!("view{place}"))
             .collect();
         for (index, mv) in self.legal[seat.index()].as_array().into_iter().flatten().enumerate() {
@@ -186,7 +187,9 @@ fn probed(value: &Value) -> bool {
 /// the games while they go on: a leak is its value shown to the other seat
 /// (in its view or inside its legal moves) at the same place and step of
 /// every game where the two differ. At the end of a game the hands may be turned up:
-/// a finished game's last step is not judged.
+/// a finished game's last step is not judged. As the game is set up nothing
+/// can have been turned up: a private value shown to both seats alike (a
+/// whole hand copied into both views) is shown to the other seat.
 pub(super) fn private(evidence: &Evidence) -> Item {
     let games: Vec<(u64, Vec<Shown>)> = evidence
         .games
@@ -292,7 +295,8 @@ fn leak(
     }
     // Shown at the same place in every game: a list of every bid or every
     // square holds each game's value too, but each at a place of its own.
-    let mut places = compared.iter().map(|(_, shown, value)| shown.private_places(other, value));
+    let mut places =
+        compared.iter().map(|(_, shown, value)| shown.private_places(other, value, at > 0));
     let first = places.next()?;
     let everywhere: BTreeSet<String> =
         places.fold(first, |common, places| common.intersection(&places).cloned().collect());

@@ -108,6 +108,7 @@ impl Tournament {
 
         let tournament = Tournament {
             file: file.to_owned(),
+            game_dir: raw.game_dir.as_ref().map(|dir| dir.get_ref().clone()),
             setup,
             openings,
             seed: raw.seed.map(Spanned::into_inner).unwrap_or(1),
@@ -210,6 +211,12 @@ fn read_setup(
             None => table.span(),
         })
     };
+    if let (Some(dir), None) = (&raw.game_dir, &raw.game_command) {
+        return Err(fail(
+            Some(dir.span()),
+            "game_dir is a game program's folder: give game_command too".to_owned(),
+        ));
+    }
     let command = match (&raw.game, &raw.game_command) {
         (Some(game), None) => {
             let game: GameId =
@@ -240,9 +247,21 @@ fn read_setup(
     if argv.first().is_none_or(String::is_empty) {
         return Err(fail(Some(command.span()), "game_command is empty".to_owned()));
     }
-    // As a bot's: a relative program path is relative to the file's folder,
-    // where the game program runs.
-    let dir = std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf());
+    // As a bot's: a relative program path is relative to the folder the
+    // game program runs in, `game_dir` or the file's.
+    let dir = match &raw.game_dir {
+        None => std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf()),
+        Some(written) => {
+            let dir = folder.join(written.get_ref());
+            if !dir.is_dir() {
+                return Err(fail(
+                    Some(written.span()),
+                    format!("game_dir: {} is not a folder", dir.display()),
+                ));
+            }
+            std::path::absolute(&dir).unwrap_or(dir)
+        }
+    };
     if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
         argv[0] = dir.join(&argv[0]).to_string_lossy().into_owned();
     }
