@@ -94,8 +94,8 @@ fn a_bot_refused_by_the_sandbox_is_told_why() {
     assert_eq!(run.status.code(), Some(1), "{}", run.stdout);
     assert!(item(&run, "stays inside its sandbox").starts_with("FAIL"), "{}", run.stdout);
     assert!(item(&run, "stays inside its sandbox").contains("/etc/shadow"), "{}", run.stdout);
-    let details = details(&run, "stays inside its sandbox");
-    assert!(details.iter().any(|line| line.contains("--allow-read")), "{details:?}");
+    let hint = details(&run, "stays inside its sandbox");
+    assert!(hint.iter().any(|line| line.contains("--allow-read")), "{hint:?}");
     assert!(run.stdout.contains("outside its folders"), "{}", run.stdout);
     // Without the sandbox the file is there to be read: nothing refused.
     let open = check(
@@ -108,6 +108,18 @@ fn a_bot_refused_by_the_sandbox_is_told_why() {
         ],
     );
     assert!(!item(&open, "stays inside its sandbox").starts_with("FAIL"), "{}", open.stdout);
+    // A log written to this machine's /tmp: the box's /tmp is its own.
+    let log = scratch.out().with_file_name("bot.log");
+    std::fs::write(&log, "").unwrap();
+    let attack = format!("hostile.py tamper-file path:{}", log.display());
+    let tmp = check(&Scratch::new(), &["--game", "number-claim", &fixture(&attack)]);
+    assert!(
+        item(&tmp, "stays inside its sandbox").contains("the /tmp it sees is the box's own"),
+        "{}",
+        tmp.stdout
+    );
+    let hint = details(&tmp, "stays inside its sandbox");
+    assert!(hint.iter().any(|line| line.contains("write it to stderr")), "{hint:?}");
 }
 
 #[test]

@@ -638,3 +638,30 @@ fn a_legal_move_no_double_holds_voids_the_game_instead_of_charging_its_bot() {
     // (the Python bot in seat 1, echoing exactly) is played.
     assert_eq!(read_games_csv(&out).len(), 1, "{}", run.stdout);
 }
+
+/// A move of another JSON kind than every legal move is named so, by kind
+/// only (the legal moves themselves may be the seat's secret).
+#[test]
+fn a_move_in_the_wrong_form_is_named_by_its_kind() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let run = scratch.arena([
+        "match",
+        "tests/fixtures/games/tinygame.py",
+        &common::fixture("string_move.py"),
+        PYTHON_RANDOM_BOT,
+        "--games",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    let detail = &rows[0]["forfeit_detail"];
+    assert!(
+        detail.contains(
+            "(a string, where the legal moves are numbers) is not one of the legal moves"
+        ),
+        "{detail}"
+    );
+}

@@ -357,8 +357,14 @@ pub fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
 
 /// Words of a refusal as programs print them, and what the sandbox refused.
 const DENIALS: [(&str, &str); 6] = [
-    ("Permission denied", "your bot tried to open a file outside its folders"),
-    ("PermissionError", "your bot tried to open a file outside its folders"),
+    (
+        "Permission denied",
+        "your bot was refused a file: one outside its folders, or a write anywhere but its own /tmp",
+    ),
+    (
+        "PermissionError",
+        "your bot was refused a file: one outside its folders, or a write anywhere but its own /tmp",
+    ),
     (
         "Operation not permitted",
         "your bot tried something the sandbox forbids (another process, the network, or a protected system call)",
@@ -401,10 +407,13 @@ pub fn sandbox_item(evidence: &Evidence, limits: Option<&Limits>) -> Item {
                 .find(|(words, _)| line.contains(words))
                 .map(|(_, what)| (*what).to_owned())
                 .or_else(|| {
-                    hidden_path(line).map(|path| {
-                        format!(
+                    hidden_path(line).map(|path| match path.starts_with("/tmp/") {
+                        true => format!(
+                            "your bot tried to open {path}, on this machine's /tmp: the /tmp it sees is the box's own, which does not show it"
+                        ),
+                        false => format!(
                             "your bot tried to open {path}, which is outside its folders (its box does not show it)"
-                        )
+                        ),
                     })
                 });
             let Some(what) = denial.or_else(|| {
@@ -423,7 +432,7 @@ pub fn sandbox_item(evidence: &Evidence, limits: Option<&Limits>) -> Item {
                 evidence: format!("game {}: {what}; {said}: {}", index + 1, printable(line)),
                 line: None,
                 hint: Some(
-                    "a bot sees the system folders, its interpreter and the folders of its program and script, writes only in /tmp (its HOME and TMPDIR), and has no network (protocol.md section 7); keep the files it reads beside its program, or allow a path with --allow-read (read_paths in a tournament file)".to_owned(),
+                    "a bot sees the system folders, its interpreter and the folders of its program and script, writes only in its own /tmp (its HOME and TMPDIR: the box's own, not this machine's /tmp), and has no network (protocol.md section 7); keep the files it reads beside its program, or allow a path to read with --allow-read (read_paths in a tournament file); to keep a log, write it to stderr (arena keeps it)".to_owned(),
                 ),
             };
         }

@@ -346,7 +346,10 @@ impl<M: MoveValue> Referee<'_, M> {
                         self.void = Some(Box::new(fault));
                         return;
                     }
-                    let shown = serde_json::to_string(&mv).unwrap_or_default();
+                    let mut shown = serde_json::to_string(&mv).unwrap_or_default();
+                    if let Some(kinds) = other_kind(&mv, &game.legal_moves(seat)) {
+                        shown.push_str(&kinds);
+                    }
                     let line = answer.received.as_ref().map(|(line, _)| cut(line));
                     self.record_forfeit(seat, Forfeit::illegal(asked, &shown, line));
                 }
@@ -408,4 +411,34 @@ impl<M: MoveValue> Referee<'_, M> {
             self.transcript.step(0, answer);
         }
     }
+}
+
+/// " (a string, where the legal moves are numbers)" when `mv` is of another
+/// JSON kind than every legal move (a move echoed in the wrong form). Only
+/// kinds are named: the moves themselves may be the seat's secret, and a
+/// forfeit's detail goes to both seats.
+fn other_kind<M: serde::Serialize>(mv: &M, legal: &[M]) -> Option<String> {
+    fn kind(value: &serde_json::Value) -> (&'static str, &'static str) {
+        match value {
+            serde_json::Value::Null => ("null", "null"),
+            serde_json::Value::Bool(_) => ("a boolean", "booleans"),
+            serde_json::Value::Number(_) => ("a number", "numbers"),
+            serde_json::Value::String(_) => ("a string", "strings"),
+            serde_json::Value::Array(_) => ("a list", "lists"),
+            serde_json::Value::Object(_) => ("an object", "objects"),
+        }
+    }
+    let sent = kind(&serde_json::to_value(mv).ok()?);
+    let mut legal_kinds: Vec<&str> = Vec::new();
+    for legal in legal {
+        let legal = kind(&serde_json::to_value(legal).ok()?);
+        if legal == sent {
+            return None;
+        }
+        if !legal_kinds.contains(&legal.1) {
+            legal_kinds.push(legal.1);
+        }
+    }
+    (!legal_kinds.is_empty())
+        .then(|| format!(" ({}, where the legal moves are {})", sent.0, legal_kinds.join(" or ")))
 }
