@@ -213,17 +213,19 @@ fn a_gauntlet_against_a_league_plays_its_game_program() {
 }
 
 /// A game program whose command names its whole folder (as `java -cp .
-/// Game` does), with the tournament file and a bot in that folder: an
-/// edited bot and an added `[[bot]]` change the bots, not the game; any
-/// other file of the folder is the game's.
+/// Game` does), with the tournament file and the bots in that folder: an
+/// added `[[bot]]` (its file already there) is no new version of the game;
+/// any file of the folder, a bot's included, is the game's.
 #[test]
-fn a_game_programs_folder_leaves_out_the_bots_and_the_tournament_file() {
+fn a_game_programs_folder_leaves_out_the_tournament_file() {
     let scratch = Scratch::new();
     let file = tournament_of_copy(&scratch);
     let folder = file.parent().unwrap().to_path_buf();
     std::fs::create_dir_all(folder.join("bots")).unwrap();
-    let bot = folder.join("bots/one.py");
-    std::fs::copy(repo_dir().join("bots/python/random_bot.py"), &bot).unwrap();
+    for name in ["one", "three"] {
+        let bot = folder.join(format!("bots/{name}.py"));
+        std::fs::copy(repo_dir().join("bots/python/random_bot.py"), bot).unwrap();
+    }
     let text = std::fs::read_to_string(&file)
         .unwrap()
         .replace("[\"python3\", \"game.py\"]", "[\"python3\", \"game.py\", \".\"]")
@@ -242,25 +244,21 @@ fn a_game_programs_folder_leaves_out_the_bots_and_the_tournament_file() {
     };
     run();
 
-    let mut edited = std::fs::read_to_string(&bot).unwrap();
-    edited.push_str("# edited\n");
-    std::fs::write(&bot, edited).unwrap();
-    let after_bot_edit = run();
-    assert!(after_bot_edit.contains("bot `one` is a new version"), "{after_bot_edit}");
-    assert!(!after_bot_edit.contains("the game program is a new version"), "{after_bot_edit}");
-
-    let random = repo_dir().join("bots/python/random_bot.py");
     std::fs::write(
         &file,
-        format!("{text}[[bot]]\nname = \"three\"\ncommand = [\"python3\", {random:?}]\n"),
+        format!("{text}[[bot]]\nname = \"three\"\ncommand = [\"python3\", \"bots/three.py\"]\n"),
     )
     .unwrap();
     let after_bot_added = run();
     assert!(!after_bot_added.contains("new version"), "{after_bot_added}");
 
-    std::fs::write(folder.join("notes.txt"), "a file of the game's folder\n").unwrap();
-    let after_other_file = run();
-    assert!(after_other_file.contains("the game program is a new version"), "{after_other_file}");
+    let bot = folder.join("bots/one.py");
+    let mut edited = std::fs::read_to_string(&bot).unwrap();
+    edited.push_str("# edited\n");
+    std::fs::write(&bot, edited).unwrap();
+    let after_bot_edit = run();
+    assert!(after_bot_edit.contains("bot `one` is a new version"), "{after_bot_edit}");
+    assert!(after_bot_edit.contains("the game program is a new version"), "{after_bot_edit}");
 }
 
 /// With `game_dir`, every file of the game's folder is the game's, as a

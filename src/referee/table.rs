@@ -36,12 +36,16 @@ pub trait Table {
     /// `mv` back when it is not legal.
     fn accept(&self, seat: Seat, mv: Self::Move) -> Result<Self::Move, Self::Move>;
 
-    /// When `seat`'s move is not one of its legal moves: the game's fault
-    /// instead of the bot's, if its legal moves are to blame (a game
-    /// program's number that no double holds as written, which a bot
-    /// echoes otherwise); the game is then void. Built-in games list no
+    /// When `seat`'s move `sent` is not one of its legal moves: the game's
+    /// fault instead of the bot's, if its legal moves are to blame (`sent`
+    /// is a game program's legal move holding a number no double holds as
+    /// written, as a bot echoes it); the game is then void. Built-in games list no
     /// such move.
-    fn blame_for_illegal(&mut self, _seat: Seat) -> impl Future<Output = Option<GameFault>> {
+    fn blame_for_illegal(
+        &mut self,
+        _seat: Seat,
+        _sent: &Self::Move,
+    ) -> impl Future<Output = Option<GameFault>> {
         std::future::ready(None)
     }
 

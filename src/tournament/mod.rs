@@ -11,6 +11,7 @@ pub mod build;
 pub mod command_line;
 pub mod config;
 pub mod export;
+mod fingerprint;
 pub mod history;
 pub mod identity;
 pub mod openings;
@@ -32,7 +33,7 @@ use tokio::sync::watch;
 
 use config::BotEntry;
 pub use config::Tournament;
-use identity::Fingerprint;
+use fingerprint::{fingerprint_bots, fingerprint_game, warn_of_edits};
 use progress::Meter;
 use runner::start_workers;
 use schedule::{Schedule, ScheduledGame, Shard};
@@ -308,113 +309,6 @@ impl Recorder {
 fn spare_cpu(tournament: &Tournament) -> Option<usize> {
     let cpus = if tournament.pin { crate::os::allowed_cpus() } else { Vec::new() };
     (cpus.len() > tournament.concurrency).then(|| cpus[cpus.len() - 1])
-}
-
-/// Each bot's fingerprint, in file order, with the one arena's earlier way
-/// gave when it differs. The results folder is left out of every bot's
-/// files (it may lie inside a bot's folder).
-fn fingerprint_bots(
-    tournament: &Tournament,
-) -> anyhow::Result<Vec<(Fingerprint, Option<Fingerprint>)>> {
-    std::fs::create_dir_all(&tournament.out)
-        .with_context(|| format!("cannot create {}", tournament.out.display()))?;
-    tournament.fingerprints()
-}
-
-impl Tournament {
-    /// Each bot's fingerprint, in file order, with the one arena's earlier
-    /// way gave when it differs (see `config::BotEntry::fingerprints`). The
-    /// results folder is left out of every bot's files (it may lie inside
-    /// a bot's folder).
-    pub fn fingerprints(&self) -> anyhow::Result<Vec<(Fingerprint, Option<Fingerprint>)>> {
-        let excluded = self.fingerprint_exclusions();
-        self.bots
-            .iter()
-            .map(|bot| {
-                bot.fingerprints(&excluded).with_context(|| {
-                    format!("bot `{}`: cannot read its files to tell its version", bot.name)
-                })
-            })
-            .collect()
-    }
-
-    /// What no fingerprint reads: the results folder, and the tournament
-    /// file itself (a bot or game program whose folder holds it is not a
-    /// new version when a `[[bot]]` is added; its settings are compared on
-    /// their own).
-    pub fn fingerprint_exclusions(&self) -> Vec<std::path::PathBuf> {
-        let mut excluded = vec![self.out.canonicalize().unwrap_or_else(|_| self.out.clone())];
-        if let Ok(file) = self.file.canonicalize() {
-            excluded.push(file);
-        }
-        excluded
-    }
-}
-
-/// The game program's fingerprint, when the game is one: its files, as a
-/// bot's without a `dir` or `version` key (see `BotEntry::fingerprints`).
-/// Left out besides what no fingerprint reads: the bots' files, where the
-/// game's command names a folder that holds them (`java -cp . Game` beside
-/// `bots/`), unless a bot's files hold the game's own.
-fn fingerprint_game(tournament: &Tournament) -> anyhow::Result<Option<Fingerprint>> {
-    let Some(program) = tournament.setup.game().program() else { return Ok(None) };
-    let here = std::env::current_dir().unwrap_or_default();
-    let identity = config::BotEntry {
-        name: program.declaration.name.clone(),
-        argv: program.argv.clone(),
-        dir: program.dir.clone().unwrap_or(here),
-        env: std::collections::BTreeMap::new(),
-        written_command: program.written.clone(),
-        written_dir: tournament.game_dir.clone(),
-        version: None,
-        build: None,
-        time_keys: Default::default(),
-        time_control: None,
-    };
-    let own = identity.named_paths();
-    let mut excluded = tournament.fingerprint_exclusions();
-    excluded.extend(
-        tournament
-            .bots
-            .iter()
-            .flat_map(config::BotEntry::named_paths)
-            .filter(|bots| !own.iter().any(|own| own.starts_with(bots))),
-    );
-    let (fingerprint, _) = identity
-        .fingerprints(&excluded)
-        .context("the game program: cannot read its files to tell its version")?;
-    Ok(Some(fingerprint))
-}
-
-/// Warns of each bot (and the game program) whose files changed while the
-/// run played: its games were recorded under the version it started with,
-/// though a later game may have run the new one. The next run tells the
-/// versions apart, sets those games aside and plays them again.
-fn warn_of_edits(
-    tournament: &Tournament,
-    started: &[(Fingerprint, Option<Fingerprint>)],
-    game_started: Option<Fingerprint>,
-    reporter: &dyn Reporter,
-) {
-    let excluded = tournament.fingerprint_exclusions();
-    let mut changed: Vec<String> = tournament
-        .bots
-        .iter()
-        .zip(started)
-        .filter(|(bot, (before, _))| {
-            bot.fingerprints(&excluded).ok().map(|(now, _)| now).as_ref() != Some(before)
-        })
-        .map(|(bot, _)| format!("bot `{}`", bot.name))
-        .collect();
-    if game_started.is_some() && fingerprint_game(tournament).ok().flatten() != game_started {
-        changed.push("the game program".to_owned());
-    }
-    for what in changed {
-        let message = format!(
-            "{what} changed while this run played (its files are not what they were when the run began): its games here are recorded under the version it began with, though later ones may have run the new one; run again, and they are set aside and played again with the new version (stop a run before editing what it plays)"
-        );
-        reporter.report(&Event::Warning { message: &message });
-    }
 }
 
 /// Shows `rule` the games of the schedule that `folder` holds already;

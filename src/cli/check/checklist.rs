@@ -355,16 +355,14 @@ pub fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
     items
 }
 
+/// A file refused by the sandbox, in the words of `DENIALS`.
+const REFUSED_FILE: &str =
+    "your bot was refused a file: one outside its folders, or a write anywhere but its own /tmp";
+
 /// Words of a refusal as programs print them, and what the sandbox refused.
 const DENIALS: [(&str, &str); 6] = [
-    (
-        "Permission denied",
-        "your bot was refused a file: one outside its folders, or a write anywhere but its own /tmp",
-    ),
-    (
-        "PermissionError",
-        "your bot was refused a file: one outside its folders, or a write anywhere but its own /tmp",
-    ),
+    ("Permission denied", REFUSED_FILE),
+    ("PermissionError", REFUSED_FILE),
     (
         "Operation not permitted",
         "your bot tried something the sandbox forbids (another process, the network, or a protected system call)",

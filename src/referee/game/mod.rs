@@ -342,7 +342,7 @@ impl<M: MoveValue> Referee<'_, M> {
                     chosen[seat.index()] = Some(mv);
                 }
                 Ok(Reply::Move(Err(mv))) => {
-                    if let Some(fault) = game.blame_for_illegal(seat).await {
+                    if let Some(fault) = game.blame_for_illegal(seat, &mv).await {
                         self.void = Some(Box::new(fault));
                         return;
                     }

@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 
 use super::memo::{hash, without_id};
 use super::{FaultCause, GameFault, GameProgram, GameRequest};
-use crate::games::program::{JsonMove, Moves};
+use crate::games::program::{JsonMove, Moves, exact_numbers_advice, first_inexact, inexact_words};
 use crate::games::{GameSetup, Outcome, Played, Seat};
 use crate::protocol::game::{Answer, BadAnswer, BadAnswerKind, Step};
 use crate::referee::LogPath;
@@ -123,14 +123,19 @@ impl Table for ProgramTable<'_> {
         }
     }
 
-    async fn blame_for_illegal(&mut self, seat: Seat) -> Option<GameFault> {
-        let (mv, number) = self.step.legal_moves[seat.index()]
-            .iter()
-            .find_map(|mv| Some((mv, mv.inexact_number()?)))?;
+    async fn blame_for_illegal(&mut self, seat: Seat, sent: &JsonMove) -> Option<GameFault> {
+        let legal = &self.step.legal_moves[seat.index()];
+        let (mv, number) = first_inexact(legal)?;
+        // The game's only when the move is such a move echoed: any other
+        // illegal move stays the bot's.
+        if !legal.iter().any(|legal| legal.inexact_number().is_some() && legal.echoed_as(sent)) {
+            return None;
+        }
         let detail = format!(
-            "seat {seat}'s legal move {} holds {number}, which a double (a JavaScript number, and JSON's in many languages) cannot hold as written: its bot's move, judged illegal, may be that move echoed; write whole numbers in moves as integers within ±{}, never as `2.0` or `-0` (game-protocol.md, `legal_moves`)",
-            mv.raw().as_str(),
-            crate::games::program::MAX_EXACT,
+            "{}: its bot sent {}; {}",
+            inexact_words(seat, mv, &number),
+            sent.raw().as_str(),
+            exact_numbers_advice()
         );
         let cause = FaultCause::BadAnswer(BadAnswer::new(BadAnswerKind::Malformed, detail));
         let program = &mut *self.program;

@@ -124,13 +124,6 @@ impl BotEntry {
         self.material(trees, excluded).file_digests()
     }
 
-    /// The files and folders whose contents the bot's fingerprint covers
-    /// (none under a `version` key).
-    pub fn named_paths(&self) -> Vec<PathBuf> {
-        let (relative, elsewhere) = self.trees();
-        relative.into_iter().chain(elsewhere).map(|tree| tree.path).collect()
-    }
-
     /// The files and folders of the bot's fingerprint (see
     /// [`BotEntry::fingerprints`]): those named relative to its folder, and
     /// those elsewhere (absolute paths, a program found in PATH).

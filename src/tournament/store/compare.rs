@@ -112,17 +112,18 @@ pub fn resume(recorded: &Value, current: &RecordedSettings) -> Resume {
     match (&old["game_program"], &now["game_program"]) {
         (was, is) if was == is => {}
         (Value::Object(_), Value::Object(_)) => {
-            // Named by what changed: the files' short fingerprint, else the
-            // declared version, title or command.
+            // Named by what changed: the short fingerprint (of the command
+            // and the files), else the declared version or title.
             let (was, is) = (&old["game_program"], &now["game_program"]);
-            let shown = |program: &Value, key: &str| match key {
-                "fingerprint" => {
-                    let fingerprint = program[key].as_str().unwrap_or_default();
+            let shown = |program: &Value, key: &str| match (key, &program[key]) {
+                ("fingerprint", fingerprint) => {
+                    let fingerprint = fingerprint.as_str().unwrap_or_default();
                     fingerprint.get(..12).unwrap_or("(none)").to_owned()
                 }
-                _ => format!("{key} {}", program[key]),
+                (_, Value::Null) => format!("no {key}"),
+                (_, value) => format!("{key} {value}"),
             };
-            let key = ["fingerprint", "version", "title", "command"]
+            let key = ["fingerprint", "version", "title"]
                 .into_iter()
                 .find(|key| was[key] != is[key])
                 .unwrap_or("fingerprint");

@@ -292,18 +292,10 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
                         "list each legal move once".to_owned(),
                     );
                 }
-                if let Some((mv, number)) =
-                    legal.iter().find_map(|mv| Some((mv, mv.inexact_number()?)))
-                {
+                if let Some((mv, number)) = crate::games::program::first_inexact(legal) {
                     return fails(
-                        format!(
-                            "seat {seat}'s legal move {} holds {number}, which a double (a JavaScript number, and JSON's in many languages) cannot hold as written: a bot that reads and echoes it sends another move, an illegal one",
-                            mv.raw().as_str()
-                        ),
-                        format!(
-                            "write whole numbers in moves as integers (`2`, not `2.0`), within ±{}, and no -0; a bigger number can travel as a string",
-                            crate::games::program::MAX_EXACT
-                        ),
+                        crate::games::program::inexact_words(seat, mv, &number),
+                        crate::games::program::exact_numbers_advice(),
                     );
                 }
             }

@@ -187,9 +187,10 @@ fn probed(value: &Value) -> bool {
 /// the games while they go on: a leak is its value shown to the other seat
 /// (in its view or inside its legal moves) at the same place and step of
 /// every game where the two differ. At the end of a game the hands may be turned up:
-/// a finished game's last step is not judged. As the game is set up nothing
-/// can have been turned up: a private value shown to both seats alike (a
-/// whole hand copied into both views) is shown to the other seat.
+/// a finished game's last step is not judged. As the game is set up, a
+/// private value shown to both seats alike counts as shown to the other (a
+/// whole deal copied into both views): a card dealt face up must then be
+/// shown only where both views show it, not also in the seat's own field.
 pub(super) fn private(evidence: &Evidence) -> Item {
     let games: Vec<(u64, Vec<Shown>)> = evidence
         .games
@@ -325,8 +326,17 @@ fn leak(
             quote(shown.views[other.index()].to_string().as_bytes()),
             quote(shown.legal[other.index()].to_string().as_bytes())
         )),
-        hint: Some(format!(
-            "build each seat's view and legal moves from what that seat may know: seat {other} must not be shown seat {seat}'s private values"
-        )),
+        hint: Some(match at {
+            // Shown alike to both as the game is set up: a deal copied into
+            // both views, or a card dealt face up that is also in the seat's
+            // own field, which the check cannot tell apart.
+            0 => format!(
+                "build each seat's view and legal moves from what that seat may know: seat {other} must not be shown seat {seat}'s private values; a value dealt face up for both to see goes only where both views show it alike, not also in a field of the seat's own (`{}`)",
+                written(path)
+            ),
+            _ => format!(
+                "build each seat's view and legal moves from what that seat may know: seat {other} must not be shown seat {seat}'s private values"
+            ),
+        }),
     })
 }

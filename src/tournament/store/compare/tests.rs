@@ -100,6 +100,10 @@ fn a_new_game_program_sets_games_aside_and_a_built_in_game_in_its_place_is_refus
     let outcome = resume(&json(&old), &declared);
     let named = ("version \"1\"".to_owned(), "version \"2\"".to_owned());
     assert_eq!(outcome.game_changed, Some(named));
+    declared.game_program.as_mut().unwrap().version = None;
+    let outcome = resume(&json(&old), &declared);
+    let named = ("version \"1\"".to_owned(), "no version".to_owned());
+    assert_eq!(outcome.game_changed, Some(named));
     // Shards of one tournament play one version.
     assert_eq!(merge(&json(&old), &json(&new)).0.len(), 1);
 
