@@ -10,6 +10,7 @@
 //! both seats; the referee collects both choices first and only then applies
 //! them, in seat order, so no view ever depends on a pending choice.
 
+pub mod exact_numbers;
 mod game;
 mod move_json;
 pub mod narrate;

@@ -7,7 +7,8 @@ use serde_json::value::RawValue;
 
 use super::memo::{hash, without_id};
 use super::{FaultCause, GameFault, GameProgram, GameRequest};
-use crate::games::program::{JsonMove, Moves, exact_numbers_advice, first_inexact, inexact_words};
+use crate::games::exact_numbers::{exact_numbers_advice, inexact_words};
+use crate::games::program::{JsonMove, Moves};
 use crate::games::{GameSetup, Outcome, Played, Seat};
 use crate::protocol::game::{Answer, BadAnswer, BadAnswerKind, Step};
 use crate::referee::LogPath;
@@ -124,13 +125,12 @@ impl Table for ProgramTable<'_> {
     }
 
     async fn blame_for_illegal(&mut self, seat: Seat, sent: &JsonMove) -> Option<GameFault> {
-        let legal = &self.step.legal_moves[seat.index()];
-        let (mv, number) = first_inexact(legal)?;
         // The game's only when the move is such a move echoed: any other
         // illegal move stays the bot's.
-        if !legal.iter().any(|legal| legal.inexact_number().is_some() && legal.echoed_as(sent)) {
-            return None;
-        }
+        let (mv, number) = self.step.legal_moves[seat.index()].iter().find_map(|legal| {
+            let number = legal.inexact_number()?;
+            legal.echoed_as(sent).then_some((legal, number))
+        })?;
         let detail = format!(
             "{}: its bot sent {}; {}",
             inexact_words(seat, mv, &number),

@@ -292,10 +292,10 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
                         "list each legal move once".to_owned(),
                     );
                 }
-                if let Some((mv, number)) = crate::games::program::first_inexact(legal) {
+                if let Some((mv, number)) = crate::games::exact_numbers::first_inexact(legal) {
                     return fails(
-                        crate::games::program::inexact_words(seat, mv, &number),
-                        crate::games::program::exact_numbers_advice(),
+                        crate::games::exact_numbers::inexact_words(seat, mv, &number),
+                        crate::games::exact_numbers::exact_numbers_advice(),
                     );
                 }
             }
