@@ -6,7 +6,8 @@
 //! - CPUs: the CPUs arena may use, pinning a worker thread (and the bots it
 //!   starts) to one, arena's own CPU time and peak memory;
 //! - pipes: waiting for one on the calling thread, and reading it, without
-//!   the async reactor (the game program's answer);
+//!   the async reactor (the game program's answer); writing a line that
+//!   fits in one call;
 //! - the terminal: echo off while a person types a secret choice;
 //! - the sandbox's machinery ([`sandbox`]): Landlock, seccomp, namespaces,
 //!   resource limits, and the clone-and-exec that applies them.
@@ -32,7 +33,7 @@ pub use platform::sandbox;
 pub use platform::{
     EchoOff, allowed_cpus, become_subreaper, children_of, kill_group, kill_process_and_group,
     own_usage, pidfd_of, pin_current_thread, read_available, read_stat, reading_stdin, reap_by_pid,
-    run_current_thread_when_idle, wait_readable,
+    run_current_thread_when_idle, wait_readable, write_available,
 };
 
 /// CPU time and peak memory of this process (all threads, no children).

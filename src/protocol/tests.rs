@@ -253,6 +253,9 @@ fn text_that_reads_as_no_json_value_is_refused_on_every_path() {
         ("1e-999", true),
         ("123456789012345678901234567890", true),
         (&"9".repeat(400), false),
+        // Hundreds of digits and a negative exponent: 1e390, 1e300.
+        (&format!("1{}e-10", "0".repeat(400)), false),
+        (&format!("1{}e-100", "0".repeat(400)), true),
     ];
     for (value, readable) in cases {
         assert_eq!(

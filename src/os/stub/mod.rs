@@ -61,6 +61,11 @@ pub fn read_available(
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
+/// Refused here: lines are written through the async reactor.
+pub fn write_available(_fd: std::os::fd::RawFd, _bytes: &[u8]) -> std::io::Result<usize> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
 /// Nothing here.
 pub fn read_stat(_pid: u32) -> Option<ProcStat> {
     None

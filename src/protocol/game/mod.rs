@@ -210,7 +210,7 @@ struct StepFields<'a> {
     kind: Option<std::borrow::Cow<'a, str>>,
     #[serde(default)]
     id: Option<u64>,
-    to_move: Vec<u8>,
+    to_move: ToMove,
     #[serde(default)]
     legal_moves: Option<[MoveList; 2]>,
     #[serde(borrow)]
@@ -224,6 +224,26 @@ struct StepFields<'a> {
     state: Option<Raw<'a>>,
     #[serde(default)]
     text: Option<String>,
+}
+
+/// The seats a step names as to move: a usual list as its seats (the
+/// scanner reads no other), any other as it was written, for the step's
+/// check to name.
+enum ToMove {
+    Seats(&'static [Seat]),
+    Other(Vec<u8>),
+}
+
+impl<'de> Deserialize<'de> for ToMove {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<ToMove, D::Error> {
+        Ok(match Vec::<u8>::deserialize(deserializer)?.as_slice() {
+            [] => ToMove::Seats(&[]),
+            [1] => ToMove::Seats(&[Seat::One]),
+            [2] => ToMove::Seats(&[Seat::Two]),
+            [1, 2] => ToMove::Seats(&Seat::BOTH),
+            other => ToMove::Other(other.to_vec()),
+        })
+    }
 }
 
 /// One JSON value, as the text it was written in, and whether that text
@@ -411,12 +431,9 @@ pub fn parse_answer(
 /// A step from its fields, checked for contradictions.
 fn step(fields: StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswer> {
     let contradiction = |detail: String| BadAnswer::new(BadAnswerKind::Contradiction, detail);
-    let to_move: &'static [Seat] = match fields.to_move.as_slice() {
-        [] => &[],
-        [1] => &[Seat::One],
-        [2] => &[Seat::Two],
-        [1, 2] => &Seat::BOTH,
-        other => {
+    let to_move: &'static [Seat] = match fields.to_move {
+        ToMove::Seats(seats) => seats,
+        ToMove::Other(other) => {
             return Err(BadAnswer::new(
                 BadAnswerKind::Malformed,
                 format!("`to_move` is {other:?}: it must be [], [1], [2] or [1, 2]"),

@@ -5,25 +5,70 @@
 //! none belongs) makes the scanner give up, and the careful parser reads
 //! the line and says what is wrong.
 
-use super::{Raw, ResultField, StepFields};
+use super::{Raw, ResultField, StepFields, ToMove};
+use crate::games::Seat;
 use crate::games::program::JsonMove;
+use crate::json::RawJson;
 use crate::protocol::cursor::Cursor;
 
-/// The place of a step's key among the keys of a step, if it is one.
-fn known_key(key: &[u8]) -> Option<u8> {
+/// A step's keys, each with its place (a bit of `seen`).
+#[derive(Clone, Copy)]
+enum Key {
+    Type,
+    Id,
+    ToMove,
+    LegalMoves,
+    Views,
+    Scores,
+    Result,
+    Learned,
+    State,
+    Text,
+}
+
+/// The step key `key` is, if it is one.
+fn known_key(key: &[u8]) -> Option<Key> {
     Some(match key {
-        b"type" => 0,
-        b"id" => 1,
-        b"to_move" => 2,
-        b"legal_moves" => 3,
-        b"views" => 4,
-        b"scores" => 5,
-        b"result" => 6,
-        b"learned" => 7,
-        b"state" => 8,
-        b"text" => 9,
+        b"type" => Key::Type,
+        b"id" => Key::Id,
+        b"to_move" => Key::ToMove,
+        b"legal_moves" => Key::LegalMoves,
+        b"views" => Key::Views,
+        b"scores" => Key::Scores,
+        b"result" => Key::Result,
+        b"learned" => Key::Learned,
+        b"state" => Key::State,
+        b"text" => Key::Text,
         _ => return None,
     })
+}
+
+/// The next key and its `:`: the step key it is, if it is one. A key as
+/// game programs write them (`"views":`) is matched whole, by its first
+/// letter; any other is read as a string first.
+fn next_key(cursor: &mut Cursor<'_>) -> Option<Option<Key>> {
+    cursor.skip_space();
+    let candidates: &[(&[u8], Key)] = match cursor.rest() {
+        [b'"', b't', ..] => {
+            &[(b"\"type\":", Key::Type), (b"\"to_move\":", Key::ToMove), (b"\"text\":", Key::Text)]
+        }
+        [b'"', b'i', ..] => &[(b"\"id\":", Key::Id)],
+        [b'"', b'l', ..] => {
+            &[(b"\"legal_moves\":", Key::LegalMoves), (b"\"learned\":", Key::Learned)]
+        }
+        [b'"', b'v', ..] => &[(b"\"views\":", Key::Views)],
+        [b'"', b's', ..] => &[(b"\"scores\":", Key::Scores), (b"\"state\":", Key::State)],
+        [b'"', b'r', ..] => &[(b"\"result\":", Key::Result)],
+        _ => &[],
+    };
+    for (written, key) in candidates {
+        if cursor.take(written) {
+            return Some(Some(*key));
+        }
+    }
+    let key = cursor.plain_string()?;
+    cursor.expect(b':')?;
+    Some(known_key(key))
 }
 
 /// The fields of `line`, if it is a step object of the usual shape.
@@ -35,7 +80,7 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
     let mut fields = StepFields {
         kind: None,
         id: None,
-        to_move: Vec::new(),
+        to_move: ToMove::Seats(&[]),
         legal_moves: None,
         views: [Raw::null(); 2],
         scores: [0; 2],
@@ -49,53 +94,54 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
     // The known keys seen, as bits: a second one is the parser's to refuse.
     let mut seen = 0u16;
     loop {
-        let key = cursor.plain_string()?;
-        if let Some(bit) = known_key(key) {
-            if seen & 1 << bit != 0 {
-                return None;
+        let Some(known) = next_key(&mut cursor)? else {
+            // Fields the protocol does not know are ignored.
+            cursor.value()?;
+            if cursor.next_after_value()? {
+                continue;
             }
-            seen |= 1 << bit;
+            break;
+        };
+        let bit = 1 << known as u16;
+        if seen & bit != 0 {
+            return None;
         }
-        cursor.expect(b':')?;
-        match key {
-            b"type" => fields.kind = Some(std::str::from_utf8(cursor.plain_string()?).ok()?.into()),
-            b"id" => fields.id = Some(cursor.unsigned()?),
-            b"to_move" => {
-                fields.to_move = cursor.list(|cursor| u8::try_from(cursor.unsigned()?).ok())?;
+        seen |= bit;
+        match known {
+            Key::Type => {
+                fields.kind = Some(std::str::from_utf8(cursor.plain_string()?).ok()?.into())
+            }
+            Key::Id => fields.id = Some(cursor.unsigned()?),
+            Key::ToMove => {
+                fields.to_move = ToMove::Seats(seats(&mut cursor)?);
                 to_move = true;
             }
-            b"legal_moves" => {
-                let mut lists = cursor.list(|cursor| {
-                    cursor.list(|cursor| Some(JsonMove::from_raw(value(cursor)?.to_json())))
-                })?;
-                let (Some(second), Some(first), None) = (lists.pop(), lists.pop(), lists.pop())
-                else {
-                    return None;
-                };
-                fields.legal_moves = Some([super::MoveList(first), super::MoveList(second)]);
+            Key::LegalMoves => {
+                let lists = cursor.pair(|cursor| cursor.list(|cursor| legal_move(cursor, text)))?;
+                fields.legal_moves = Some(lists.map(super::MoveList));
             }
-            b"views" => {
+            Key::Views => {
                 fields.views = views_pair(&mut cursor, text)?;
                 views = true;
             }
-            b"scores" => {
+            Key::Scores => {
                 fields.scores = cursor.pair(Cursor::signed)?;
                 scores = true;
             }
-            b"result" => {
+            Key::Result => {
                 fields.result = match cursor.null() {
                     true => None,
                     false => Some(result(&mut cursor)?),
                 }
             }
-            b"learned" => {
+            Key::Learned => {
                 fields.learned = match cursor.null() {
                     true => None,
                     false => Some(cursor.pair(value)?),
                 }
             }
-            b"state" => fields.state = Some(value(&mut cursor)?),
-            b"text" => {
+            Key::State => fields.state = Some(value(&mut cursor)?),
+            Key::Text => {
                 let raw = value(&mut cursor)?.text;
                 // Escapes are common in text (new lines): the parser reads it.
                 fields.text = match raw {
@@ -103,19 +149,39 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
                     _ => Some(serde_json::from_str(raw).ok()?),
                 }
             }
-            // Fields the protocol does not know are ignored.
-            _ => {
-                cursor.value()?;
-            }
         }
-        cursor.skip_space();
-        match cursor.next()? {
-            b',' => {}
-            b'}' => break,
-            _ => return None,
+        if !cursor.next_after_value()? {
+            break;
         }
     }
     (cursor.at_end() && to_move && views && scores).then_some(fields)
+}
+
+/// `[]`, `[1]`, `[2]` or `[1, 2]`, the seats to move; anything else is the
+/// parser's to name.
+fn seats(cursor: &mut Cursor<'_>) -> Option<&'static [Seat]> {
+    cursor.expect(b'[')?;
+    if cursor.closes(b']') {
+        return Some(&[]);
+    }
+    let seats: &'static [Seat] = match cursor.unsigned()? {
+        1 if cursor.closes(b']') => return Some(&[Seat::One]),
+        2 if cursor.closes(b']') => return Some(&[Seat::Two]),
+        1 => &Seat::BOTH,
+        _ => return None,
+    };
+    cursor.expect(b',')?;
+    (cursor.unsigned()? == 2 && cursor.closes(b']')).then_some(seats)
+}
+
+/// One legal move. The usual ones (a number, a string without escapes)
+/// are compact as written, and are read without the general scanner.
+fn legal_move(cursor: &mut Cursor<'_>, text: &str) -> Option<JsonMove> {
+    let range = match cursor.scalar() {
+        Some(range) => range,
+        None => return Some(JsonMove::from_raw(raw_value(cursor, text)?.to_json())),
+    };
+    Some(JsonMove::from_raw(RawJson::compact_already(&text[range])))
 }
 
 /// The next value of the line `text`, as written.

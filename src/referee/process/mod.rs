@@ -151,6 +151,9 @@ pub struct BotProcess {
     /// (or when the session ends): one write and one wake-up of the bot.
     pending: Vec<u8>,
     stdout: LineReader<BotOutput>,
+    /// The descriptor behind `stdin`, for a program (a local player has
+    /// none): open as long as `stdin` is.
+    input_fd: Option<RawFd>,
     /// The descriptors behind `stdout` and behind stderr's drain, for a
     /// program (a local player has none). `stdout`'s stays open as long as
     /// the process value lives; stderr's closes when its drain reaches the
@@ -186,7 +189,15 @@ impl BotProcess {
         spawning.register(started.pid);
         drop(spawning);
 
-        let Started { pid, stdin, stdout, mut stderr, output_fds, exit, sandbox } = started;
+        let Started {
+            pid,
+            stdin,
+            stdout,
+            mut stderr,
+            fds: [input_fd, stdout_fd, stderr_fd],
+            exit,
+            sandbox,
+        } = started;
         let stderr_log = Arc::new(Mutex::new(StderrLog::new(stderr_cap)));
         let sink = Arc::clone(&stderr_log);
         let mut first = command.sandbox.is_some();
@@ -209,7 +220,8 @@ impl BotProcess {
             LineReader::new(stdout, max_line_bytes),
             exit,
         );
-        process.output_fds = Some(output_fds);
+        process.input_fd = Some(input_fd);
+        process.output_fds = Some([stdout_fd, stderr_fd]);
         Ok(process)
     }
 
@@ -225,6 +237,7 @@ impl BotProcess {
             stdin: Some(stdin),
             pending: Vec::new(),
             stdout,
+            input_fd: None,
             output_fds: None,
             exit_fd: None,
             exit,
@@ -293,11 +306,20 @@ impl BotProcess {
             &self.pending
         };
         // A line mostly fits in the pipe at once: try that before arming a
-        // timer. Whatever goes wrong here shows again in the write below.
-        let mut context = Context::from_waker(Waker::noop());
-        let done = match Pin::new(&mut *stdin).poll_write(&mut context, bytes) {
-            Poll::Ready(Ok(count)) => count,
-            _ => 0,
+        // timer, with one `write` on a program's pipe. Whatever goes wrong
+        // here shows again in the write below.
+        let direct = self.input_fd.map(|fd| crate::os::write_available(fd, bytes));
+        let done = match direct {
+            Some(Ok(count)) => count,
+            Some(Err(error)) if error.kind() != std::io::ErrorKind::Unsupported => 0,
+            // No descriptor (a local player), or no raw write here.
+            _ => {
+                let mut context = Context::from_waker(Waker::noop());
+                match Pin::new(&mut *stdin).poll_write(&mut context, bytes) {
+                    Poll::Ready(Ok(count)) => count,
+                    _ => 0,
+                }
+            }
         };
         let written = if done == bytes.len() {
             Ok(Ok(()))
@@ -439,6 +461,8 @@ impl BotProcess {
             // The last `over`; a bot that does not read it gets no more.
             let _ = tokio::time::timeout(grace, stdin.write_all(&self.pending)).await;
         }
+        // The descriptor goes with the input it belongs to.
+        self.input_fd = None;
         // End of input: a pipe closes when dropped, but a local player's
         // half of an in-memory pipe only when shut down (the other half
         // keeps it open).

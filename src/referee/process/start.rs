@@ -23,8 +23,8 @@ pub(super) struct Started {
     pub(super) stdin: BotInput,
     pub(super) stdout: BotOutput,
     pub(super) stderr: BotOutput,
-    /// The descriptors of `stdout` and `stderr`.
-    pub(super) output_fds: [RawFd; 2],
+    /// The descriptors of `stdin`, `stdout` and `stderr`.
+    pub(super) fds: [RawFd; 3],
     pub(super) exit: Exit,
     pub(super) sandbox: Option<(Arc<BotSandbox>, Handle)>,
 }
@@ -37,13 +37,13 @@ impl Started {
         sandbox: Option<(Arc<BotSandbox>, Handle)>,
     ) -> Started
     where
-        Input: AsyncWrite + Send + Unpin + 'static,
+        Input: AsyncWrite + AsRawFd + Send + Unpin + 'static,
         Output: AsyncRead + AsRawFd + Send + Unpin + 'static,
         Errors: AsyncRead + AsRawFd + Send + Unpin + 'static,
     {
         Started {
             pid,
-            output_fds: [stdout.as_raw_fd(), stderr.as_raw_fd()],
+            fds: [stdin.as_raw_fd(), stdout.as_raw_fd(), stderr.as_raw_fd()],
             stdin: Box::new(stdin),
             stdout: Box::new(stdout),
             stderr: Box::new(stderr),

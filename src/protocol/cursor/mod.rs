@@ -4,9 +4,13 @@
 //! its token and gives up (`None`) on anything it does not take, which
 //! sends the line to the careful parser.
 
+mod tokens;
+
 use std::ops::Range;
 
 use serde::de::DeserializeOwned;
+
+use tokens::{key_end, number_end, plain_run, space_end, string_end, word_end};
 
 /// Deepest nesting [`Cursor::value`] scans; deeper values go to the parser.
 const MAX_DEPTH: usize = 64;
@@ -72,10 +76,9 @@ impl<'a> Cursor<'a> {
     }
 
     pub(super) fn skip_space(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.at += 1;
-            self.spaced = true;
-        }
+        let at = space_end(self.bytes, self.at);
+        self.spaced |= at > self.at;
+        self.at = at;
     }
 
     /// Skips whitespace, then `byte`.
@@ -99,13 +102,12 @@ impl<'a> Cursor<'a> {
     pub(super) fn plain_string(&mut self) -> Option<&'a [u8]> {
         self.expect(b'"')?;
         let start = self.at;
-        loop {
-            match self.next()? {
-                b'"' => return Some(&self.bytes[start..self.at - 1]),
-                b'\\' | 0..0x20 => return None,
-                _ => {}
-            }
+        let (end, quote) = plain_run(self.bytes, start)?;
+        if !quote {
+            return None;
         }
+        self.at = end + 1;
+        Some(&self.bytes[start..end])
     }
 
     /// Skips whitespace, then a JSON integer (`-?(0|[1-9][0-9]*)`). `None`
@@ -152,6 +154,50 @@ impl<'a> Cursor<'a> {
             Integer::Unsigned(number) => i64::try_from(number).ok(),
             Integer::Negative(number) => Some(number),
         }
+    }
+
+    /// Whether `written` comes next, as it is (then taken).
+    pub(super) fn take(&mut self, written: &[u8]) -> bool {
+        let next = self.rest().starts_with(written);
+        self.at += if next { written.len() } else { 0 };
+        next
+    }
+
+    /// Skips whitespace, then `byte` if it comes next (then taken).
+    pub(super) fn closes(&mut self, byte: u8) -> bool {
+        self.skip_space();
+        let closes = self.peek() == Some(byte);
+        self.at += usize::from(closes);
+        closes
+    }
+
+    /// What follows a member of an object: whether a `,` (another member)
+    /// rather than the closing `}` comes next; `None` for anything else.
+    pub(super) fn next_after_value(&mut self) -> Option<bool> {
+        self.skip_space();
+        match self.next()? {
+            b',' => Some(true),
+            b'}' => Some(false),
+            _ => None,
+        }
+    }
+
+    /// A number, or a string without escapes, as its place in the line: a
+    /// value that is compact as written. `None`, the cursor unmoved, for
+    /// any other value.
+    pub(super) fn scalar(&mut self) -> Option<Range<usize>> {
+        self.skip_space();
+        let start = self.at;
+        let end = match *self.bytes.get(start)? {
+            b'-' | b'0'..=b'9' => number_end(self.bytes, start)?,
+            b'"' => match plain_run(self.bytes, start + 1)? {
+                (end, true) => end + 1,
+                (_, false) => return None,
+            },
+            _ => return None,
+        };
+        self.at = end;
+        Some(start..end)
     }
 
     /// `[first, second]`.
@@ -203,203 +249,82 @@ impl<'a> Cursor<'a> {
 
     /// One JSON value, checked as the parser would (but for UTF-8: the
     /// caller checks the line once, whole), as its place in the line. One
-    /// loop over the tokens, the open arrays and objects kept as bits (a
-    /// view is mostly small numbers: a call per value would cost more than
-    /// the value).
+    /// loop over the tokens on a local index, the open arrays and objects
+    /// kept as bits: the scanners read a step's views and legal moves on
+    /// every turn, where a call and a bounds check per token would cost
+    /// more than the token.
     pub(super) fn value(&mut self) -> Option<Range<usize>> {
-        self.skip_space();
-        let start = self.at;
+        let bytes = self.bytes;
+        let start = space_end(bytes, self.at);
+        let mut at = start;
+        let mut spaced = start > self.at;
         // Bit i set: the i-th open container is an object.
         let (mut objects, mut depth) = (0u64, 0usize);
         loop {
             // A value is due.
-            self.skip_space();
-            match self.next()? {
-                open @ (b'{' | b'[') => {
+            let byte = *bytes.get(at)?;
+            at += 1;
+            match byte {
+                b' ' | b'\t' | b'\n' | b'\r' => {
+                    spaced = true;
+                    continue;
+                }
+                b'{' | b'[' => {
                     if depth == MAX_DEPTH {
                         return None;
                     }
-                    let object = open == b'{';
-                    objects |= u64::from(object) << depth;
-                    depth += 1;
-                    self.skip_space();
-                    if self.peek() == Some(if object { b'}' } else { b']' }) {
+                    let object = byte == b'{';
+                    let close = if object { b'}' } else { b']' };
+                    let first = space_end(bytes, at);
+                    spaced |= first > at;
+                    at = first;
+                    if bytes.get(at) == Some(&close) {
                         // Empty: what follows a value.
-                        self.at += 1;
-                        depth -= 1;
-                        objects &= !(1 << depth);
+                        at += 1;
                     } else {
+                        objects |= u64::from(object) << depth;
+                        depth += 1;
                         if object {
-                            self.key()?;
+                            at = key_end(bytes, at, &mut spaced)?;
                         }
                         continue;
                     }
                 }
-                b'"' => {
-                    self.at -= 1;
-                    self.string()?;
-                }
-                b'-' | b'0'..=b'9' => {
-                    self.at -= 1;
-                    self.number()?;
-                }
-                b't' | b'f' | b'n' => {
-                    let rest = &self.bytes[self.at - 1..];
-                    let word = [&b"true"[..], b"false", b"null"]
-                        .into_iter()
-                        .find(|word| rest.starts_with(word))?;
-                    self.at += word.len() - 1;
-                }
+                b'"' => at = string_end(bytes, at)?,
+                b'-' | b'0'..=b'9' => at = number_end(bytes, at - 1)?,
+                b't' => at = word_end(bytes, at, b"rue")?,
+                b'f' => at = word_end(bytes, at, b"alse")?,
+                b'n' => at = word_end(bytes, at, b"ull")?,
                 _ => return None,
             }
             // What follows a value: the end, a `,` or a closing bracket.
             loop {
                 if depth == 0 {
-                    return Some(start..self.at);
+                    self.at = at;
+                    self.spaced |= spaced;
+                    return Some(start..at);
                 }
+                let byte = *bytes.get(at)?;
+                at += 1;
                 let object = objects >> (depth - 1) & 1 == 1;
-                self.skip_space();
-                match (self.next()?, object) {
-                    (b',', true) => {
-                        self.key()?;
+                match byte {
+                    b' ' | b'\t' | b'\n' | b'\r' => spaced = true,
+                    b',' if object => {
+                        at = key_end(bytes, at, &mut spaced)?;
                         break;
                     }
-                    (b',', false) => break,
-                    (b'}', true) | (b']', false) => {
+                    b',' => break,
+                    b'}' if object => {
                         depth -= 1;
                         objects &= !(1 << depth);
                     }
+                    b']' if !object => depth -= 1,
                     _ => return None,
                 }
             }
         }
     }
-
-    /// An object's key and its `:`.
-    fn key(&mut self) -> Option<()> {
-        self.string()?;
-        self.expect(b':')
-    }
-
-    /// A JSON string (escapes checked), the cursor at its quote.
-    fn string(&mut self) -> Option<()> {
-        self.expect(b'"')?;
-        loop {
-            match self.next()? {
-                b'"' => return Some(()),
-                b'\\' => match self.next()? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
-                    // A UTF-16 surrogate must come in a pair, high then
-                    // low: a lone one is valid JSON text that no string
-                    // holds, and serde_json refuses it when it reads the
-                    // value (a replay would fail on it).
-                    b'u' => match self.hex_escape()? {
-                        0xD800..=0xDBFF => {
-                            self.expect_byte(b'\\')?;
-                            self.expect_byte(b'u')?;
-                            if !(0xDC00..=0xDFFF).contains(&self.hex_escape()?) {
-                                return None;
-                            }
-                        }
-                        0xDC00..=0xDFFF => return None,
-                        _ => {}
-                    },
-                    _ => return None,
-                },
-                0..0x20 => return None,
-                _ => {}
-            }
-        }
-    }
-
-    /// A JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`,
-    /// within the range of an f64 as serde_json reads it (`1e999` is valid
-    /// JSON text that no value holds).
-    fn number(&mut self) -> Option<()> {
-        let start = self.at;
-        self.number_text()?;
-        let text = &self.bytes[start..self.at];
-        // Only a large positive exponent or hundreds of digits can leave
-        // f64's range (1.8e308): the rare number that may is read as
-        // serde_json would.
-        if magnitude(text) > 300 {
-            serde_json::from_slice::<f64>(text).ok()?;
-        }
-        Some(())
-    }
-
-    fn number_text(&mut self) -> Option<()> {
-        if self.peek() == Some(b'-') {
-            self.at += 1;
-        }
-        match self.next()? {
-            b'0' => {}
-            b'1'..=b'9' => self.digits(),
-            _ => return None,
-        }
-        if self.peek() == Some(b'.') {
-            self.at += 1;
-            self.some_digits()?;
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.at += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.at += 1;
-            }
-            self.some_digits()?;
-        }
-        Some(())
-    }
-
-    /// The four hex digits of a `\u` escape, as a UTF-16 code unit.
-    fn hex_escape(&mut self) -> Option<u16> {
-        let mut unit = 0;
-        for _ in 0..4 {
-            let digit = char::from(self.next()?).to_digit(16)?;
-            unit = unit << 4 | digit as u16;
-        }
-        Some(unit)
-    }
-
-    /// The next byte, if it is `byte`, without skipping whitespace.
-    fn expect_byte(&mut self, byte: u8) -> Option<()> {
-        (self.next()? == byte).then_some(())
-    }
-
-    fn digits(&mut self) {
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.at += 1;
-        }
-    }
-
-    fn some_digits(&mut self) -> Option<()> {
-        let start = self.at;
-        self.digits();
-        (self.at > start).then_some(())
-    }
 }
 
-/// At most how many decimal digits the number `text` (valid JSON) has
-/// before its point once its exponent is applied; 0 for a negative
-/// exponent, which can only bring it towards zero.
-fn magnitude(text: &[u8]) -> usize {
-    let digits = text
-        .iter()
-        .skip_while(|&&byte| byte == b'-')
-        .take_while(|byte| byte.is_ascii_digit())
-        .count();
-    let Some(e) = text.iter().position(|&byte| byte == b'e' || byte == b'E') else {
-        return digits;
-    };
-    let exponent = &text[e + 1..];
-    if exponent.first() == Some(&b'-') {
-        return 0;
-    }
-    let exponent = exponent.strip_prefix(b"+").unwrap_or(exponent);
-    // More than four digits of exponent: past any double, whatever it says.
-    let value = match exponent.len() {
-        0..=4 => exponent.iter().fold(0, |value, &digit| value * 10 + usize::from(digit - b'0')),
-        _ => usize::MAX / 2,
-    };
-    digits.saturating_add(value)
-}
+#[cfg(test)]
+mod tests;

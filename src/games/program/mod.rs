@@ -11,8 +11,11 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod json_move;
+
 use super::{ParamError, ParamsError, ShapeError};
-use crate::json::{RawJson, WriteJson};
+
+pub use json_move::JsonMove;
 
 /// Most parameters a game may declare.
 const MAX_PARAMS: usize = 64;
@@ -373,99 +376,6 @@ impl Serialize for ParamValues {
     }
 }
 
-/// A move of a game program: any JSON value. Two moves are the same when
-/// their values are (`4` is not `4.0`, keys in any order); the move is
-/// written as the game wrote it in its legal list (made compact).
-#[derive(Clone)]
-pub struct JsonMove {
-    raw: RawJson,
-}
-
-impl JsonMove {
-    /// The move the game program wrote as `text` (one JSON value, which a
-    /// parser has accepted).
-    pub fn from_text(text: &str) -> JsonMove {
-        JsonMove { raw: RawJson::compact(text) }
-    }
-
-    /// The move as JSON text a game program wrote, already made compact.
-    pub fn from_raw(raw: RawJson) -> JsonMove {
-        JsonMove { raw }
-    }
-
-    /// The move's JSON text.
-    pub fn raw(&self) -> &RawJson {
-        &self.raw
-    }
-
-    /// The move as a JSON value.
-    pub fn value(&self) -> Value {
-        serde_json::from_str(self.raw.as_str()).expect("a move is JSON")
-    }
-
-    /// A number in the move that a JavaScript bot (or one in any language
-    /// that reads JSON numbers as doubles) writes back otherwise, as
-    /// written: an integer past ±[`super::exact_numbers::MAX_EXACT`], a whole number written as
-    /// a fraction or with an exponent (`2.0`, `1e3` come back as `2`,
-    /// `1000`), or a negative zero. Such a move is the game's mistake.
-    pub fn inexact_number(&self) -> Option<String> {
-        super::exact_numbers::inexact_number(&self.value())
-    }
-
-    /// Whether `sent` is this move as a reader of doubles writes it back
-    /// (every number compared as the double it reads as).
-    pub fn echoed_as(&self, sent: &JsonMove) -> bool {
-        super::exact_numbers::same_as_doubles(&self.value(), &sent.value())
-    }
-}
-
-impl From<Value> for JsonMove {
-    fn from(value: Value) -> JsonMove {
-        JsonMove { raw: RawJson::compact(&value.to_string()) }
-    }
-}
-
-impl PartialEq for JsonMove {
-    fn eq(&self, other: &JsonMove) -> bool {
-        let (mine, theirs) = (self.raw.as_str(), other.raw.as_str());
-        if mine == theirs {
-            return true;
-        }
-        // Compact texts of integers, plain strings, booleans, null and
-        // lists of them are equal exactly when their values are; objects
-        // (keys in any order), escapes and fractions need the values.
-        let plain = |text: &str| !text.contains(['{', '\\', '.', 'e', 'E']);
-        if plain(mine) && plain(theirs) {
-            return false;
-        }
-        self.value() == other.value()
-    }
-}
-
-impl fmt::Debug for JsonMove {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.raw)
-    }
-}
-
-impl WriteJson for JsonMove {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        self.raw.write_json(out);
-    }
-}
-
-impl Serialize for JsonMove {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.raw.serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for JsonMove {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<JsonMove, D::Error> {
-        Value::deserialize(deserializer).map(JsonMove::from)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -561,22 +471,5 @@ mod tests {
             "{}",
             bad(json!({"params": unknown}))
         );
-    }
-
-    #[test]
-    fn moves_are_equal_by_value_and_written_as_the_game_wrote_them() {
-        let game = JsonMove::from_text(r#"{"b": 1, "a": [2, 3]}"#);
-        let bot: JsonMove = serde_json::from_str(r#"{"a":[2,3],"b":1}"#).unwrap();
-        assert_eq!(game, bot);
-        let mut written = Vec::new();
-        game.write_json(&mut written);
-        assert_eq!(written, br#"{"b":1,"a":[2,3]}"#);
-        let text = JsonMove::from_text;
-        assert_ne!(text("4"), text("4.0"));
-        assert_ne!(text("4"), text("\"4\""));
-        assert_ne!(text("[1,2]"), text("[2,1]"));
-        assert_eq!(text("4.0"), text("4.00"), "the same number");
-        assert_eq!(text(r#""\u0041""#), text(r#""A""#), "the same string");
-        assert_eq!(text(r#"[{"x":1,"y":2}]"#), text(r#"[{"y":2,"x":1}]"#));
     }
 }
