@@ -149,7 +149,7 @@ pub enum Command {
     Report(ReportArgs),
     /// Build the bots of a tournament file that declare a build command.
     ///
-    /// Runs each bot's `build` (its [[bot]] key) in its folder (`dir`), one
+    /// Runs each bot's `build` (its `[[bot]]` key) in its folder (`dir`), one
     /// after another, with arena's environment and the bot's `env`, outside
     /// the sandbox (a build may need compilers, caches and a package
     /// registry), its output shown as it comes; then checks that the bot's

@@ -21,7 +21,7 @@ use crate::tournament::{self, RunEnd, Tournament};
 pub struct RunArgs {
     /// The tournament file (TOML); tournaments/README.md documents its keys.
     file: PathBuf,
-    /// Results folder, instead of the file's `out` [default: results/<file name>].
+    /// Results folder, instead of the file's `out` [default: `results/NAME` for a file `NAME.toml`].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Discard the results already in the folder and start over (by default

@@ -204,7 +204,7 @@ impl<T: Table + ?Sized> WriteJson for ViewOf<'_, T> {
     }
 }
 
-/// Runs `$body` with `$rules` bound to the [`Rules`] of `$game` (a
+/// Runs `$body` with `$rules` bound to the `Rules` of `$game` (a
 /// [`GameRef`](crate::games::GameRef)): a built-in game's, each its own
 /// type so that the referee is compiled for it, or the game program
 /// `$program` (a closure) makes from its [`ProgramGame`](crate::games::program::ProgramGame).

@@ -8,6 +8,7 @@
 //! seat to move without legal moves, a view missing, a result while a
 //! seat is still to move), so the referee only ever sees sound ones.
 
+mod requests;
 mod scan;
 
 use std::fmt;
@@ -16,74 +17,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::games::program::{Declaration, JsonMove, Moves};
-use crate::games::{Outcome, Played, Seat};
-use crate::json::{RawJson, WriteJson};
+use crate::games::{Outcome, Seat};
+use crate::json::RawJson;
 
-/// The game protocol's version, sent in `hello`.
-pub const GAME_PROTOCOL_VERSION: u32 = 1;
-
-/// What a request to a game program is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameRequestKind {
-    /// `hello`: describe yourself.
-    Hello,
-    /// `init`: set up a game.
-    Init,
-    /// `apply`: play a turn.
-    Apply,
-}
-
-impl GameRequestKind {
-    /// The request's `type`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameRequestKind::Hello => "hello",
-            GameRequestKind::Init => "init",
-            GameRequestKind::Apply => "apply",
-        }
-    }
-}
-
-/// `{"type":"hello","id":1,"protocol":1}`, newline included.
-pub fn hello_request(id: u64) -> Vec<u8> {
-    format!("{{\"type\":\"hello\",\"id\":{id},\"protocol\":{GAME_PROTOCOL_VERSION}}}\n")
-        .into_bytes()
-}
-
-/// `{"type":"init","id":2,"params":{...},"seed":7}`, newline included.
-/// `params_json` is every parameter with its value, as JSON.
-pub fn init_request(id: u64, params_json: &str, seed: u64) -> Vec<u8> {
-    let mut line = Vec::with_capacity(64 + params_json.len());
-    line.extend_from_slice(br#"{"type":"init","id":"#);
-    id.write_json(&mut line);
-    line.extend_from_slice(br#","params":"#);
-    line.extend_from_slice(params_json.as_bytes());
-    line.extend_from_slice(br#","seed":"#);
-    seed.write_json(&mut line);
-    line.extend_from_slice(b"}\n");
-    line
-}
-
-/// `{"type":"apply","id":3,"moves":[{"seat":1,"move":4}]}`, newline
-/// included: the moves of one turn, in seat order.
-pub fn apply_request(id: u64, moves: &[Played<JsonMove>]) -> Vec<u8> {
-    let mut line = Vec::with_capacity(64);
-    line.extend_from_slice(br#"{"type":"apply","id":"#);
-    id.write_json(&mut line);
-    line.extend_from_slice(br#","moves":["#);
-    for (index, played) in moves.iter().enumerate() {
-        if index > 0 {
-            line.push(b',');
-        }
-        line.extend_from_slice(br#"{"seat":"#);
-        played.seat.write_json(&mut line);
-        line.extend_from_slice(br#","move":"#);
-        played.mv.write_json(&mut line);
-        line.push(b'}');
-    }
-    line.extend_from_slice(b"]}\n");
-    line
-}
+pub use requests::{GameRequestKind, apply_request, hello_request, init_request};
 
 /// A game program's answer, read and checked.
 #[derive(Clone, Debug, PartialEq)]
@@ -521,23 +458,6 @@ mod tests {
         assert_eq!(step.legal_moves[0].len(), 2);
         assert_eq!(step.views[0].as_str(), r#"{"b":1,"a":2}"#);
         assert_eq!(step.result, None);
-    }
-
-    #[test]
-    fn requests_are_written_as_documented() {
-        assert_eq!(hello_request(1), b"{\"type\":\"hello\",\"id\":1,\"protocol\":1}\n");
-        assert_eq!(
-            init_request(2, r#"{"rows":6}"#, 7),
-            b"{\"type\":\"init\",\"id\":2,\"params\":{\"rows\":6},\"seed\":7}\n"
-        );
-        let moves = [
-            Played { seat: Seat::One, mv: JsonMove::from_text("3") },
-            Played { seat: Seat::Two, mv: JsonMove::from_text(r#"{"bid": [2, 5]}"#) },
-        ];
-        assert_eq!(
-            String::from_utf8(apply_request(3, &moves)).unwrap(),
-            "{\"type\":\"apply\",\"id\":3,\"moves\":[{\"seat\":1,\"move\":3},{\"seat\":2,\"move\":{\"bid\":[2,5]}}]}\n"
-        );
     }
 
     #[test]
