@@ -77,11 +77,14 @@ game_program() {
     extra+=("$(awk -v a="$program" -v b="$builtin" 'BEGIN { print a - b }')")
     ratio+=("$(awk -v a="$program" -v b="$builtin" -v f="$floor" 'BEGIN { print (a - b) / f }')")
   done
-  printf '%s\n' "${ratio[@]}" | sort -g | awk -v rounds="$rounds" -v extra="$(printf '%s\n' "${extra[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" '
-    { v[NR] = $1 }
-    END {
-      printf "a game program costs arena %.1f us of CPU per move more than a built-in game (median of %d rounds): %.2f floor round trips, the median of the rounds (%.2f to %.2f; target: under 1)\n", extra, rounds, v[int((NR + 1) / 2)], v[1], v[NR]
-    }'
+  # The median, least and most of the numbers given, one per line.
+  spread() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+  local extra_median ratio_median least_ratio most_ratio
+  read -r extra_median _ _ < <(printf '%s\n' "${extra[@]}" | spread)
+  read -r ratio_median least_ratio most_ratio < <(printf '%s\n' "${ratio[@]}" | spread)
+  awk -v rounds="$rounds" -v extra="$extra_median" -v median="$ratio_median" -v least="$least_ratio" -v most="$most_ratio" 'BEGIN {
+    printf "a game program costs arena %.1f us of CPU per move more than a built-in game (median of %d rounds): %.2f floor round trips, the median of the rounds (%.2f to %.2f; target: under 1)\n", extra, rounds, median, least, most
+  }'
 }
 if [ -n "${GAME_PROGRAM_ONLY:-}" ]; then
   game_program

@@ -144,6 +144,9 @@ fn number_tail(bytes: &[u8], start: usize, mut at: usize) -> Option<usize> {
         }
         at
     };
+    // Without an exponent, only hundreds of digits before the point can
+    // leave f64's range (1.8e308).
+    let mut may_overflow = at - start > 300;
     if bytes.get(at) == Some(&b'.') {
         let after = digits(at + 1);
         if after == at + 1 {
@@ -161,42 +164,11 @@ fn number_tail(bytes: &[u8], start: usize, mut at: usize) -> Option<usize> {
             return None;
         }
         at = after;
+        may_overflow = true;
     }
-    // Only a large positive exponent or hundreds of digits can leave f64's
-    // range (1.8e308): the rare number that may is read as serde_json
-    // would.
-    if magnitude(&bytes[start..at]) > 300 {
+    // The rare number that may is read as serde_json would.
+    if may_overflow {
         serde_json::from_slice::<f64>(&bytes[start..at]).ok()?;
     }
     Some(at)
-}
-
-/// At most how many decimal digits the number `text` (valid JSON) has
-/// before its point once its exponent is applied: a negative exponent
-/// takes digits away (`1` and 400 zeros, `e-10`, is still past any double).
-fn magnitude(text: &[u8]) -> usize {
-    let digits = text
-        .iter()
-        .skip_while(|&&byte| byte == b'-')
-        .take_while(|byte| byte.is_ascii_digit())
-        .count();
-    let Some(e) = text.iter().position(|&byte| byte == b'e' || byte == b'E') else {
-        return digits;
-    };
-    let (negative, exponent) = match &text[e + 1..] {
-        [b'-', rest @ ..] => (true, rest),
-        [b'+', rest @ ..] => (false, rest),
-        exponent => (false, exponent),
-    };
-    let first = exponent.iter().position(|&digit| digit != b'0').unwrap_or(exponent.len());
-    let exponent = &exponent[first..];
-    // More than four digits of exponent: past any double, whatever it says.
-    let value = match exponent.len() {
-        0..=4 => exponent.iter().fold(0, |value, &digit| value * 10 + usize::from(digit - b'0')),
-        _ => usize::MAX / 2,
-    };
-    match negative {
-        true => digits.saturating_sub(value),
-        false => digits.saturating_add(value),
-    }
 }

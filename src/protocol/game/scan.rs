@@ -26,49 +26,38 @@ enum Key {
     Text,
 }
 
-/// The step key `key` is, if it is one.
-fn known_key(key: &[u8]) -> Option<Key> {
-    Some(match key {
-        b"type" => Key::Type,
-        b"id" => Key::Id,
-        b"to_move" => Key::ToMove,
-        b"legal_moves" => Key::LegalMoves,
-        b"views" => Key::Views,
-        b"scores" => Key::Scores,
-        b"result" => Key::Result,
-        b"learned" => Key::Learned,
-        b"state" => Key::State,
-        b"text" => Key::Text,
-        _ => return None,
-    })
-}
+/// The step's keys, each as a game program writes it: quoted, then `:`.
+const KEYS: [(&[u8], Key); 10] = [
+    (b"\"type\":", Key::Type),
+    (b"\"id\":", Key::Id),
+    (b"\"to_move\":", Key::ToMove),
+    (b"\"legal_moves\":", Key::LegalMoves),
+    (b"\"views\":", Key::Views),
+    (b"\"scores\":", Key::Scores),
+    (b"\"result\":", Key::Result),
+    (b"\"learned\":", Key::Learned),
+    (b"\"state\":", Key::State),
+    (b"\"text\":", Key::Text),
+];
 
 /// The next key and its `:`: the step key it is, if it is one. A key as
-/// game programs write them (`"views":`) is matched whole, by its first
-/// letter; any other is read as a string first.
+/// game programs write them (`"views":`) is matched whole; any other is
+/// read as a string first.
 fn next_key(cursor: &mut Cursor<'_>) -> Option<Option<Key>> {
     cursor.skip_space();
-    let candidates: &[(&[u8], Key)] = match cursor.rest() {
-        [b'"', b't', ..] => {
-            &[(b"\"type\":", Key::Type), (b"\"to_move\":", Key::ToMove), (b"\"text\":", Key::Text)]
-        }
-        [b'"', b'i', ..] => &[(b"\"id\":", Key::Id)],
-        [b'"', b'l', ..] => {
-            &[(b"\"legal_moves\":", Key::LegalMoves), (b"\"learned\":", Key::Learned)]
-        }
-        [b'"', b'v', ..] => &[(b"\"views\":", Key::Views)],
-        [b'"', b's', ..] => &[(b"\"scores\":", Key::Scores), (b"\"state\":", Key::State)],
-        [b'"', b'r', ..] => &[(b"\"result\":", Key::Result)],
-        _ => &[],
-    };
-    for (written, key) in candidates {
-        if cursor.take(written) {
-            return Some(Some(*key));
+    if let [b'"', first, ..] = cursor.rest() {
+        for (written, key) in KEYS {
+            if written[1] == *first && cursor.take(written) {
+                return Some(Some(key));
+            }
         }
     }
     let key = cursor.plain_string()?;
     cursor.expect(b':')?;
-    Some(known_key(key))
+    // The key without its quotes and `:`.
+    Some(
+        KEYS.iter().find(|(written, _)| &written[1..written.len() - 2] == key).map(|(_, key)| *key),
+    )
 }
 
 /// The fields of `line`, if it is a step object of the usual shape.

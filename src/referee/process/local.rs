@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::{BotProcess, Ended, Exit, LineReader, Runner};
+use super::{BotProcess, Ended, Exit, Input, LineReader, Runner};
 
 /// A player that runs inside arena (a person at the terminal, the built-in
 /// random player) and speaks the protocol over an in-memory pipe, so the
@@ -63,7 +63,7 @@ impl BotProcess {
         }));
         BotProcess::with(
             Runner::Local,
-            Box::new(to_player),
+            Input { writer: Box::new(to_player), fd: None },
             LineReader::new(Box::new(from_player), max_line_bytes),
             exit,
         )

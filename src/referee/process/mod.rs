@@ -52,6 +52,15 @@ pub enum Failure {
 
 /// The referee's end of a bot's input.
 type BotInput = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// A bot's input as the referee holds it: the writer, and for a program
+/// the descriptor behind it, written to directly when a line fits the
+/// pipe (a local player has none). Kept together, the descriptor is open
+/// as long as its writer is.
+struct Input {
+    writer: BotInput,
+    fd: Option<RawFd>,
+}
 /// The referee's end of a bot's output.
 type BotOutput = Box<dyn AsyncRead + Send + Unpin>;
 
@@ -146,14 +155,11 @@ impl Exit {
 /// A running bot: a program in its own process group, or a local player.
 pub struct BotProcess {
     runner: Runner,
-    stdin: Option<BotInput>,
+    stdin: Option<Input>,
     /// Lines that need no answer, written together with the next request
     /// (or when the session ends): one write and one wake-up of the bot.
     pending: Vec<u8>,
     stdout: LineReader<BotOutput>,
-    /// The descriptor behind `stdin`, for a program (a local player has
-    /// none): open as long as `stdin` is.
-    input_fd: Option<RawFd>,
     /// The descriptors behind `stdout` and behind stderr's drain, for a
     /// program (a local player has none). `stdout`'s stays open as long as
     /// the process value lives; stderr's closes when its drain reaches the
@@ -216,28 +222,21 @@ impl BotProcess {
 
         let mut process = BotProcess::with(
             Runner::Program { pid, stderr_log, stderr_task, sandbox },
-            stdin,
+            Input { writer: stdin, fd: Some(input_fd) },
             LineReader::new(stdout, max_line_bytes),
             exit,
         );
-        process.input_fd = Some(input_fd);
         process.output_fds = Some([stdout_fd, stderr_fd]);
         Ok(process)
     }
 
     /// A session that has sent and received nothing yet.
-    fn with(
-        runner: Runner,
-        stdin: BotInput,
-        stdout: LineReader<BotOutput>,
-        exit: Exit,
-    ) -> BotProcess {
+    fn with(runner: Runner, stdin: Input, stdout: LineReader<BotOutput>, exit: Exit) -> BotProcess {
         BotProcess {
             runner,
             stdin: Some(stdin),
             pending: Vec::new(),
             stdout,
-            input_fd: None,
             output_fds: None,
             exit_fd: None,
             exit,
@@ -296,7 +295,7 @@ impl BotProcess {
     /// Writes the queued lines and then `line` (which must end in `\n`)
     /// before `deadline`.
     pub async fn send(&mut self, line: &[u8], deadline: Instant) -> Result<(), Failure> {
-        let Some(stdin) = &mut self.stdin else {
+        let Some(Input { writer: stdin, fd }) = &mut self.stdin else {
             return Err(Failure::Crash(crash(&mut self.exit, &self.runner, Ending::ClosedInput)));
         };
         let bytes = if self.pending.is_empty() {
@@ -308,7 +307,7 @@ impl BotProcess {
         // A line mostly fits in the pipe at once: try that before arming a
         // timer, with one `write` on a program's pipe. Whatever goes wrong
         // here shows again in the write below.
-        let direct = self.input_fd.map(|fd| crate::os::write_available(fd, bytes));
+        let direct = fd.map(|fd| crate::os::write_available(fd, bytes));
         let done = match direct {
             Some(Ok(count)) => count,
             Some(Err(error)) if error.kind() != std::io::ErrorKind::Unsupported => 0,
@@ -455,19 +454,17 @@ impl BotProcess {
     /// by itself within the grace.
     pub async fn stop(mut self, grace: Duration) -> Stopped {
         self.stopped = true;
-        if let Some(stdin) = &mut self.stdin
+        if let Some(Input { writer, .. }) = &mut self.stdin
             && !self.pending.is_empty()
         {
             // The last `over`; a bot that does not read it gets no more.
-            let _ = tokio::time::timeout(grace, stdin.write_all(&self.pending)).await;
+            let _ = tokio::time::timeout(grace, writer.write_all(&self.pending)).await;
         }
-        // The descriptor goes with the input it belongs to.
-        self.input_fd = None;
         // End of input: a pipe closes when dropped, but a local player's
         // half of an in-memory pipe only when shut down (the other half
         // keeps it open).
-        if let Some(mut stdin) = self.stdin.take() {
-            let _ = tokio::time::timeout(grace, stdin.shutdown()).await;
+        if let Some(Input { mut writer, .. }) = self.stdin.take() {
+            let _ = tokio::time::timeout(grace, writer.shutdown()).await;
         }
         let exited_in_grace = tokio::time::timeout(grace, self.exit.wait()).await.is_ok();
         // Also when the bot exited by itself: its children may live on and
