@@ -556,11 +556,8 @@ fn scan_reply(line: &[u8]) -> Option<ScannedReply<'_>> {
             }
             _ => return None,
         }
-        cursor.skip_space();
-        match cursor.next()? {
-            b',' => {}
-            b'}' => break,
-            _ => return None,
+        if !cursor.next_after_value()? {
+            break;
         }
     }
     cursor.skip_space();

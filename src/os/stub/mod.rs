@@ -61,7 +61,8 @@ pub fn read_available(
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
-/// Refused here: lines are written through the async reactor.
+/// Refused here: lines are written through the async reactor (the
+/// caller then writes with a timer armed).
 pub fn write_available(_fd: std::os::fd::RawFd, _bytes: &[u8]) -> std::io::Result<usize> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }

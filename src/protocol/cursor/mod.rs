@@ -1,7 +1,8 @@
 //! A position in a line being scanned without a general JSON parser: what
 //! the scanners of the lines read on every move (a bot's reply, a game
-//! program's step) are built from. Each method skips the whitespace before
-//! its token and gives up (`None`) on anything it does not take, which
+//! program's step) are built from. Each method that reads a token skips
+//! the whitespace before it (`take`, `rest` and `advance` work where the
+//! cursor is) and gives up (`None`) on anything it does not take, which
 //! sends the line to the careful parser.
 
 mod tokens;
@@ -90,11 +91,7 @@ impl<'a> Cursor<'a> {
     /// Whether a `null` comes next (then taken).
     pub(super) fn null(&mut self) -> bool {
         self.skip_space();
-        let null = self.bytes[self.at..].starts_with(b"null");
-        if null {
-            self.at += 4;
-        }
-        null
+        self.take(b"null")
     }
 
     /// Skips whitespace, then a JSON string without escapes: its bytes
@@ -183,8 +180,8 @@ impl<'a> Cursor<'a> {
     }
 
     /// A number, or a string without escapes, as its place in the line: a
-    /// value that is compact as written. `None`, the cursor unmoved, for
-    /// any other value.
+    /// value that is compact as written. `None`, the cursor moved past
+    /// whitespace only, for any other value.
     pub(super) fn scalar(&mut self) -> Option<Range<usize>> {
         self.skip_space();
         let start = self.at;
@@ -219,9 +216,7 @@ impl<'a> Cursor<'a> {
         mut item: impl FnMut(&mut Cursor<'a>) -> Option<T>,
     ) -> Option<Vec<T>> {
         self.expect(b'[')?;
-        self.skip_space();
-        if self.peek() == Some(b']') {
-            self.at += 1;
+        if self.closes(b']') {
             return Some(Vec::new());
         }
         // Room for a legal list of a usual size, allocated once.

@@ -112,9 +112,9 @@ pub(super) fn word_end(bytes: &[u8], at: usize, rest: &[u8]) -> Option<usize> {
 /// Where the JSON number at `start` ends:
 /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, within the range of an
 /// f64 as serde_json reads it (`1e999` is valid JSON text that no value
-/// holds). An integer of a few digits (most numbers in views and moves) is
-/// read here; anything longer or with a fraction or an exponent, by
-/// [`number_tail`].
+/// holds). An integer of up to 300 characters (most numbers in views and
+/// moves) is read here; a longer one, or one with a fraction or an
+/// exponent, by [`number_tail`].
 #[inline]
 pub(super) fn number_end(bytes: &[u8], start: usize) -> Option<usize> {
     let mut at = start + usize::from(bytes[start] == b'-');

@@ -173,12 +173,13 @@ enum ToMove {
 
 impl<'de> Deserialize<'de> for ToMove {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<ToMove, D::Error> {
-        Ok(match Vec::<u8>::deserialize(deserializer)?.as_slice() {
+        let seats = Vec::<u8>::deserialize(deserializer)?;
+        Ok(match seats.as_slice() {
             [] => ToMove::Seats(&[]),
             [1] => ToMove::Seats(&[Seat::One]),
             [2] => ToMove::Seats(&[Seat::Two]),
             [1, 2] => ToMove::Seats(&Seat::BOTH),
-            other => ToMove::Other(other.to_vec()),
+            _ => ToMove::Other(seats),
         })
     }
 }

@@ -5,7 +5,7 @@ use crate::games::program::JsonMove;
 use crate::json::WriteJson;
 
 /// The game protocol's version, sent in `hello`.
-pub const GAME_PROTOCOL_VERSION: u32 = 1;
+const GAME_PROTOCOL_VERSION: u32 = 1;
 
 /// What a request to a game program is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -86,10 +86,10 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
         let Some(known) = next_key(&mut cursor)? else {
             // Fields the protocol does not know are ignored.
             cursor.value()?;
-            if cursor.next_after_value()? {
-                continue;
+            match cursor.next_after_value()? {
+                true => continue,
+                false => break,
             }
-            break;
         };
         let bit = 1 << known as u16;
         if seen & bit != 0 {

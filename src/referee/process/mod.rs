@@ -307,12 +307,10 @@ impl BotProcess {
         // A line mostly fits in the pipe at once: try that before arming a
         // timer, with one `write` on a program's pipe. Whatever goes wrong
         // here shows again in the write below.
-        let direct = fd.map(|fd| crate::os::write_available(fd, bytes));
-        let done = match direct {
-            Some(Ok(count)) => count,
-            Some(Err(error)) if error.kind() != std::io::ErrorKind::Unsupported => 0,
-            // No descriptor (a local player), or no raw write here.
-            _ => {
+        let done = match fd {
+            Some(fd) => crate::os::write_available(*fd, bytes).unwrap_or(0),
+            // A local player's in-memory pipe.
+            None => {
                 let mut context = Context::from_waker(Waker::noop());
                 match Pin::new(&mut *stdin).poll_write(&mut context, bytes) {
                     Poll::Ready(Ok(count)) => count,
