@@ -62,7 +62,7 @@ cpu() { sed -E 's/.*own CPU ([0-9.]+) us per move.*/\1/' "$work/last"; }
 # the floor measured in that round: the median of the rounds is the figure.
 game_program() {
   local games=${GAMES:-20000} rounds=${ROUNDS:-5}
-  local builtin program floor least extra=() ratio=() round
+  local builtin program floor least extra=() ratio=() round line difference in_floors
   for round in $(seq "$rounds"); do
     run "built-in game (Number Snatch), $games games" "$games" 1 after-doubt false
     builtin=$(cpu)
@@ -71,11 +71,16 @@ game_program() {
     program=$(cpu)
     floor=$(taskset -c 0 "$work/round-trip" 200000 2>/dev/null || "$work/round-trip" 200000)
     least=$(taskset -c 0 "$work/driver" "$work/take-ten" "$games" 2>/dev/null || "$work/driver" "$work/take-ten" "$games")
-    awk -v builtin="$builtin" -v program="$program" -v floor="$floor" -v least="$least" 'BEGIN {
-      printf "round: %.1f us more per move (%.1f against %.1f), %.2f floor round trips of %.2f us; a C loop that parses nothing: %.2f us a request (%.2f)\n", program - builtin, program, builtin, (program - builtin) / floor, floor, least, least / floor
-    }'
-    extra+=("$(awk -v a="$program" -v b="$builtin" 'BEGIN { print a - b }')")
-    ratio+=("$(awk -v a="$program" -v b="$builtin" -v f="$floor" 'BEGIN { print (a - b) / f }')")
+    # The round's line, then its difference and that difference in floor
+    # round trips, for the medians below.
+    { IFS= read -r line; read -r difference in_floors; } < <(
+      awk -v builtin="$builtin" -v program="$program" -v floor="$floor" -v least="$least" 'BEGIN {
+        printf "round: %.1f us more per move (%.1f against %.1f), %.2f floor round trips of %.2f us; a C loop that parses nothing: %.2f us a request (%.2f)\n", program - builtin, program, builtin, (program - builtin) / floor, floor, least, least / floor
+        print program - builtin, (program - builtin) / floor
+      }')
+    echo "$line"
+    extra+=("$difference")
+    ratio+=("$in_floors")
   done
   # The median, least and most of the numbers given, one per line.
   spread() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }

@@ -148,6 +148,10 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
     );
     let said = game_log(&scratch.out(), 1);
     assert!(said.contains("tinygame: crashing on purpose"), "{said}");
+    // A void game has no row, and is still replayed by its number.
+    let replay = scratch.arena(["replay", scratch.out().to_str().unwrap(), "--game", "1"]);
+    replay.assert_success();
+    assert!(replay.stdout.contains("The game is void: the game program"), "{}", replay.stdout);
     // Played again, the void game's log keeps the first one beside it, and
     // the warning names the one this run made.
     let again = match_of(&scratch, &tiny("crash"), 2, &["--game-timeout", "1s"]);
@@ -262,6 +266,43 @@ fn the_game_program_is_restarted_after_a_fault_and_the_run_stops_at_the_third() 
     let resume = resume.unwrap_or_else(|| panic!("no resume command: {}", run.stderr));
     assert!(resume.trim_start().starts_with("arena match "), "{resume}");
     assert!(resume.contains("--seed ") && resume.contains("--out "), "{resume}");
+}
+
+#[test]
+fn a_run_keeps_a_void_games_transcript_apart_and_replays_it_by_number() {
+    // A run keeps its transcripts in the archive, which holds the games of
+    // games.csv only: a void game's goes to void/. crash-some crashes in
+    // the second game each process sets up.
+    let scratch = Scratch::new();
+    let repo = common::repo_dir().display();
+    let file = scratch.out().with_file_name("void.toml");
+    let toml = format!(
+        r#"game_command = ["{repo}/tests/fixtures/games/tinygame.py", "--flaw", "crash-some"]
+seed = 3
+games_per_pair = 2
+[[bot]]
+name = "python"
+command = ["python3", "{repo}/bots/python/random_bot.py"]
+[[bot]]
+name = "rust"
+command = ["{}"]
+"#,
+        rust_bot()
+    );
+    std::fs::write(&file, toml).unwrap();
+    let out = scratch.out();
+    let run = scratch.arena(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("(its transcript: void/game-000002.jsonl"), "{}", run.stderr);
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.iter().map(|row| row.number("game_index")).collect::<Vec<_>>(), [1]);
+    let replay = scratch.arena(["replay", out.to_str().unwrap(), "--game", "2"]);
+    replay.assert_success();
+    assert!(replay.stdout.contains("The game is void: the game program"), "{}", replay.stdout);
+    // A number no game had is still refused.
+    let replay = scratch.arena(["replay", out.to_str().unwrap(), "--game", "3"]);
+    assert_eq!(replay.status.code(), Some(2), "{}", replay.stdout);
+    assert!(replay.stderr.contains("has no game 3 (it holds 1 games)"), "{}", replay.stderr);
 }
 
 #[test]

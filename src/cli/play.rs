@@ -31,7 +31,7 @@ use crate::with_game;
 pub struct PlayArgs {
     /// The game: a game's id (`arena games` lists them) or a game
     /// program's command line (game-protocol.md), whose views are shown
-    /// as they are.
+    /// field by field, keys sorted.
     #[arg(value_parser = GameArgParser)]
     game: GameArg,
     /// The opponent: `random` (the built-in random player), `human` (a

@@ -263,9 +263,9 @@ impl Recorder {
         // A transcript written as a file already stays where it is.
         let mut kept = Some(self.layout.transcript(game.index)).filter(|path| !path.is_empty());
         if let Some(transcript) = transcript {
-            let relative = format!("void/game-{:06}.jsonl", game.index);
+            let relative = store::void_transcript(game.index);
             let path = self.folder.path.join(&relative);
-            std::fs::create_dir_all(self.folder.path.join("void"))
+            std::fs::create_dir_all(path.parent().expect("a file in a folder"))
                 .and_then(|()| std::fs::write(&path, transcript))
                 .with_context(|| format!("cannot write {}", path.display()))?;
             kept = Some(relative);

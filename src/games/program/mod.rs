@@ -70,8 +70,9 @@ pub struct Declaration {
     /// The most turns (`apply` requests) a game can last; a game that goes on longer
     /// is at fault.
     pub max_turns: u32,
-    /// The parameters, in the order `start` lists them.
-    #[serde(default)]
+    /// The parameters, in the order `start` lists them. Required, if
+    /// empty: a game that left it out would be sent no parameters and
+    /// refuse them, and the author would look for the fault elsewhere.
     pub params: Vec<ParamSpec>,
 }
 
@@ -450,6 +451,9 @@ mod tests {
         assert!(bad(json!({"name": "Connect Four"})).contains("lowercase"));
         assert!(bad(json!({"moves": "secret"})).contains("`moves`"));
         assert!(bad(json!({"max_turns": 0})).contains("max_turns"));
+        let mut without_params = serde_json::to_value(declaration()).unwrap();
+        without_params.as_object_mut().unwrap().remove("params");
+        assert_eq!(Declaration::from_value(without_params).unwrap_err(), "missing field `params`");
         let twice = json!([{"name": "a", "type": "boolean", "default": true},
                            {"name": "a", "type": "boolean", "default": true}]);
         assert!(bad(json!({"params": twice})).contains("declared twice"));

@@ -174,13 +174,22 @@ enum ToMove {
 impl<'de> Deserialize<'de> for ToMove {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<ToMove, D::Error> {
         let seats = Vec::<u8>::deserialize(deserializer)?;
-        Ok(match seats.as_slice() {
-            [] => ToMove::Seats(&[]),
-            [1] => ToMove::Seats(&[Seat::One]),
-            [2] => ToMove::Seats(&[Seat::Two]),
-            [1, 2] => ToMove::Seats(&Seat::BOTH),
-            _ => ToMove::Other(seats),
+        Ok(match usual_seats(&seats) {
+            Some(seats) => ToMove::Seats(seats),
+            None => ToMove::Other(seats),
         })
+    }
+}
+
+/// The seats a usual `to_move` list names (`[]`, `[1]`, `[2]` or
+/// `[1, 2]`); `None` for any other list.
+fn usual_seats(listed: &[u8]) -> Option<&'static [Seat]> {
+    match listed {
+        [] => Some(&[]),
+        [1] => Some(&[Seat::One]),
+        [2] => Some(&[Seat::Two]),
+        [1, 2] => Some(&Seat::BOTH),
+        _ => None,
     }
 }
 

@@ -5,7 +5,7 @@
 //! none belongs) makes the scanner give up, and the careful parser reads
 //! the line and says what is wrong.
 
-use super::{Raw, ResultField, StepFields, ToMove};
+use super::{Raw, ResultField, StepFields, ToMove, usual_seats};
 use crate::games::Seat;
 use crate::games::program::JsonMove;
 use crate::json::RawJson;
@@ -146,21 +146,24 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
     (cursor.at_end() && to_move && views && scores).then_some(fields)
 }
 
-/// `[]`, `[1]`, `[2]` or `[1, 2]`, the seats to move; anything else is the
-/// parser's to name.
+/// The seats to move, if the list is a usual one (`usual_seats`); any
+/// other is the parser's to name.
 fn seats(cursor: &mut Cursor<'_>) -> Option<&'static [Seat]> {
     cursor.expect(b'[')?;
-    if cursor.closes(b']') {
-        return Some(&[]);
+    // Two seats at most: a longer list is never a usual one.
+    let mut listed = [0u8; 2];
+    let mut count = 0;
+    if !cursor.closes(b']') {
+        loop {
+            *listed.get_mut(count)? = u8::try_from(cursor.unsigned()?).ok()?;
+            count += 1;
+            if cursor.closes(b']') {
+                break;
+            }
+            cursor.expect(b',')?;
+        }
     }
-    let seats: &'static [Seat] = match cursor.unsigned()? {
-        1 if cursor.closes(b']') => return Some(&[Seat::One]),
-        2 if cursor.closes(b']') => return Some(&[Seat::Two]),
-        1 => &Seat::BOTH,
-        _ => return None,
-    };
-    cursor.expect(b',')?;
-    (cursor.unsigned()? == 2 && cursor.closes(b']')).then_some(seats)
+    usual_seats(&listed[..count])
 }
 
 /// One legal move. The usual ones (a number, a string without escapes)

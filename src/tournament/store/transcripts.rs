@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::GAMES_CSV;
 use super::games_csv::Rows;
 use crate::archive::{self, ArchiveError, ArchiveReader};
-use crate::results::GameRow;
+use crate::results::{FileLayout, GameRow, TranscriptStore};
 use crate::text_file::read_bounded;
 
 /// The largest transcript read: far above a game at the largest parameters.
@@ -13,7 +13,7 @@ pub const MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
 
 /// The transcript of game `game` of the results folder `folder`, found
 /// through its games.csv row (read row by row): in the folder's archive
-/// or in a file.
+/// or in a file; a void game's where it was kept.
 pub fn transcript_of_game(folder: &Path, game: u64) -> Result<String, String> {
     let csv = folder.join(GAMES_CSV);
     let mut rows = Rows::open(&csv)
@@ -25,6 +25,17 @@ pub fn transcript_of_game(folder: &Path, game: u64) -> Result<String, String> {
             return TranscriptReader::new(folder).read(&row);
         }
         count += 1;
+    }
+    // A void game has no row: its transcript is kept apart in `void/`, or
+    // stays where transcripts kept as files go.
+    let as_file =
+        FileLayout { folder: folder.into(), transcripts: TranscriptStore::Files, game_logs: false };
+    for kept in [super::void_transcript(game), as_file.transcript(game)] {
+        let path = folder.join(kept);
+        if path.is_file() {
+            return read_bounded(&path, MAX_TRANSCRIPT_BYTES)
+                .map_err(|error| format!("cannot read {}: {error}", path.display()));
+        }
     }
     Err(format!("{} has no game {game} (it holds {count} games)", csv.display()))
 }

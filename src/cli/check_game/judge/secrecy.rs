@@ -62,7 +62,11 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
         }
     }
     match compared {
-        0 => item(HIDDEN, Status::Skip, "not judged: no probe left a seat learning the same"),
+        0 => item(
+            HIDDEN,
+            Status::Skip,
+            "not judged: each changed move changed what the other seat learned (`learned`), which lets its view change too; nothing to fix",
+        ),
         _ => item(
             HIDDEN,
             Status::Pass,
