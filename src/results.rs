@@ -122,6 +122,12 @@ impl GameRow {
     }
 }
 
+/// Where, relative to a results folder, game `game_index`'s transcript is
+/// written when transcripts are kept as files.
+pub fn transcript_file(game_index: u64) -> String {
+    format!("transcripts/game-{game_index:06}.jsonl")
+}
+
 /// Where a game's files go inside a results folder, named by game number.
 pub struct FileLayout {
     pub folder: Arc<Path>,
@@ -148,7 +154,7 @@ impl FileLayout {
     /// The transcript's path relative to the folder (empty when none is kept).
     pub fn transcript(&self, game_index: u64) -> String {
         if self.transcripts == TranscriptStore::Files {
-            format!("transcripts/game-{game_index:06}.jsonl")
+            transcript_file(game_index)
         } else {
             String::new()
         }

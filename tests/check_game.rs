@@ -63,6 +63,16 @@ fn the_examples_pass() {
     // The fixture has hidden moves and private hands: every item is judged.
     let (_, stdout) = check_game("tests/fixtures/games/tinygame.py", &[]);
     assert!(items(&stdout).iter().all(|(status, _)| status == "PASS"), "{stdout}");
+    // A game whose seats learn every move leaves no view to compare: the
+    // skip says there is nothing to fix.
+    let (status, stdout) = check_game("tests/fixtures/games/tinygame.py --flaw tells-choices", &[]);
+    assert_eq!(status, Some(0), "{stdout}");
+    assert!(
+        stdout.lines().any(|line| line.starts_with("  SKIP  ")
+            && line.contains("changed what the other seat learned")
+            && line.ends_with("nothing to fix")),
+        "{stdout}"
+    );
 }
 
 #[test]

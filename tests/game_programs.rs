@@ -299,10 +299,16 @@ command = ["{}"]
     let replay = scratch.arena(["replay", out.to_str().unwrap(), "--game", "2"]);
     replay.assert_success();
     assert!(replay.stdout.contains("The game is void: the game program"), "{}", replay.stdout);
-    // A number no game had is still refused.
+    // A number no game had is still refused, and so is a transcript file
+    // without a row that does not end as void (a game whose row was lost
+    // or set aside): it is not game 3.
+    let void = std::fs::read_to_string(out.join("void/game-000002.jsonl")).unwrap();
+    let (unfinished, _) = void.trim_end().rsplit_once('\n').unwrap();
+    std::fs::create_dir_all(out.join("transcripts")).unwrap();
+    std::fs::write(out.join("transcripts/game-000003.jsonl"), unfinished).unwrap();
     let replay = scratch.arena(["replay", out.to_str().unwrap(), "--game", "3"]);
     assert_eq!(replay.status.code(), Some(2), "{}", replay.stdout);
-    assert!(replay.stderr.contains("has no game 3 (it holds 1 games)"), "{}", replay.stderr);
+    assert!(replay.stderr.contains("has no game 3 (it holds 1 game)"), "{}", replay.stderr);
 }
 
 #[test]

@@ -16,8 +16,8 @@ pub struct ReplayArgs {
     /// A results folder (with --game), or a transcript file (JSON Lines).
     #[arg(value_name = "RESULTS|TRANSCRIPT")]
     target: PathBuf,
-    /// The game to replay: its number in the folder's games.csv (or a
-    /// void game's number, its transcript kept apart).
+    /// The game to replay: its number in the folder's games.csv, or a
+    /// void game's (told up to its game program's fault).
     #[arg(long, value_name = "N")]
     game: Option<u64>,
     /// Print the transcript itself (JSON Lines, as protocol.md describes

@@ -260,6 +260,13 @@ mod tests {
             r#"{"type":"step","id":3,"to_move":[],"views":["a\x"],"scores":[1,1]}"#,
             r#"{"type":"step","id":3,"to_move":[],"views":[[1],[1]x],"scores":[1,1]}"#,
             r#"{"type":"step","id":3,"to_move":[],"views":[[1],[1]]],"scores":[1,1]}"#,
+            // Lists of seats other than the usual four.
+            r#"{"type":"step","id":3,"to_move":[2,1],"views":[1,2],"scores":[1,1]}"#,
+            r#"{"type":"step","id":3,"to_move":[1,1],"views":[1,2],"scores":[1,1]}"#,
+            r#"{"type":"step","id":3,"to_move":[0],"views":[1,2],"scores":[1,1]}"#,
+            r#"{"type":"step","id":3,"to_move":[300],"views":[1,2],"scores":[1,1]}"#,
+            r#"{"type":"step","id":3,"to_move":[1,2,3],"views":[1,2],"scores":[1,1]}"#,
+            r#"{"type":"step","id":3,"to_move":[[1]],"views":[1,2],"scores":[1,1]}"#,
         ] {
             assert!(scan_step(line.as_bytes()).is_none(), "{line}");
         }

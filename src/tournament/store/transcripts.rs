@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::GAMES_CSV;
 use super::games_csv::Rows;
 use crate::archive::{self, ArchiveError, ArchiveReader};
-use crate::results::{FileLayout, GameRow, TranscriptStore};
+use crate::results::{GameRow, transcript_file};
 use crate::text_file::read_bounded;
 
 /// The largest transcript read: far above a game at the largest parameters.
@@ -13,7 +13,8 @@ pub const MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
 
 /// The transcript of game `game` of the results folder `folder`, found
 /// through its games.csv row (read row by row): in the folder's archive
-/// or in a file; a void game's where it was kept.
+/// or in a file; a void game's (no row, a transcript ending as void)
+/// where it was kept.
 pub fn transcript_of_game(folder: &Path, game: u64) -> Result<String, String> {
     let csv = folder.join(GAMES_CSV);
     let mut rows = Rows::open(&csv)
@@ -27,17 +28,35 @@ pub fn transcript_of_game(folder: &Path, game: u64) -> Result<String, String> {
         count += 1;
     }
     // A void game has no row: its transcript is kept apart in `void/`, or
-    // stays where transcripts kept as files go.
-    let as_file =
-        FileLayout { folder: folder.into(), transcripts: TranscriptStore::Files, game_logs: false };
-    for kept in [super::void_transcript(game), as_file.transcript(game)] {
+    // stays where transcripts kept as files go. Only a transcript that
+    // ends as void is told: a file without a row may also be a game whose
+    // row was lost or set aside, which must not pass for game `game`.
+    for kept in [super::void_transcript(game), transcript_file(game)] {
         let path = folder.join(kept);
-        if path.is_file() {
-            return read_bounded(&path, MAX_TRANSCRIPT_BYTES)
-                .map_err(|error| format!("cannot read {}: {error}", path.display()));
+        if !path.is_file() {
+            continue;
+        }
+        let text = read_bounded(&path, MAX_TRANSCRIPT_BYTES)
+            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+        if ends_void(&text) {
+            return Ok(text);
         }
     }
-    Err(format!("{} has no game {game} (it holds {count} games)", csv.display()))
+    let games = if count == 1 { "game" } else { "games" };
+    Err(format!("{} has no game {game} (it holds {count} {games})", csv.display()))
+}
+
+/// Whether a transcript's last line is a `void` entry (the game program's
+/// fault ended the game).
+fn ends_void(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Entry<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: &'a str,
+    }
+    let last = text.lines().rev().find(|line| !line.trim().is_empty());
+    last.and_then(|line| serde_json::from_str::<Entry<'_>>(line).ok())
+        .is_some_and(|entry| entry.kind == "void")
 }
 
 /// Reads the transcripts of a folder's rows, its archive opened once.

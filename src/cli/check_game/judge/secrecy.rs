@@ -61,8 +61,19 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
             };
         }
     }
-    match compared {
-        0 => item(
+    let replayed = evidence.probes.iter().filter(|probe| probe.step.is_some()).count();
+    match (evidence.probes.len(), replayed, compared) {
+        (0, ..) => item(
+            HIDDEN,
+            Status::Skip,
+            "not judged: in the first turns of the first games no seat had another legal move to try",
+        ),
+        (_, 0, _) => item(
+            HIDDEN,
+            Status::Skip,
+            "not judged: no game with a move changed answered as before up to the changed turn (the determinism items say why)",
+        ),
+        (_, _, 0) => item(
             HIDDEN,
             Status::Skip,
             "not judged: each changed move changed what the other seat learned (`learned`), which lets its view change too; nothing to fix",
