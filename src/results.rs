@@ -128,6 +128,13 @@ pub fn transcript_file(game_index: u64) -> String {
     format!("transcripts/game-{game_index:06}.jsonl")
 }
 
+/// Where, relative to a results folder, the transcript of game
+/// `game_index` is kept when the game program's fault voided it (a void
+/// game has no row, and the archive holds only the games of rows).
+pub fn void_transcript(game_index: u64) -> String {
+    format!("void/game-{game_index:06}.jsonl")
+}
+
 /// Where a game's files go inside a results folder, named by game number.
 pub struct FileLayout {
     pub folder: Arc<Path>,

@@ -47,7 +47,7 @@ use crate::bits::BitSet;
 use crate::events::{Event, Reporter};
 use crate::protocol::ForfeitReason;
 use crate::referee::{BotCommand, GameReport, reaper};
-use crate::results::{FileLayout, GameRow, RowContext, TranscriptStore};
+use crate::results::{FileLayout, GameRow, RowContext, TranscriptStore, void_transcript};
 use crate::sandbox::Sandbox;
 
 /// How to run a tournament, beyond its file.
@@ -263,7 +263,7 @@ impl Recorder {
         // A transcript written as a file already stays where it is.
         let mut kept = Some(self.layout.transcript(game.index)).filter(|path| !path.is_empty());
         if let Some(transcript) = transcript {
-            let relative = store::void_transcript(game.index);
+            let relative = void_transcript(game.index);
             let path = self.folder.path.join(&relative);
             std::fs::create_dir_all(path.parent().expect("a file in a folder"))
                 .and_then(|()| std::fs::write(&path, transcript))

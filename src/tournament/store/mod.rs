@@ -34,11 +34,6 @@ pub use settings::RecordedSettings;
 pub use transcripts::{MAX_TRANSCRIPT_BYTES, TranscriptReader, transcript_of_game};
 
 pub const GAMES_CSV: &str = "games.csv";
-/// Where in a results folder the transcript of game `game` is kept when
-/// the game program's fault voided it (a void game has no row).
-pub fn void_transcript(game: u64) -> String {
-    format!("void/game-{game:06}.jsonl")
-}
 /// One line per completed run: when, how many games, and the ratings then.
 pub const HISTORY_FILE: &str = "history.jsonl";
 const SETTINGS_JSON: &str = "tournament.json";

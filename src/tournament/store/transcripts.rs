@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::GAMES_CSV;
 use super::games_csv::Rows;
 use crate::archive::{self, ArchiveError, ArchiveReader};
-use crate::results::{GameRow, transcript_file};
+use crate::results::{GameRow, transcript_file, void_transcript};
 use crate::text_file::read_bounded;
 
 /// The largest transcript read: far above a game at the largest parameters.
@@ -31,7 +31,7 @@ pub fn transcript_of_game(folder: &Path, game: u64) -> Result<String, String> {
     // stays where transcripts kept as files go. Only a transcript that
     // ends as void is told: a file without a row may also be a game whose
     // row was lost or set aside, which must not pass for game `game`.
-    for kept in [super::void_transcript(game), transcript_file(game)] {
+    for kept in [void_transcript(game), transcript_file(game)] {
         let path = folder.join(kept);
         if !path.is_file() {
             continue;
