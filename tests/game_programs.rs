@@ -142,7 +142,7 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
             .lines()
             .any(|line| line.contains("the last 2 lines it wrote to stderr: tinygame: process ")
                 && line.contains("\\ntinygame: crashing on purpose; request:")
-                && line.contains("; the game's stderr: logs/game-000001-game.log)")),
+                && line.contains("; the game's stderr logs/game-000001-game.log)")),
         "{}",
         run.stderr
     );
@@ -156,7 +156,7 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
     // the warning names the one this run made.
     let again = match_of(&scratch, &tiny("crash"), 2, &["--game-timeout", "1s"]);
     assert!(
-        again.stderr.contains("; the game's stderr: logs/game-000001-game.2.log)"),
+        again.stderr.contains("; the game's stderr logs/game-000001-game.2.log)"),
         "{}",
         again.stderr
     );
@@ -235,7 +235,7 @@ fn the_game_program_is_restarted_after_a_fault_and_the_run_stops_at_the_third() 
     assert!(run.stderr.contains("2 games are void"), "{}", run.stderr);
     // A match keeps its transcripts as files: the warnings name them there.
     assert!(
-        run.stderr.contains("(its transcript: transcripts/game-000002.jsonl"),
+        run.stderr.contains("(in the results folder: its transcript transcripts/game-000002.jsonl"),
         "{}",
         run.stderr
     );
@@ -293,7 +293,11 @@ command = ["{}"]
     let out = scratch.out();
     let run = scratch.arena(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(1), "{}", run.stderr);
-    assert!(run.stderr.contains("(its transcript: void/game-000002.jsonl"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(in the results folder: its transcript void/game-000002.jsonl"),
+        "{}",
+        run.stderr
+    );
     let rows = read_games_csv(&out);
     assert_eq!(rows.iter().map(|row| row.number("game_index")).collect::<Vec<_>>(), [1]);
     let replay = scratch.arena(["replay", out.to_str().unwrap(), "--game", "2"]);

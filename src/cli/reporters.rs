@@ -198,13 +198,17 @@ fn warning(event: &Event<'_>) -> Option<String> {
     match event {
         Event::Warning { message } => Some((*message).to_owned()),
         Event::GameVoid { game, seats, seed, detail, transcript, stderr_log } => {
+            // The paths are the results folder's, which the run's first
+            // and last lines name.
             let files: Vec<String> =
                 [("its transcript", transcript), ("the game's stderr", stderr_log)]
                     .into_iter()
-                    .filter_map(|(what, path)| path.map(|path| format!("{what}: {path}")))
+                    .filter_map(|(what, path)| path.map(|path| format!("{what} {path}")))
                     .collect();
-            let files =
-                if files.is_empty() { String::new() } else { format!(" ({})", files.join("; ")) };
+            let files = match files.is_empty() {
+                true => String::new(),
+                false => format!(" (in the results folder: {})", files.join("; ")),
+            };
             // The quote of the game's stderr keeps its line breaks in the
             // event; a warning is one line.
             Some(format!(
