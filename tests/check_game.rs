@@ -103,7 +103,7 @@ fn each_broken_fixture_fails_exactly_its_item() {
         ("hang", "answers in time", &["--timeout", "500ms"]),
         ("never-exits", "exits when its input closes", &[]),
     ] {
-        let command = format!("tests/fixtures/games/tinygame.py --flaw {flaw}");
+        let command = common::tinygame(flaw);
         let (status, stdout) = check_game(&command, extra);
         assert_eq!(status, Some(1), "{flaw}:\n{stdout}");
         let failed: Vec<String> = items(&stdout)

@@ -6,11 +6,7 @@
 #[allow(dead_code)]
 mod common;
 
-use common::{PYTHON_RANDOM_BOT, Run, Scratch, read_games_csv};
-
-fn tiny(flaw: &str) -> String {
-    format!("tests/fixtures/games/tinygame.py --flaw {flaw}")
-}
+use common::{PYTHON_RANDOM_BOT, Run, Scratch, read_games_csv, tinygame as tiny};
 
 /// `arena match GAME BOT` against the Python random bot (`BOT` in seat 1
 /// first), `games` games with seed 3, its results in `scratch`'s folder

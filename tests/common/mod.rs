@@ -385,6 +385,27 @@ pub fn assert_processes_gone(pids: &[RecordedPid]) {
     }
 }
 
+/// The game program fixture Hidden Cards with `flaw` turned on (the list
+/// is in tests/fixtures/games/tinygame.py; `none` turns none on), as a GAME
+/// argument.
+pub fn tinygame(flaw: &str) -> String {
+    format!("tests/fixtures/games/tinygame.py --flaw {flaw}")
+}
+
+/// `arena match GAME` between the Python and the Rust random bots: `games`
+/// games from seed 3, results in `scratch`'s folder, then `extra`.
+pub fn match_of_random_bots(scratch: &Scratch, game: &str, games: u32, extra: &[&str]) -> Run {
+    let out = scratch.out();
+    let games = games.to_string();
+    let bot = rust_random_bot().to_str().expect("a UTF-8 path");
+    let mut args =
+        vec!["match", game, PYTHON_RANDOM_BOT, bot, "--games", &games, "--seed", "3", "--out"];
+    let out = out.to_str().expect("a UTF-8 path");
+    args.push(out);
+    args.extend_from_slice(extra);
+    scratch.arena(&args)
+}
+
 /// The Rust random bot (`random-bot` of the workspace package
 /// `arena-bots`), built once per test run by the cargo running the tests,
 /// in the same profile, next to the arena binary.
