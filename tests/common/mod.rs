@@ -3,6 +3,7 @@
 //! checking that no bot process outlived its match.
 
 pub mod hostile;
+pub mod referee;
 pub mod unprivileged;
 
 use std::collections::HashMap;

@@ -1,0 +1,339 @@
+//! The referee with bots that play by the rules: a hundred games of each
+//! game without a forfeit and with complete transcripts, a slow start-up
+//! within its own limit, request ids, simultaneous choices collected before
+//! any is revealed, and what is refused before any game. Misbehaving bots:
+//! tests/referee_processes.rs.
+
+#[allow(dead_code)]
+mod common;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use common::referee::{RANDOM_BOT_NAME, check_transcript, play_two_games};
+use common::{
+    GAMES, PYTHON_RANDOM_BOT, Scratch, fixture, read_games_csv, rust_random_bot, transcript_of,
+};
+use serde_json::{Value, json};
+
+/// 100 games of `game` between the Python and the Rust random bots: no
+/// forfeit, seats alternating, and every transcript complete.
+fn random_bots_play_100_games(game: &str, seed: u64) {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let rust_bot = rust_random_bot().to_str().expect("a UTF-8 path").to_owned();
+    let seed = seed.to_string();
+    let run = scratch.arena([
+        "match",
+        game,
+        PYTHON_RANDOM_BOT,
+        &rust_bot,
+        "--games",
+        "100",
+        "--seed",
+        &seed,
+        // Generous: this test is about the protocol, not speed.
+        "--move-timeout",
+        "5s",
+        "--out",
+        out.to_str().expect("a UTF-8 temporary path"),
+    ]);
+    run.assert_success();
+    run.assert_faster_than(Duration::from_secs(60));
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 100);
+    for (row, index) in rows.iter().zip(1..) {
+        assert_eq!(row.number("game_index"), index);
+        assert_eq!(&row["game"], game);
+        assert_eq!(&row["reason"], "normal", "game {index}: {}", &row["forfeit_detail"]);
+        for column in ["forfeiter", "forfeit1", "forfeit2", "forfeit_detail"] {
+            assert_eq!(&row[column], "", "game {index}: {column}");
+        }
+        let python_seat = if index % 2 == 1 { "seat1" } else { "seat2" };
+        assert_eq!(&row[python_seat], RANDOM_BOT_NAME, "game {index}");
+        assert!(row.number("plies") > 0, "game {index}");
+        check_transcript(&transcript_of(&out, row), row);
+    }
+}
+
+/// From a process's second game on, `start` goes out with the game's first
+/// request and the move clock starts at the `ready`: a bot that takes longer
+/// than the move limit to get ready, but less than the start-up limit, loses
+/// nothing.
+#[test]
+fn a_slow_ready_counts_against_the_start_up_limit_not_the_move_limit() {
+    let scratch = Scratch::new();
+    let rows = play_two_games(
+        &scratch,
+        "number-snatch",
+        &fixture("slow_start.py"),
+        25,
+        // The move limit is play_two_games' 500 ms.
+        &["--startup-timeout", "5s"],
+    );
+    for row in &rows {
+        assert_eq!(&row["reason"], "normal", "{}", &row["forfeit_detail"]);
+        let transcript = transcript_of(&scratch.out(), row);
+        check_transcript(&transcript, row);
+    }
+    // In the second game the fixture (seat 2) gets `start` with its first
+    // request, and answers `ready` 0.8 s later.
+    let second = transcript_of(&scratch.out(), &rows[1]);
+    let sent_to_fixture: Vec<&Value> = second
+        .iter()
+        .filter(|line| line["type"] == "send" && line["seat"] == 2)
+        .map(|line| &line["msg"])
+        .collect();
+    assert_eq!(sent_to_fixture[0]["type"], "start");
+    assert_eq!(sent_to_fixture[1]["type"], "move");
+    let time_of = |kind: &str, message: &str| {
+        second
+            .iter()
+            .find(|line| {
+                line["type"] == kind && line["seat"] == 2 && line["msg"]["type"] == message
+            })
+            .and_then(|line| line["t_us"].as_u64())
+            .expect("the line is in the transcript")
+    };
+    assert!(time_of("recv", "ready") - time_of("send", "start") >= 800_000);
+    scratch.assert_fixture_processes_gone();
+}
+
+/// A seat whose game ends before its first request never gets that game's
+/// `start` (nor its `over`), and the ids it sees still count up by one.
+#[test]
+fn ids_count_up_by_one_when_a_game_ends_before_a_seat_is_asked() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let run = scratch.arena([
+        "match",
+        "number-snatch",
+        &fixture("counts_ids.py"),
+        &fixture("illegal_move.py"),
+        "--games",
+        "4",
+        "--seed",
+        "26",
+        "--out",
+        out.to_str().expect("a UTF-8 temporary path"),
+    ]);
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 4);
+    for row in &rows {
+        // illegal_move.py forfeits each game at its first move; counts_ids.py
+        // would exit (and forfeit as crashed) on an id out of sequence.
+        assert_eq!(&row["reason"], "illegal_move", "{}", &row["forfeit_detail"]);
+        assert_eq!(&row["forfeiter"], "illegal_move", "game {}", &row["game_index"]);
+    }
+    // Game 2: illegal_move.py moves first and forfeits, so counts_ids.py in
+    // seat 2 is sent nothing at all.
+    let second = transcript_of(&out, &rows[1]);
+    assert!(!second.iter().any(|line| line["type"] == "send" && line["seat"] == 2));
+    scratch.assert_fixture_processes_gone();
+}
+
+#[test]
+fn random_bots_play_100_games_of_number_snatch_without_forfeit() {
+    random_bots_play_100_games(GAMES[0], 101);
+}
+
+#[test]
+fn random_bots_play_100_games_of_numbers_war_without_forfeit() {
+    random_bots_play_100_games(GAMES[1], 102);
+}
+
+#[test]
+fn random_bots_play_100_games_of_number_warriors_without_forfeit() {
+    random_bots_play_100_games(GAMES[2], 103);
+}
+
+#[test]
+fn random_bots_play_100_games_of_number_claim_without_forfeit() {
+    random_bots_play_100_games(GAMES[3], 104);
+}
+
+#[test]
+fn random_bots_play_100_games_of_number_duel_without_forfeit() {
+    random_bots_play_100_games(GAMES[4], 105);
+}
+
+/// One simultaneous turn of Number Warriors as the transcript shows it.
+#[derive(Default, Debug)]
+struct Turn {
+    /// Per seat: when the move request went out, and the request.
+    requests: [Option<(u64, Value)>; 2],
+    /// Per seat: when the reply came in, and the move in it.
+    replies: [Option<(u64, Value)>; 2],
+    /// Per seat: when the reveal went out, and its `moves`.
+    reveals: [Option<(u64, Value)>; 2],
+}
+
+/// Splits a Number Warriors transcript into its turns.
+fn warriors_turns(transcript: &[Value]) -> Vec<Turn> {
+    let mut turns: Vec<Turn> = Vec::new();
+    for line in transcript {
+        let (Some(seat), Some(time)) = (line["seat"].as_u64(), line["t_us"].as_u64()) else {
+            continue;
+        };
+        let index = usize::try_from(seat - 1).expect("seat 1 or 2");
+        let message = &line["msg"];
+        match (line["type"].as_str(), message["type"].as_str()) {
+            (Some("send"), Some("move")) => {
+                if turns.last().is_none_or(|turn| turn.reveals.iter().all(Option::is_some)) {
+                    turns.push(Turn::default());
+                }
+                let turn = turns.last_mut().expect("a turn");
+                assert!(turn.requests[index].is_none(), "two requests in a turn: {line}");
+                turn.requests[index] = Some((time, message.clone()));
+            }
+            (Some("recv"), Some("move")) => {
+                let turn = turns.last_mut().expect("a reply follows a request");
+                assert!(turn.replies[index].is_none(), "two replies in a turn: {line}");
+                turn.replies[index] = Some((time, message["move"].clone()));
+            }
+            (Some("send"), Some("reveal")) => {
+                let turn = turns.last_mut().expect("a reveal follows a turn");
+                assert!(turn.reveals[index].is_none(), "two reveals in a turn: {line}");
+                turn.reveals[index] = Some((time, message["moves"].clone()));
+            }
+            _ => {}
+        }
+    }
+    turns
+}
+
+#[test]
+fn simultaneous_choices_are_collected_before_any_is_revealed() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let rust_bot = rust_random_bot().to_str().expect("a UTF-8 path").to_owned();
+    let run = scratch.arena([
+        "match",
+        "number-warriors",
+        PYTHON_RANDOM_BOT,
+        &rust_bot,
+        "--games",
+        "6",
+        "--seed",
+        "31",
+        "--out",
+        out.to_str().expect("a UTF-8 temporary path"),
+    ]);
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 6);
+    for row in &rows {
+        let game = &row["game_index"];
+        assert_eq!(&row["reason"], "normal", "game {game}");
+        let transcript = transcript_of(&out, row);
+        let initial = &transcript[0]["state"];
+        let mut pool: Vec<u64> = serde_json::from_value(initial["pool"].clone()).expect("a pool");
+        let mut life: [u64; 2] = serde_json::from_value(initial["life"].clone()).expect("life");
+        let mut history: Vec<Value> = Vec::new();
+        let turns = warriors_turns(&transcript);
+        assert_eq!(turns.len() as u64 * 2, row.number("plies"), "game {game}: turns");
+        for (turn, number) in turns.iter().zip(1u64..) {
+            let at = format!("game {game} turn {number}");
+            let [Some(request1), Some(request2)] = &turn.requests else {
+                panic!("{at}: a request is missing: {turn:?}");
+            };
+            let [Some(reply1), Some(reply2)] = &turn.replies else {
+                panic!("{at}: a reply is missing: {turn:?}");
+            };
+            // Both requests go out before either reply comes in.
+            let last_request = request1.0.max(request2.0);
+            let first_reply = reply1.0.min(reply2.0);
+            assert!(last_request <= first_reply, "{at}: {turn:?}");
+
+            // Each request shows the finished turns only, and the same to both.
+            assert_eq!(request1.1["state"], request2.1["state"], "{at}");
+            assert_eq!(request1.1["history"], request2.1["history"], "{at}");
+            for (_, request) in [request1, request2] {
+                let state = request["state"].as_object().expect("a state");
+                let keys: BTreeSet<&str> = state.keys().map(String::as_str).collect();
+                assert_eq!(keys, BTreeSet::from(["life", "pool", "turn"]), "{at}");
+                assert_eq!(state["turn"], number, "{at}");
+                assert_eq!(state["pool"], json!(pool), "{at}");
+                assert_eq!(state["life"], json!(life), "{at}");
+                assert_eq!(request["legal_moves"], json!(pool), "{at}");
+                assert_eq!(request["history"], json!(history), "{at}");
+            }
+
+            // Then both seats learn both choices.
+            let choices = json!([reply1.1, reply2.1]);
+            for (reveal, seat) in turn.reveals.iter().zip(1..) {
+                let (time, moves) = reveal.as_ref().unwrap_or_else(|| {
+                    panic!("{at}: no reveal to seat {seat}: {turn:?}");
+                });
+                assert!(*time >= reply1.0.max(reply2.0), "{at}: reveal before a reply");
+                assert_eq!(moves, &choices, "{at}: reveal to seat {seat}");
+            }
+
+            // The turn by the rules: the higher choice deals the difference.
+            let [one, two] = [&reply1.1, &reply2.1].map(|mv| mv.as_u64().expect("a number"));
+            let loser = usize::from(one > two);
+            life[loser] = life[loser].saturating_sub(one.abs_diff(two));
+            pool.retain(|&n| n != one && n != two);
+            history.push(json!({"seat": 1, "move": one}));
+            history.push(json!({"seat": 2, "move": two}));
+        }
+        assert_eq!(
+            transcript.last().expect("a result")["scores"],
+            json!(life),
+            "game {game}: the final life points"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_game_is_refused_with_the_list_of_games() {
+    let scratch = Scratch::new();
+    let run = scratch.arena(["match", "chess", PYTHON_RANDOM_BOT, PYTHON_RANDOM_BOT]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(run.stderr.contains("chess"), "{}", run.stderr);
+    for game in GAMES {
+        assert!(run.stderr.contains(game), "{game} is not listed: {}", run.stderr);
+    }
+}
+
+#[test]
+fn a_bot_command_that_does_not_exist_is_named_before_any_game() {
+    for (cmd1, cmd2, missing) in [
+        ("tests/fixtures/no_such_bot.py", PYTHON_RANDOM_BOT, "tests/fixtures/no_such_bot.py"),
+        (PYTHON_RANDOM_BOT, "no-such-arena-bot --fast", "no-such-arena-bot"),
+    ] {
+        let scratch = Scratch::new();
+        let out = scratch.out();
+        let run = scratch.arena([
+            "match",
+            "number-snatch",
+            cmd1,
+            cmd2,
+            "--out",
+            out.to_str().expect("a UTF-8 temporary path"),
+        ]);
+        assert!(!run.status.success(), "{run:?}");
+        assert!(run.stderr.contains(missing), "the message does not name {missing}: {run:?}");
+        assert!(!out.join("games.csv").exists(), "a game was played: {run:?}");
+    }
+}
+
+#[test]
+fn zero_games_are_refused() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let run = scratch.arena([
+        "match",
+        "number-snatch",
+        PYTHON_RANDOM_BOT,
+        PYTHON_RANDOM_BOT,
+        "--games",
+        "0",
+        "--out",
+        out.to_str().expect("a UTF-8 temporary path"),
+    ]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(run.stderr.contains("--games"), "{}", run.stderr);
+    assert!(!out.exists(), "the results folder was created: {run:?}");
+}
