@@ -205,9 +205,10 @@ fn warning(event: &Event<'_>) -> Option<String> {
                     .into_iter()
                     .filter_map(|(what, path)| path.map(|path| format!("{what} {path}")))
                     .collect();
-            let files = match files.is_empty() {
-                true => String::new(),
-                false => format!(" (in the results folder: {})", files.join("; ")),
+            let files = if files.is_empty() {
+                String::new()
+            } else {
+                format!(" (in the results folder: {})", files.join("; "))
             };
             // The quote of the game's stderr keeps its line breaks in the
             // event; a warning is one line.

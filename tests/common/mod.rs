@@ -396,13 +396,11 @@ pub fn tinygame(flaw: &str) -> String {
 /// `arena match GAME` between the Python and the Rust random bots: `games`
 /// games from seed 3, results in `scratch`'s folder, then `extra`.
 pub fn match_of_random_bots(scratch: &Scratch, game: &str, games: u32, extra: &[&str]) -> Run {
-    let out = scratch.out();
-    let games = games.to_string();
+    let (out, games) = (scratch.out(), games.to_string());
     let bot = rust_random_bot().to_str().expect("a UTF-8 path");
-    let mut args =
-        vec!["match", game, PYTHON_RANDOM_BOT, bot, "--games", &games, "--seed", "3", "--out"];
     let out = out.to_str().expect("a UTF-8 path");
-    args.push(out);
+    let mut args =
+        vec!["match", game, PYTHON_RANDOM_BOT, bot, "--games", &games, "--seed", "3", "--out", out];
     args.extend_from_slice(extra);
     scratch.arena(&args)
 }
