@@ -329,13 +329,7 @@ fn a_path_in_the_command_inside_git_stays_closed() {
         let checkout = scratch.out().with_file_name("checkout");
         std::fs::create_dir_all(checkout.join(".git")).expect("a .git folder");
         std::fs::write(checkout.join(".git/config"), "token = secret\n").expect("a config");
-        for file in ["hostile.py", "botlib.py"] {
-            std::fs::copy(
-                common::repo_dir().join("tests/fixtures").join(file),
-                checkout.join(file),
-            )
-            .expect("copying the fixture");
-        }
+        common::hostile::copy_bot_to(&checkout);
         // Named as itself: a word that names a file makes it the bot's own.
         let config = checkout.join(".git/config").to_str().expect("UTF-8").to_owned();
         let hostile = checkout.join("hostile.py").to_str().expect("UTF-8").to_owned();

@@ -401,10 +401,7 @@ fn a_bot_cannot_read_the_openings_file() {
     // read its folder, but not what the run's setups are made from.
     for sandbox in [false, true] {
         let folder = Folder::new();
-        for file in ["hostile.py", "botlib.py"] {
-            std::fs::copy(common::repo_dir().join("tests/fixtures").join(file), folder.join(file))
-                .expect("copying the fixture");
-        }
+        common::hostile::copy_bot_to(folder.dir.path());
         let openings = folder.write("openings.jsonl", "{\"seed\": 31337}\n");
         let secret = format!("path:{}", openings.display());
         let program = rust_random_bot().to_str().expect("a UTF-8 path");

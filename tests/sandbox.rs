@@ -141,10 +141,7 @@ fn a_bot_in_a_checkouts_root_cannot_read_its_git_folder() {
         let checkout = scratch.out().with_file_name("checkout");
         std::fs::create_dir_all(checkout.join(".git")).expect("a .git folder");
         std::fs::write(checkout.join(".git/config"), "token = secret\n").expect("a config");
-        for file in ["hostile.py", "botlib.py"] {
-            std::fs::copy(repo_dir().join("tests/fixtures").join(file), checkout.join(file))
-                .expect("copying the fixture");
-        }
+        common::hostile::copy_bot_to(&checkout);
         let config = format!("path:{}", checkout.join(".git/config").display());
         let hostile = checkout.join("hostile.py").to_str().expect("UTF-8").to_owned();
         let attack = attack_in(scratch, &hostile, "read-file", Some(&config), sandbox, &[]);

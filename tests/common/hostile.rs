@@ -12,6 +12,15 @@ pub const VICTIM: &str = "random_bot";
 /// The game a hostile bot plays unless a test names another.
 pub const GAME: &str = "number-snatch";
 
+/// Copies the hostile bot (tests/fixtures/hostile.py and the modules it
+/// imports) into `folder`, for a test that runs it from a folder of its own.
+pub fn copy_bot_to(folder: &Path) {
+    for file in ["hostile.py", "hostile_base.py", "hostile_limits.py", "botlib.py"] {
+        std::fs::copy(repo_dir().join("tests/fixtures").join(file), folder.join(file))
+            .expect("copying the hostile bot");
+    }
+}
+
 /// One run of the hostile bot (seat 1 of a one-game match) against the
 /// victim (seat 2).
 pub struct Attack {

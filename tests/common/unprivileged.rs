@@ -25,10 +25,12 @@ impl Unprivileged {
         std::fs::set_permissions(base, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let fixtures = base.join("fixtures");
         std::fs::create_dir(&fixtures).expect("a folder");
-        for file in ["hostile.py", "botlib.py", "cpu_hungry.py"] {
-            std::fs::copy(repo_dir().join("tests/fixtures").join(file), fixtures.join(file))
-                .expect("copying a fixture");
-        }
+        super::hostile::copy_bot_to(&fixtures);
+        std::fs::copy(
+            repo_dir().join("tests/fixtures/cpu_hungry.py"),
+            fixtures.join("cpu_hungry.py"),
+        )
+        .expect("copying a fixture");
         let copies: [(PathBuf, &str); 6] = [
             (repo_dir().join("tests/fixtures/games/tinygame.py"), "fixtures/tinygame.py"),
             (repo_dir().join("bots/python/random_bot.py"), "random_bot.py"),
