@@ -6,7 +6,7 @@
 #[allow(dead_code)]
 mod common;
 
-use common::{PYTHON_RANDOM_BOT, Run, Scratch, read_games_csv, tinygame as tiny};
+use common::{PYTHON_RANDOM_BOT, Run, Scratch, read_games_csv, tinygame};
 
 /// `arena match GAME BOT` against the Python random bot (`BOT` in seat 1
 /// first), `games` games with seed 3, its results in `scratch`'s folder
@@ -34,8 +34,13 @@ fn match_of(scratch: &Scratch, game: &str, bot: &str, games: u32, out: &str) -> 
 #[test]
 fn a_legal_move_no_double_holds_voids_the_game_instead_of_charging_its_bot() {
     let scratch = Scratch::new();
-    let run =
-        match_of(&scratch, &tiny("inexact-move"), "node bots/javascript/random_bot.js", 2, "js");
+    let run = match_of(
+        &scratch,
+        &tinygame("inexact-move"),
+        "node bots/javascript/random_bot.js",
+        2,
+        "js",
+    );
     let out = scratch.out().with_file_name("js");
     assert_eq!(run.status.code(), Some(1), "{}", run.stderr);
     assert!(
@@ -54,7 +59,7 @@ fn a_legal_move_no_double_holds_voids_the_game_instead_of_charging_its_bot() {
 
     // A move that is no echo of such a move stays its bot's illegal move.
     let fixture = common::fixture("string_move.py");
-    let run = match_of(&scratch, &tiny("inexact-move"), &fixture, 1, "garbage");
+    let run = match_of(&scratch, &tinygame("inexact-move"), &fixture, 1, "garbage");
     let out = scratch.out().with_file_name("garbage");
     run.assert_success();
     let rows = read_games_csv(&out);

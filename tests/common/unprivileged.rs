@@ -26,12 +26,8 @@ impl Unprivileged {
         let fixtures = base.join("fixtures");
         std::fs::create_dir(&fixtures).expect("a folder");
         super::hostile::copy_bot_to(&fixtures);
-        std::fs::copy(
-            repo_dir().join("tests/fixtures/cpu_hungry.py"),
-            fixtures.join("cpu_hungry.py"),
-        )
-        .expect("copying a fixture");
-        let copies: [(PathBuf, &str); 6] = [
+        let copies: [(PathBuf, &str); 7] = [
+            (repo_dir().join("tests/fixtures/cpu_hungry.py"), "fixtures/cpu_hungry.py"),
             (repo_dir().join("tests/fixtures/games/tinygame.py"), "fixtures/tinygame.py"),
             (repo_dir().join("bots/python/random_bot.py"), "random_bot.py"),
             (repo_dir().join("bots/javascript/random_bot.js"), "random_bot.js"),
