@@ -27,6 +27,7 @@ mod referee;
 mod results;
 mod sandbox;
 mod seeds;
+mod spelling;
 mod stdout;
 mod story;
 mod text_file;

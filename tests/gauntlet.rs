@@ -259,3 +259,53 @@ fn a_league_bot_named_with_bot_challenges_the_rest() {
     assert_eq!(without_league.status.code(), Some(2), "{}", without_league.stderr);
     assert!(without_league.stderr.contains("--bot names a bot of a league file"));
 }
+
+/// A gauntlet run without `--out` in the second another gauntlet started
+/// (as a CI script runs them, one after the other): it gets a results
+/// folder of its own, with `-2` added to the name, and never finds the
+/// other's results. The other's folder is copied to every name of the
+/// next seconds, so the two always meet.
+#[test]
+fn a_gauntlet_started_in_the_same_second_gets_a_folder_of_its_own() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let (strong, random) = (path_text(rust_strong_bot()), path_text(rust_random_bot()));
+    let gauntlet = |games: &str, out: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+            .current_dir(folder.path())
+            .env_remove("ARENA_SEED_KEY")
+            .args(["gauntlet", "--game", "number-snatch", &strong, &random, "--games", games])
+            .args(out)
+            .output()
+            .expect("arena runs");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    };
+    gauntlet("2", &["--out", "first"]);
+    let results = folder.path().join("results");
+    std::fs::create_dir(&results).expect("the results folder");
+    let now = std::time::SystemTime::now();
+    let names: Vec<String> = (0..30)
+        .map(|later| {
+            let time = now + std::time::Duration::from_secs(later);
+            let stamp = humantime::format_rfc3339_seconds(time).to_string();
+            format!("gauntlet-{}", stamp.trim_end_matches('Z').replace(':', "").replace('T', "-"))
+        })
+        .collect();
+    for name in &names {
+        let copied = std::process::Command::new("cp")
+            .args(["-r", "first"])
+            .arg(results.join(name))
+            .current_dir(folder.path())
+            .status()
+            .expect("cp runs");
+        assert!(copied.success());
+    }
+    gauntlet("4", &[]);
+    let made: Vec<_> = std::fs::read_dir(&results)
+        .expect("the results folders")
+        .map(|entry| entry.expect("an entry").file_name().into_string().expect("a UTF-8 name"))
+        .filter(|name| !names.contains(name))
+        .collect();
+    assert_eq!(made.len(), 1, "{made:?}");
+    assert!(made[0].ends_with("-2"), "{made:?}");
+    assert_eq!(read_games_csv(&results.join(&made[0])).len(), 4);
+}

@@ -51,9 +51,10 @@ pub struct TournamentArgs {
     /// A game parameter, e.g. --param count=12 (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     pub params: Vec<(String, Value)>,
-    /// Results folder [default: results/<command>-<date>-<time>]. Running
-    /// the same command on it again resumes: games already in its games.csv
-    /// are not played again.
+    /// Results folder [default: results/<command>-<date>-<time>, with -2,
+    /// -3... added when a command of the same second made that folder].
+    /// Running the same command on it again resumes: games already in its
+    /// games.csv are not played again.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Start over: discard the games arena wrote in the results folder
@@ -165,7 +166,7 @@ impl TournamentArgs {
         self.out.clone().unwrap_or_else(|| {
             let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
             let stamp: String = stamp.trim_end_matches('Z').replace(':', "").replace('T', "-");
-            Path::new("results").join(format!("{command}-{stamp}"))
+            unused_folder(&Path::new("results").join(format!("{command}-{stamp}")))
         })
     }
 
@@ -243,6 +244,23 @@ impl TournamentArgs {
         self.sandbox.apply_to(&mut tournament.sandbox);
         Ok(from)
     }
+}
+
+/// `base`, or when it exists, the first of `base-2`, `base-3`... that does
+/// not: two commands started in the same second (a CI script's gauntlet
+/// after another) each get a folder of their own instead of the second
+/// finding the first's results and refusing them. Two started at once may
+/// still pick the same name; `--out` names a folder for sure.
+fn unused_folder(base: &Path) -> PathBuf {
+    let mut candidate = base.to_path_buf();
+    let mut number = 1;
+    while candidate.exists() {
+        number += 1;
+        let mut name = base.as_os_str().to_owned();
+        name.push(format!("-{number}"));
+        candidate = PathBuf::from(name);
+    }
+    candidate
 }
 
 /// The bots given on the command line as `commands`, named by `names` (a
@@ -510,4 +528,21 @@ fn resume_command(args: &TournamentArgs, tournament: &Tournament) -> String {
     let quoted: Vec<String> =
         words.iter().map(|word| shell_words::quote(&word.to_string_lossy()).into_owned()).collect();
     quoted.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unused_folder;
+
+    #[test]
+    fn a_default_folder_already_made_is_not_reused() {
+        let folder = tempfile::tempdir().unwrap();
+        let base = folder.path().join("gauntlet-2026-11-28-092829");
+        assert_eq!(unused_folder(&base), base);
+        std::fs::create_dir(&base).unwrap();
+        let second = folder.path().join("gauntlet-2026-11-28-092829-2");
+        assert_eq!(unused_folder(&base), second);
+        std::fs::create_dir(&second).unwrap();
+        assert_eq!(unused_folder(&base), folder.path().join("gauntlet-2026-11-28-092829-3"));
+    }
 }

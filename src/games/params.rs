@@ -80,10 +80,9 @@ pub fn parse_params<P: GameParams>(
     let defaults = defaults.as_object().expect("parameters are an object");
     for (name, value) in &overrides {
         let Some(default) = defaults.get(name) else {
-            let known: Vec<&str> = defaults.keys().map(String::as_str).collect();
             return Err(ParamsError::Shape(ShapeError::Unknown {
                 param: name.clone(),
-                known: known.join(", "),
+                known: defaults.keys().cloned().collect(),
             }));
         };
         if let Some(expected) = expected_like(default, value) {
@@ -143,8 +142,8 @@ pub enum ShapeError {
     Unknown {
         /// The name given.
         param: String,
-        /// The game's parameters, comma-separated.
-        known: String,
+        /// The game's parameters' names.
+        known: Vec<String>,
     },
     /// A value of another type than the parameter's.
     WrongType {
@@ -185,11 +184,34 @@ impl ParamsError {
     /// What is wrong, without the parameter's name.
     fn problem(&self) -> String {
         match self {
-            ParamsError::Shape(ShapeError::Unknown { known, .. }) => {
-                format!("no such parameter (the parameters are {known})")
+            ParamsError::Shape(ShapeError::Unknown { param, known }) => {
+                let names = known.iter().map(String::as_str);
+                match (crate::spelling::closest(param, names), known.is_empty()) {
+                    (Some(meant), _) => format!(
+                        "no such parameter: did you mean `{meant}`? (the parameters are {})",
+                        known.join(", ")
+                    ),
+                    (None, true) => "no such parameter (the game has none)".to_owned(),
+                    (None, false) => {
+                        format!("no such parameter (the parameters are {})", known.join(", "))
+                    }
+                }
             }
-            ParamsError::Shape(ShapeError::WrongType { expected, got, .. }) => {
-                format!("expected {expected}, got {got}")
+            ParamsError::Shape(ShapeError::WrongType { param, expected, got }) => {
+                // A number or a truth value written in quotes: say how to
+                // write it instead.
+                let unquoted = serde_json::from_str::<String>(got).ok().filter(|text| {
+                    matches!(
+                        serde_json::from_str::<serde_json::Value>(text),
+                        Ok(serde_json::Value::Number(_) | serde_json::Value::Bool(_))
+                    )
+                });
+                match unquoted {
+                    Some(text) => format!(
+                        "expected {expected}, got {got}: write it without quotes, {param} = {text}"
+                    ),
+                    None => format!("expected {expected}, got {got}"),
+                }
             }
             ParamsError::Shape(ShapeError::Other { message, .. }) => message.clone(),
             ParamsError::Invalid(error) => error.message.clone(),

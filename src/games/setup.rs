@@ -218,8 +218,16 @@ mod tests {
         let error = refused("count", serde_json::json!(-1));
         assert!(error.ends_with("expected a whole number of 0 or more, got -1"), "{error}");
         assert_eq!(
+            refused("count", "12".into()),
+            r#"parameter `count` of numbers-war: expected a whole number, got "12": write it without quotes, count = 12"#
+        );
+        assert_eq!(
+            refused("colour", 3.into()),
+            "parameter `colour` of numbers-war: no such parameter (the parameters are count, max)"
+        );
+        assert_eq!(
             refused("cnt", 3.into()),
-            "parameter `cnt` of numbers-war: no such parameter (the parameters are count, max)"
+            "parameter `cnt` of numbers-war: no such parameter: did you mean `count`? (the parameters are count, max)"
         );
         let error = refused("count", 5_000_000_000u64.into());
         assert!(error.starts_with("parameter `count` of numbers-war: "), "{error}");

@@ -197,13 +197,9 @@ impl Declaration {
     pub fn params_from(&self, overrides: &Map<String, Value>) -> Result<ParamValues, ParamsError> {
         for name in overrides.keys() {
             if !self.params.iter().any(|spec| &spec.name == name) {
-                let known: Vec<&str> = self.params.iter().map(|spec| spec.name.as_str()).collect();
                 return Err(ParamsError::Shape(ShapeError::Unknown {
                     param: name.clone(),
-                    known: match known.is_empty() {
-                        true => "none".to_owned(),
-                        false => known.join(", "),
-                    },
+                    known: self.params.iter().map(|spec| spec.name.clone()).collect(),
                 }));
             }
         }
@@ -435,6 +431,14 @@ mod tests {
         assert_eq!(
             refused("depth", json!(1)),
             "parameter `depth`: no such parameter (the parameters are rows, cols, variant, fast)"
+        );
+        assert_eq!(
+            refused("row", json!(6)),
+            "parameter `row`: no such parameter: did you mean `rows`? (the parameters are rows, cols, variant, fast)"
+        );
+        assert_eq!(
+            refused("rows", json!("6")),
+            r#"parameter `rows`: expected a whole number, got "6": write it without quotes, rows = 6"#
         );
     }
 

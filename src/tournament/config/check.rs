@@ -221,13 +221,8 @@ fn check_table(table: &DeTable<'_>, keys: &[Key], prefix: &str, problems: &mut V
 
 /// "unknown key `games_per_pairs`: did you mean `games_per_pair`?"
 fn unknown_key(written: &str, keys: &[Key]) -> String {
-    let closest = keys
-        .iter()
-        .map(|key| (strsim::damerau_levenshtein(written, key.name), key.name))
-        .min()
-        .filter(|(distance, name)| *distance <= (name.len() / 3).max(2));
-    match closest {
-        Some((_, name)) => format!("unknown key `{written}`: did you mean `{name}`?"),
+    match crate::spelling::closest(written, keys.iter().map(|key| key.name)) {
+        Some(name) => format!("unknown key `{written}`: did you mean `{name}`?"),
         None => {
             let known: Vec<&str> = keys.iter().map(|key| key.name).collect();
             format!("unknown key `{written}` (the keys here are {})", known.join(", "))
