@@ -68,7 +68,13 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
         again.stderr
     );
     void_by("hang", 2, "(turn 3)", "did not answer within 1000 ms");
-    void_by("malformed", 2, "(turn 2)", "answered wrongly: not a JSON answer object");
+    // A line that is not JSON is most often a log printed to stdout.
+    void_by(
+        "malformed",
+        2,
+        "(turn 2)",
+        "answered wrongly: not a JSON answer object: the line is not JSON (an answer is one object, `{...}`, a line; write anything else to stderr)",
+    );
     // Valid JSON text that no JSON value holds (a replay would not read it).
     void_by("unreadable", 2, "(turn 2)", "JSON text that no JSON value holds");
     void_by("no-legal-moves", 2, "(turn 2)", "seat 1 is to move but has no legal moves");

@@ -284,12 +284,15 @@ pub fn parse_answer(
             .map(Answer::Step);
     }
     if let Some(is_json) = super::not_an_object(line) {
-        let what = if is_json { "JSON, but not an object" } else { "not JSON" };
+        // Text that is not JSON at all is most often a print meant as a log.
+        let what = if is_json {
+            "JSON, but not an object (an answer is one object, `{...}`, a line)"
+        } else {
+            "not JSON (an answer is one object, `{...}`, a line; write anything else to stderr)"
+        };
         return Err(BadAnswer::new(
             BadAnswerKind::NotJson,
-            format!(
-                "not a JSON answer object: the line is {what} (an answer is one object, `{{...}}`, a line)"
-            ),
+            format!("not a JSON answer object: the line is {what}"),
         ));
     }
     if let Some(why) = super::unreadable_json(line) {
@@ -493,7 +496,7 @@ mod tests {
             answer("[0.023s][warning][os,thread] Failed to start thread", GameRequestKind::Apply);
         assert_eq!(
             warning.unwrap_err().detail,
-            "not a JSON answer object: the line is not JSON (an answer is one object, `{...}`, a line)"
+            "not a JSON answer object: the line is not JSON (an answer is one object, `{...}`, a line; write anything else to stderr)"
         );
         let array = answer("[1, 2]", GameRequestKind::Apply).unwrap_err();
         assert!(array.detail.contains("JSON, but not an object"), "{}", array.detail);

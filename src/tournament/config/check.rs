@@ -390,8 +390,21 @@ fn check_value(key: &Key, value: &Spanned<DeValue<'_>>, prefix: &str, problems: 
                     match item.get_ref() {
                         DeValue::Table(table) => {
                             check_table(table, keys, &label, problems);
+                            // A key misspelt into an unknown one is told
+                            // once, by its suggestion, not again as missing.
+                            let misspelt = |required: &str| {
+                                table.iter().any(|(key, _)| {
+                                    let key = key.get_ref().as_ref();
+                                    let names = keys.iter().map(|known| known.name);
+                                    !keys.iter().any(|known| known.name == key)
+                                        && crate::spelling::closest(key, names) == Some(required)
+                                })
+                            };
                             for required in ["name", "command"] {
-                                if name == "bot" && table.get(required).is_none() {
+                                if name == "bot"
+                                    && table.get(required).is_none()
+                                    && !misspelt(required)
+                                {
                                     problems.push(Problem {
                                         span: item.span(),
                                         message: format!("{label}`{required}`: missing"),
@@ -474,11 +487,12 @@ pub(super) mod tests {
         let messages: Vec<&str> = found.iter().map(|(_, message)| message.as_str()).collect();
         assert!(messages[0].starts_with("game: "), "{messages:?}");
         assert_eq!(messages[1], "unknown key `games_per_pairs`: did you mean `games_per_pair`?");
-        assert!(messages.contains(&"[[bot]] 1 (`a`), `command`: missing"), "{messages:?}");
+        // Misspelt, `command` is told once: not also as missing.
         assert!(
             messages.contains(&"[[bot]] 1 (`a`), unknown key `comand`: did you mean `command`?"),
             "{messages:?}"
         );
+        assert!(!messages.iter().any(|message| message.ends_with("missing")), "{messages:?}");
         assert!(
             messages.iter().any(|message| message.starts_with("[[bot]] 1 (`a`), move_timeout: "))
         );
@@ -486,7 +500,10 @@ pub(super) mod tests {
         assert!(messages.iter().any(|message| {
             message.starts_with("[sprt], unknown key `xyzzy` (the keys here are elo0, elo1")
         }));
-        assert_eq!(found.len(), 7, "{found:?}");
+        assert_eq!(found.len(), 6, "{found:?}");
+        // Left out, it is missing.
+        let without = "game = \"number-snatch\"\n[[bot]]\nname = \"a\"\n";
+        assert_eq!(problems(without), [(2, "[[bot]] 1 (`a`), `command`: missing".to_owned())]);
     }
 
     #[test]
