@@ -392,12 +392,12 @@ fn check_value(key: &Key, value: &Spanned<DeValue<'_>>, prefix: &str, problems: 
                             check_table(table, keys, &label, problems);
                             // A key misspelt into an unknown one is told
                             // once, by its suggestion, not again as missing.
+                            // (A key the table knows is closest to itself.)
                             let misspelt = |required: &str| {
                                 table.iter().any(|(key, _)| {
-                                    let key = key.get_ref().as_ref();
                                     let names = keys.iter().map(|known| known.name);
-                                    !keys.iter().any(|known| known.name == key)
-                                        && crate::spelling::closest(key, names) == Some(required)
+                                    crate::spelling::closest(key.get_ref(), names)
+                                        == Some(required)
                                 })
                             };
                             for required in ["name", "command"] {
