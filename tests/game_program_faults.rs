@@ -42,6 +42,8 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
         "exited with status 3 instead of answering apply request",
     );
     assert!(read_games_csv(&scratch.out()).is_empty());
+    let none_kept = format!("no game in {} was played to its end", scratch.out().display());
+    assert!(run.stderr.contains(&none_kept), "{}", run.stderr);
     // The warning points at what the game wrote to stderr before it crashed,
     // and quotes its last two lines on the warning's one line.
     assert!(
@@ -67,7 +69,8 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
         "{}",
         again.stderr
     );
-    void_by("hang", 2, "(turn 3)", "did not answer within 1000 ms");
+    let (_, hung) = void_by("hang", 2, "(turn 3)", "did not answer within 1000 ms");
+    assert!(!hung.stderr.contains("output buffer"), "a busy program is not stuck: {}", hung.stderr);
     // A line that is not JSON is most often a log printed to stdout.
     void_by(
         "malformed",
@@ -78,6 +81,19 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
     // Valid JSON text that no JSON value holds (a replay would not read it).
     void_by("unreadable", 2, "(turn 2)", "JSON text that no JSON value holds");
     void_by("no-legal-moves", 2, "(turn 2)", "seat 1 is to move but has no legal moves");
+}
+
+#[test]
+fn a_game_that_does_not_flush_is_told_so_not_to_wait_longer() {
+    // Its `hello` waits in its output buffer while it reads on: more time
+    // would not help, and the message says what would.
+    let scratch = Scratch::new();
+    let run = match_of(&scratch, &tiny("unflushed"), 2, &["--game-timeout", "1s"]);
+    assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
+    let said = "did not answer within 1000 ms; nothing arrived, and the program was waiting to read its input: its answer is stuck in its output buffer (flush after every line, game-protocol.md section 1)";
+    assert!(run.stderr.contains(said), "{}", run.stderr);
+    // (A program busy past its time is told to raise it: game_programs.rs.)
+    assert!(!run.stderr.contains("raise --game-timeout"), "{}", run.stderr);
 }
 
 #[test]

@@ -64,6 +64,8 @@ fn the_examples_tournaments_play() {
         assert!(!out.join("void").exists(), "{example}: a game was void: {}", run.stdout);
         let html = std::fs::read_to_string(&page).unwrap();
         assert!(html.contains(title), "{example}: the page names the game");
+        let wrote = format!("wrote {}", page.display());
+        assert!(run.stdout.contains(&wrote), "{example}: the page is named: {}", run.stdout);
     }
 }
 
@@ -156,6 +158,18 @@ fn the_files_mistakes_about_the_game_are_reported_at_their_place() {
     fails_with(
         &text.replace("game_command = [\"python3\", \"game.py\"]", ""),
         "game: missing: name the game",
+    );
+    // Said so whether or not the id is a game's.
+    fails_with(
+        &format!("game = \"hidden-cards\"\n{text}"),
+        &format!("{name}:1:8: give either `game` (a built-in game) or `game_command`"),
+    );
+    // A command given as `game` is shown as the `game_command` it means.
+    fails_with(
+        &text.replace("game_command = [\"python3\", \"game.py\"]", "game = \"python3 game.py\""),
+        &format!(
+            "{name}:1:8: game: unknown game `python3 game.py`; the games are: number-snatch, numbers-war, number-warriors, number-claim, number-duel; a game program is given by its command: game_command = [\"python3\", \"game.py\"] (game-protocol.md)"
+        ),
     );
     // Out of the declared range: at the value.
     fails_with(

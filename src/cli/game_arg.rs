@@ -100,7 +100,7 @@ pub fn game_setup(
                         .context("cannot put the game program in its sandbox"),
                     DescribeError::Runtime(_) => error.into(),
                     _ => match timeout_flag {
-                        Some(flag) if error.timed_out() => {
+                        Some(flag) if error.may_need_more_time() => {
                             UsageError(format!("{error}: if the game needs longer, raise {flag}"))
                                 .into()
                         }

@@ -241,6 +241,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                         "\nresults: {}/games.csv, standings.csv, crosstable.csv",
                         tournament.out.display()
                     );
+                    // As `arena report` tells them.
+                    for export in &options.exports {
+                        crate::say!("wrote {}", export.path.display());
+                    }
                 }
                 Verbosity::Json => {
                     let done = serde_json::json!({"type": "complete", "out": tournament.out});

@@ -508,10 +508,13 @@ pub async fn run(
     // without them.
     if void > 0 && !stopped {
         anyhow::bail!(
-            "{void} game{} void: the game program failed (the warnings above say how); the other {} games in {} are kept: fix the game (`arena check-game` helps) and run again to play the void ones (an edited game is a new version, so the games its old version played are played again too)",
+            "{void} game{} void: the game program failed (the warnings above say how); {}: fix the game (`arena check-game` helps) and run again to play the void ones (an edited game is a new version, so the games its old version played are played again too)",
             if void == 1 { " is" } else { "s are" },
-            already + played,
-            folder.path.display(),
+            match already + played {
+                0 => format!("no game in {} was played to its end", folder.path.display()),
+                1 => format!("the other game in {} is kept", folder.path.display()),
+                kept => format!("the other {kept} games in {} are kept", folder.path.display()),
+            },
         );
     }
     let standings = folder.finish(&schedule, &options.exports, options.reporter.as_ref())?;

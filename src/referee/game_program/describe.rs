@@ -37,10 +37,11 @@ pub enum DescribeError {
 }
 
 impl DescribeError {
-    /// Whether the program ran out of its time for an answer: one slow
-    /// to start may need more (the user's setting says how much).
-    pub fn timed_out(&self) -> bool {
-        matches!(self, DescribeError::Fault(fault) if fault.timed_out())
+    /// Whether the program ran out of its time for an answer while at
+    /// work: one slow to start may need more (the user's setting says how
+    /// much).
+    pub fn may_need_more_time(&self) -> bool {
+        matches!(self, DescribeError::Fault(fault) if fault.may_need_more_time())
     }
 }
 

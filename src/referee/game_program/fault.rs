@@ -5,7 +5,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::protocol::game::{BadAnswer, GameRequestKind, Refusal};
-use crate::referee::forfeit::{Crash, Stall};
+use crate::referee::forfeit::{Activity, Crash, Stall};
 
 /// A request to a game program: its kind, its id, and for `apply` the
 /// turn it plays (from 1).
@@ -78,6 +78,12 @@ impl fmt::Display for FaultCause {
                     Stall::InputNotRead => {
                         write!(f, "did not read its input {within}")
                     }
+                    Stall::NoLine { partial_bytes: 0, bot_was: Activity::WaitingForInput } => {
+                        write!(
+                            f,
+                            "did not answer {within}; nothing arrived, and the program was waiting to read its input: its answer is stuck in its output buffer (flush after every line, game-protocol.md section 1), or it skipped the request (every request needs one answer)"
+                        )
+                    }
                     Stall::NoLine { partial_bytes: 0, .. } => {
                         write!(f, "did not answer {within}")
                     }
@@ -126,6 +132,19 @@ impl GameFault {
     /// Whether the program ran out of its time for an answer.
     pub fn timed_out(&self) -> bool {
         matches!(self.cause, FaultCause::Timeout { .. })
+    }
+
+    /// Whether more time might have brought the answer: it ran out of time
+    /// at work, not with its answer stuck in its output buffer (part of a
+    /// line arrived, or it sat waiting for its input).
+    pub fn may_need_more_time(&self) -> bool {
+        match &self.cause {
+            FaultCause::Timeout { stall: Stall::NoLine { partial_bytes, bot_was }, .. } => {
+                *partial_bytes == 0 && *bot_was != Activity::WaitingForInput
+            }
+            FaultCause::Timeout { .. } => true,
+            _ => false,
+        }
     }
 
     /// What the program did, with the request: "did not answer within

@@ -200,8 +200,30 @@ pub(super) fn check(text: &str) -> Vec<Problem> {
             message: "game: missing: name the game, e.g. game = \"number-snatch\" (`arena games` lists them), or give a game program's command, game_command = [\"python3\", \"my_game.py\"] (game-protocol.md)".to_owned(),
         });
     }
+    if let (Some(game), true) = (document.get_ref().get("game"), has("game_command")) {
+        // Said once: whether the id is known is beside the point.
+        let span = game.span();
+        problems.retain(|problem| problem.span != span);
+        problems.push(Problem { span, message: GAME_AND_COMMAND.to_owned() });
+    }
     problems.sort_by_key(|problem| problem.span.start);
     problems
+}
+
+/// What is wrong with a file that has both `game` and `game_command`.
+pub(super) const GAME_AND_COMMAND: &str =
+    "give either `game` (a built-in game) or `game_command` (a game program), not both";
+
+/// `text`, given as `game` but not a game's id in form (a path, a command
+/// line), written as the `game_command` that runs it:
+/// `["python3", "game.py"]`.
+fn as_game_command(text: &str) -> Option<String> {
+    if crate::games::program::check_game_name(text).is_ok() {
+        return None;
+    }
+    let words = shell_words::split(text).ok().filter(|words| !words.is_empty())?;
+    let quoted: Vec<String> = words.iter().map(|word| format!("{word:?}")).collect();
+    Some(format!("[{}]", quoted.join(", ")))
 }
 
 /// Checks each key of `table` against `keys`; `prefix` names the table in
@@ -266,7 +288,12 @@ fn check_value(key: &Key, value: &Spanned<DeValue<'_>>, prefix: &str, problems: 
         },
         Expect::Game => match text.map(str::parse::<GameId>) {
             Some(Ok(_)) => {}
-            Some(Err(error)) => fail(error.to_string()),
+            Some(Err(error)) => fail(match text.and_then(as_game_command) {
+                Some(command) => format!(
+                    "{error}; a game program is given by its command: game_command = {command} (game-protocol.md)"
+                ),
+                None => error.to_string(),
+            }),
             None => fail(format!(
                 "expected a game id in quotes, such as \"number-snatch\", got {got} (`arena games` lists them)"
             )),

@@ -228,11 +228,7 @@ fn read_setup(
             });
         }
         (Some(game), Some(_)) => {
-            return Err(fail(
-                Some(game.span()),
-                "give either `game` (a built-in game) or `game_command` (a game program), not both"
-                    .to_owned(),
-            ));
+            return Err(fail(Some(game.span()), super::check::GAME_AND_COMMAND.to_owned()));
         }
         (None, None) => {
             return Err(fail(
@@ -278,7 +274,7 @@ fn read_setup(
                 fail(param_span(refusal.param.as_deref()), format!("params: {error}"))
             }
             // The time may be what is wrong: said where it is set.
-            _ if error.timed_out() => match &raw.game_timeout {
+            _ if error.may_need_more_time() => match &raw.game_timeout {
                 Some(timeout) => fail(
                     Some(timeout.span()),
                     format!("game_timeout: {error}: raise it if the game needs longer"),
