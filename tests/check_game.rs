@@ -102,6 +102,7 @@ fn each_broken_fixture_fails_exactly_its_item() {
         ("slow", "answers in time", &["--timeout", "1s"]),
         ("hang", "answers in time", &["--timeout", "500ms"]),
         ("never-exits", "exits when its input closes", &[]),
+        ("unflushed", "describes itself", &["--timeout", "500ms"]),
     ] {
         let command = common::tinygame(flaw);
         let (status, stdout) = check_game(&command, extra);
@@ -132,6 +133,14 @@ fn each_broken_fixture_fails_exactly_its_item() {
                 let status = items(&stdout).into_iter().find(|(_, title)| title == item);
                 assert_eq!(status, Some(("SKIP".to_owned(), item.to_owned())), "{stdout}");
             }
+        }
+        if flaw == "unflushed" {
+            // Told what is wrong, not to allow more time.
+            assert!(stdout.contains("        hint: flush stdout after every line"), "{stdout}");
+            assert!(!stdout.contains("--timeout"), "{stdout}");
+        }
+        if flaw == "hang" {
+            assert!(stdout.contains("else allow more with --timeout"), "{stdout}");
         }
         // Each failure shows its evidence and a hint.
         assert!(stdout.contains("        hint: "), "{flaw}:\n{stdout}");

@@ -164,6 +164,16 @@ fn the_files_mistakes_about_the_game_are_reported_at_their_place() {
         &format!("game = \"hidden-cards\"\n{text}"),
         &format!("{name}:1:8: give either `game` (a built-in game) or `game_command`"),
     );
+    // A program alone is named by its path, as game_command needs.
+    fails_with(
+        &text.replace("game_command = [\"python3\", \"game.py\"]", "game = \"game.py\""),
+        "a game program is given by its command: game_command = [\"./game.py\"]",
+    );
+    // A misspelt id is told the id.
+    fails_with(
+        &text.replace("game_command = [\"python3\", \"game.py\"]", "game = \"number_snatch\""),
+        "did you mean `number-snatch`?",
+    );
     // A command given as `game` is shown as the `game_command` it means.
     fails_with(
         &text.replace("game_command = [\"python3\", \"game.py\"]", "game = \"python3 game.py\""),

@@ -284,9 +284,24 @@ fn a_resume_or_merge_under_another_key_or_setting_is_refused_naming_it() {
         .refused(&["--shard", "ARENA_SEED_KEY", "--seed-key-file"]);
     let (one, two) = (shard("1/2", "k"), shard("2/2", "k"));
     let other = shard("2/2", "other");
-    folder
-        .arena(&["merge", "--out", path(&folder.join("merged")), path(&one), path(&two)], &[])
+    let summary = folder.join("merged.md");
+    let merged = folder
+        .arena(
+            &[
+                "merge",
+                "--out",
+                path(&folder.join("merged")),
+                path(&one),
+                path(&two),
+                "--markdown",
+                path(&summary),
+            ],
+            &[],
+        )
         .ok();
+    // The summary asked for is written, and named.
+    assert!(summary.is_file());
+    assert!(merged.stdout.contains(&format!("wrote {}", summary.display())), "{}", merged.stdout);
     folder
         .arena(&["merge", "--out", path(&folder.join("merged-2")), path(&one), path(&other)], &[])
         .refused(&["different tournament", "the seat-seed key was"]);

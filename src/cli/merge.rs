@@ -46,6 +46,8 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let exports = requested_exports(args.markdown.as_deref(), args.html.as_deref())?;
+    // Named once written, as `arena report` names them.
+    let written: Vec<PathBuf> = exports.iter().map(|export| export.path.clone()).collect();
     // The merge runs beside a listener for Ctrl-C (and the other signals
     // that end arena), which stops it: its staging folder is removed and
     // nothing is written to --out.
@@ -90,5 +92,8 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         args.shards.len(),
         args.out.display()
     );
+    for path in &written {
+        crate::say!("wrote {}", path.display());
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -142,6 +142,7 @@ impl GameFault {
             FaultCause::Timeout { stall: Stall::NoLine { partial_bytes, bot_was }, .. } => {
                 *partial_bytes == 0 && *bot_was != Activity::WaitingForInput
             }
+            FaultCause::Timeout { stall: Stall::Stuck { .. }, .. } => false,
             FaultCause::Timeout { .. } => true,
             _ => false,
         }

@@ -214,16 +214,29 @@ pub(super) fn check(text: &str) -> Vec<Problem> {
 pub(super) const GAME_AND_COMMAND: &str =
     "give either `game` (a built-in game) or `game_command` (a game program), not both";
 
-/// `text`, given as `game` but not a game's id in form (a path, a command
-/// line), written as the `game_command` that runs it:
-/// `["python3", "game.py"]`.
-fn as_game_command(text: &str) -> Option<String> {
-    if crate::games::program::check_game_name(text).is_ok() {
+/// What `text`, given as `game` but no game's id, most likely means: a
+/// game's id misspelt ("did you mean `number-snatch`?"), or a game
+/// program's command line, shown as the `game_command` that runs it
+/// (`["python3", "game.py"]`; a program alone named by its path, as
+/// commands name one not looked up in PATH).
+fn meant_game(text: &str) -> Option<String> {
+    let ids = GameId::ALL.iter().map(|id| id.as_str());
+    if let Some(id) = crate::spelling::closest(text, ids) {
+        return Some(format!("did you mean `{id}`?"));
+    }
+    if !text.contains(['/', '.']) && !text.contains(char::is_whitespace) {
         return None;
     }
-    let words = shell_words::split(text).ok().filter(|words| !words.is_empty())?;
-    let quoted: Vec<String> = words.iter().map(|word| format!("{word:?}")).collect();
-    Some(format!("[{}]", quoted.join(", ")))
+    let mut words = shell_words::split(text).ok().filter(|words| !words.is_empty())?;
+    if words.len() == 1 && !words[0].contains('/') {
+        words[0] = format!("./{}", words[0]);
+    }
+    let quoted: Vec<String> =
+        words.into_iter().map(|word| toml::Value::String(word).to_string()).collect();
+    Some(format!(
+        "a game program is given by its command: game_command = [{}] (game-protocol.md)",
+        quoted.join(", ")
+    ))
 }
 
 /// Checks each key of `table` against `keys`; `prefix` names the table in
@@ -288,11 +301,9 @@ fn check_value(key: &Key, value: &Spanned<DeValue<'_>>, prefix: &str, problems: 
         },
         Expect::Game => match text.map(str::parse::<GameId>) {
             Some(Ok(_)) => {}
-            Some(Err(error)) => fail(match text.and_then(as_game_command) {
-                Some(command) => format!(
-                    "{error}; a game program is given by its command: game_command = {command} (game-protocol.md)"
-                ),
-                None => error.to_string(),
+            Some(Err(error)) => fail(match text.map(meant_game) {
+                Some(Some(meant)) => format!("{error}; {meant}"),
+                _ => error.to_string(),
             }),
             None => fail(format!(
                 "expected a game id in quotes, such as \"number-snatch\", got {got} (`arena games` lists them)"
