@@ -9,7 +9,7 @@ use anyhow::Context;
 
 use super::EXIT_INTERRUPTED;
 use super::interrupt::Interrupt;
-use super::options::{UsageError, requested_exports};
+use super::options::{UsageError, requested_exports, say_written};
 use super::reporters::Quiet;
 use crate::tournament::standings::standings_text;
 use crate::tournament::store::{MergeInterrupted, ResumeRefused, merge_folders};
@@ -46,8 +46,8 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let exports = requested_exports(args.markdown.as_deref(), args.html.as_deref())?;
-    // Named once written, as `arena report` names them.
-    let written: Vec<PathBuf> = exports.iter().map(|export| export.path.clone()).collect();
+    // Named once written (the merge's thread takes the list).
+    let written = exports.clone();
     // The merge runs beside a listener for Ctrl-C (and the other signals
     // that end arena), which stops it: its staging folder is removed and
     // nothing is written to --out.
@@ -92,8 +92,6 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         args.shards.len(),
         args.out.display()
     );
-    for path in &written {
-        crate::say!("wrote {}", path.display());
-    }
+    say_written(&written);
     Ok(ExitCode::SUCCESS)
 }

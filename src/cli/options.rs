@@ -29,6 +29,13 @@ pub fn requested_exports(
     Ok(exports)
 }
 
+/// Names each of `exports` once written: "wrote leaderboard.html".
+pub fn say_written(exports: &[crate::tournament::export::Export]) {
+    for export in exports {
+        crate::say!("wrote {}", export.path.display());
+    }
+}
+
 /// Input that the user must correct (exit status 2).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::options::{UsageError, requested_exports};
+use super::options::{UsageError, requested_exports, say_written};
 use crate::tournament::export::ExportFormat;
 use crate::tournament::standings::standings_text;
 use crate::tournament::store::{NotResultsFolder, report_folder};
@@ -45,8 +45,6 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         None => error,
     })?;
     crate::say_raw!("{}", standings_text(&standings));
-    for export in &exports {
-        crate::say!("wrote {}", export.path.display());
-    }
+    say_written(&exports);
     Ok(ExitCode::SUCCESS)
 }

@@ -241,10 +241,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                         "\nresults: {}/games.csv, standings.csv, crosstable.csv",
                         tournament.out.display()
                     );
-                    // As `arena report` tells them.
-                    for export in &options.exports {
-                        crate::say!("wrote {}", export.path.display());
-                    }
+                    super::options::say_written(&options.exports);
                 }
                 Verbosity::Json => {
                     let done = serde_json::json!({"type": "complete", "out": tournament.out});

@@ -153,6 +153,21 @@ pub enum Stall {
     Stuck { waited: Duration, partial_bytes: usize },
 }
 
+impl Stall {
+    /// Whether the answer was seen to be written but held back: part of a
+    /// line arrived, or the process sat waiting to read its input. More
+    /// time would not bring it; a flush would.
+    pub fn output_stuck(&self) -> bool {
+        match self {
+            Stall::NoLine { partial_bytes, bot_was } => {
+                *partial_bytes > 0 || *bot_was == Activity::WaitingForInput
+            }
+            Stall::Stuck { .. } => true,
+            Stall::InputNotRead => false,
+        }
+    }
+}
+
 /// What a bot's process was doing when its time ran out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activity {

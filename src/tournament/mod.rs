@@ -510,10 +510,10 @@ pub async fn run(
         anyhow::bail!(
             "{void} game{} void: the game program failed (the warnings above say how); {}: fix the game (`arena check-game` helps) and run again to play the void ones (an edited game is a new version, so the games its old version played are played again too)",
             if void == 1 { " is" } else { "s are" },
-            match already + played {
-                0 => format!("no game in {} was played to its end", folder.path.display()),
-                1 => format!("the other game in {} is kept", folder.path.display()),
-                kept => format!("the other {kept} games in {} are kept", folder.path.display()),
+            match (already + played, folder.path.display()) {
+                (0, path) => format!("no game in {path} was played to its end"),
+                (1, path) => format!("the other game in {path} is kept"),
+                (kept, path) => format!("the other {kept} games in {path} are kept"),
             },
         );
     }

@@ -138,14 +138,7 @@ impl GameFault {
     /// at work, not with its answer stuck in its output buffer (part of a
     /// line arrived, or it sat waiting for its input).
     pub fn may_need_more_time(&self) -> bool {
-        match &self.cause {
-            FaultCause::Timeout { stall: Stall::NoLine { partial_bytes, bot_was }, .. } => {
-                *partial_bytes == 0 && *bot_was != Activity::WaitingForInput
-            }
-            FaultCause::Timeout { stall: Stall::Stuck { .. }, .. } => false,
-            FaultCause::Timeout { .. } => true,
-            _ => false,
-        }
+        matches!(&self.cause, FaultCause::Timeout { stall, .. } if !stall.output_stuck())
     }
 
     /// What the program did, with the request: "did not answer within

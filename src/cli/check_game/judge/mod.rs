@@ -7,7 +7,7 @@ use super::gather::{Ending, Evidence, Record, refusal};
 use crate::games::Seat;
 use crate::protocol::game::{Answer, BadAnswerKind, GameRequestKind};
 use crate::referee::game_program::FaultCause;
-use crate::referee::{Activity, GameFault, Stall, Stopped};
+use crate::referee::{GameFault, Stall, Stopped};
 
 mod secrecy;
 
@@ -71,13 +71,8 @@ fn hint(cause: &FaultCause) -> String {
     match cause {
         FaultCause::NotStarted(_) => "check the command: the program must start from the folder arena runs in (a script needs a #! line and chmod +x, or its interpreter named first)".to_owned(),
         // The answer was written, and waits unflushed: time is not the cure.
-        FaultCause::Timeout {
-            stall:
-                Stall::NoLine { partial_bytes: 0, bot_was: Activity::WaitingForInput }
-                | Stall::Stuck { .. },
-            ..
-        } => "flush stdout after every line (game-protocol.md shows how): the program sat waiting for its next request while its answer waited in its output buffer".to_owned(),
         FaultCause::Timeout { stall: Stall::NoLine { partial_bytes: 1.., .. }, .. } => "end every answer with a newline and flush stdout after it (game-protocol.md shows how)".to_owned(),
+        FaultCause::Timeout { stall, .. } if stall.output_stuck() => "flush stdout after every line (game-protocol.md shows how): the program sat waiting for its next request while its answer waited in its output buffer".to_owned(),
         FaultCause::Timeout { .. } => "answer each request at once, and flush stdout after every line (game-protocol.md shows how); a new process's start counts in its first answer's time (a JVM's, or a compile at start: build beforehand), else allow more with --timeout".to_owned(),
         FaultCause::Crash(crash) if crash.stderr_tail.is_empty() => "the program stopped and wrote nothing to stderr".to_owned(),
         FaultCause::Crash(_) => "the program stopped: what it wrote to stderr (quoted above) says why".to_owned(),
