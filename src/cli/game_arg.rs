@@ -30,7 +30,8 @@ impl GameArg {
         let command = BotCommand::parse(text).map_err(|error| error.to_string())?;
         command.check_files().map_err(|problem| {
             format!(
-                "`{text}` is neither a game ({}) nor a game program's command: {problem}",
+                "`{}` is neither a game ({}) nor a game program's command: {problem}",
+                crate::printable::printable(text),
                 GameId::list()
             )
         })?;
@@ -40,7 +41,8 @@ impl GameArg {
 
 /// The clap parser of a GAME argument: its help lists the built-in games
 /// (from the list of games), and any other text is taken as a game
-/// program's command.
+/// program's command. clap heads the list "Possible values"; each GAME
+/// argument's own help says first that a command is one too.
 #[derive(Clone)]
 pub struct GameArgParser;
 

@@ -129,9 +129,10 @@ impl fmt::Display for GameId {
 
 /// A game id that arena does not know.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("unknown game `{given}`; the games are: {}", GameId::list())]
+#[error("unknown game `{}`; the games are: {}", crate::printable::printable(given), GameId::list())]
 pub struct UnknownGame {
-    /// The id as given.
+    /// The id as given (shown with its control characters escaped: it may
+    /// come from a file's string, where `\u001b` is one).
     pub given: String,
 }
 
@@ -159,5 +160,7 @@ mod tests {
         }
         let error = "chess".parse::<GameId>().unwrap_err().to_string();
         assert!(error.contains("chess") && error.contains("number-duel"), "{error}");
+        let error = "snatch\u{1b}[31m".parse::<GameId>().unwrap_err().to_string();
+        assert!(error.contains("unknown game `snatch\\u{1b}[31m`"), "{error}");
     }
 }

@@ -256,11 +256,13 @@ fn check_table(table: &DeTable<'_>, keys: &[Key], prefix: &str, problems: &mut V
 
 /// "unknown key `games_per_pairs`: did you mean `games_per_pair`?"
 fn unknown_key(written: &str, keys: &[Key]) -> String {
+    // A quoted key may hold control characters (`"a\u001b"`): shown escaped.
+    let shown = crate::printable::printable(written);
     match crate::spelling::closest(written, keys.iter().map(|key| key.name)) {
-        Some(name) => format!("unknown key `{written}`: did you mean `{name}`?"),
+        Some(name) => format!("unknown key `{shown}`: did you mean `{name}`?"),
         None => {
             let known: Vec<&str> = keys.iter().map(|key| key.name).collect();
-            format!("unknown key `{written}` (the keys here are {})", known.join(", "))
+            format!("unknown key `{shown}` (the keys here are {})", known.join(", "))
         }
     }
 }
@@ -515,6 +517,19 @@ pub(super) mod tests {
         assert_eq!(
             problems(text),
             [(2, "bot: expected a list of [[bot]] tables, got a single table: write [[bot]], with two brackets, before each bot".to_owned())]
+        );
+    }
+
+    #[test]
+    fn control_characters_of_a_file_are_shown_escaped() {
+        let text = "game = \"snatch\\u001b[31m\"\n\"x\\u001b[2J\" = 1\n[[bot]]\nname = \"a\"\ncommand = \"a\"\n";
+        let found = problems(text);
+        let messages: Vec<&str> = found.iter().map(|(_, message)| message.as_str()).collect();
+        assert!(messages.iter().all(|message| !message.contains('\u{1b}')), "{messages:?}");
+        assert!(messages[0].contains("unknown game `snatch\\u{1b}[31m`"), "{messages:?}");
+        assert!(
+            messages[1].starts_with("unknown key `x\\u{1b}[2J` (the keys here are"),
+            "{messages:?}"
         );
     }
 
