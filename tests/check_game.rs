@@ -80,9 +80,11 @@ fn each_broken_fixture_fails_exactly_its_item() {
     for (flaw, item, extra) in [
         ("bad-hello", "describes itself", &[][..]),
         ("accepts-any", "sets up games and refuses bad parameters by name", &[]),
+        ("refuses-defaults", "sets up games and refuses bad parameters by name", &[]),
         ("endless", "plays to the end within its declared turns", &[]),
         ("no-legal-moves", "answers every request with a sound step", &[]),
         ("malformed", "answers every request with a sound step", &[]),
+        ("wrong-id", "answers every request with a sound step", &[]),
         ("unreadable", "answers every request with a sound step", &[]),
         ("inexact-move", "answers every request with a sound step", &[]),
         // 48 MiB a step: past the 256 MiB a game may answer at its sixth
@@ -133,6 +135,22 @@ fn each_broken_fixture_fails_exactly_its_item() {
                 let status = items(&stdout).into_iter().find(|(_, title)| title == item);
                 assert_eq!(status, Some(("SKIP".to_owned(), item.to_owned())), "{stdout}");
             }
+        }
+        if flaw == "refuses-defaults" {
+            // No game was played: the items that judge games played pass
+            // on nothing, and say why.
+            for item in [
+                "plays to the end within its declared turns",
+                "answers every request with a sound step",
+                "views do not show hidden choices",
+            ] {
+                let status = items(&stdout).into_iter().find(|(_, title)| title == item);
+                assert_eq!(status, Some(("SKIP".to_owned(), item.to_owned())), "{stdout}");
+            }
+            assert!(
+                stdout.contains("not judged: no game was set up: it refused its own defaults"),
+                "{stdout}"
+            );
         }
         if flaw == "unflushed" {
             // Told what is wrong, not to allow more time.

@@ -44,6 +44,15 @@ fn a_crash_a_hang_a_bad_answer_and_a_mover_without_moves_are_the_games_fault() {
     assert!(read_games_csv(&scratch.out()).is_empty());
     let none_kept = format!("no game in {} was played to its end", scratch.out().display());
     assert!(run.stderr.contains(&none_kept), "{}", run.stderr);
+    // Nothing to report: told so, not that the folder is no results folder.
+    let report = scratch.arena(["report".as_ref(), scratch.out().as_os_str()]);
+    assert_eq!(report.status.code(), Some(2), "{}", report.stderr);
+    assert!(
+        report.stderr.contains("has nothing to report: no game in it was played to its end"),
+        "{}",
+        report.stderr
+    );
+    assert!(!report.stderr.contains("is not a results folder"), "{}", report.stderr);
     // The warning points at what the game wrote to stderr before it crashed,
     // and quotes its last two lines on the warning's one line.
     assert!(

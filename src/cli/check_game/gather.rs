@@ -14,7 +14,7 @@ use crate::games::GameSetup;
 use crate::games::program::{Declaration, JsonMove, ParamSpec, ParamType};
 use crate::games::{Played, Seat};
 use crate::json::RawJson;
-use crate::protocol::game::{Answer, GameRequestKind, Refusal, Step};
+use crate::protocol::game::{Answer, BadAnswerKind, GameRequestKind, Refusal, Step};
 use crate::referee::game_program::{Exchanged, FaultCause, GameRequest, quote};
 use crate::referee::{BotCommand, GameFault, GameProgram, ProgramSettings, Stopped};
 use crate::seeds::derive_seed;
@@ -187,6 +187,13 @@ fn same_values(mine: &Step, theirs: &Step, field: &str) -> bool {
 /// crash the same exit (what it wrote to stderr may differ).
 fn same_fault(one: &FaultCause, other: &FaultCause) -> bool {
     match (one, other) {
+        // A wrong id names the request's, which depends on what the
+        // process was asked before: the same mistake wherever it is made.
+        (FaultCause::BadAnswer(one), FaultCause::BadAnswer(other))
+            if one.kind == BadAnswerKind::WrongId && other.kind == BadAnswerKind::WrongId =>
+        {
+            true
+        }
         (FaultCause::Crash(one), FaultCause::Crash(other)) => one.status == other.status,
         (FaultCause::Timeout { stall: one, .. }, FaultCause::Timeout { stall: other, .. }) => {
             std::mem::discriminant(one) == std::mem::discriminant(other)

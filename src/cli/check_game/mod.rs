@@ -56,20 +56,21 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
     if let Err(error) = referee::reaper::become_subreaper() {
         super::reporters::warn(&format!("cannot become a subreaper ({error})"));
     }
-    crate::say!(
-        "Checking the game program `{}`: {} random games, seed {}, {} ms per answer",
-        args.command,
-        args.games,
-        args.seed,
-        args.timeout.as_millis()
-    );
-    let sandbox_settings = args.sandbox.settings();
     // Waited for well past the limit, so a slow answer is still judged.
     let settings = ProgramSettings {
         timeout: (args.timeout * 4).max(Duration::from_secs(2)),
         exit_grace: Duration::from_secs(1),
         ..ProgramSettings::default()
     };
+    crate::say!(
+        "Checking the game program `{}`: {} random games, seed {}, {} ms per answer (each waited for up to {} ms, so that a slow one is still judged)",
+        args.command,
+        args.games,
+        args.seed,
+        args.timeout.as_millis(),
+        settings.timeout.as_millis()
+    );
+    let sandbox_settings = args.sandbox.settings();
     // Parameters given are checked as any command checks them (in a
     // sandbox of their own).
     let setup = match args.params.is_empty() {

@@ -302,7 +302,13 @@ pub fn parse_answer(
         ));
     }
     let envelope: Envelope<'_> = serde_json::from_slice(line).map_err(|error| {
-        BadAnswer::new(BadAnswerKind::NotJson, format!("not a JSON answer object: {error}"))
+        // An object begun and not ended on its line: most often one
+        // written over several lines.
+        let why = match error.is_eof() {
+            true => "the line ends before the object does (an answer is one object on one line: is it pretty-printed over several?)".to_owned(),
+            false => error.to_string(),
+        };
+        BadAnswer::new(BadAnswerKind::NotJson, format!("not a JSON answer object: {why}"))
     })?;
     match envelope.id.map(|raw| serde_json::from_str::<u64>(raw.get())) {
         Some(Ok(found)) if found == id => {}
@@ -344,7 +350,7 @@ pub fn parse_answer(
         let inner = error.into_inner();
         let words = inner.to_string();
         let position = format!(" at line {} column {}", inner.line(), inner.column());
-        let why = words.strip_suffix(&position).unwrap_or(&words).to_owned();
+        let why = in_json_words(words.strip_suffix(&position).unwrap_or(&words));
         BadAnswer::new(
             BadAnswerKind::Malformed,
             match path.as_str() {
@@ -376,6 +382,17 @@ pub fn parse_answer(
             step(fields, kind == GameRequestKind::Apply && moves == Moves::Hidden).map(Answer::Step)
         }
     }
+}
+
+/// serde's words for a value of the wrong type, with the Rust type it
+/// expected said as JSON says it: "expected i64" is "expected a whole
+/// number" to a game's author.
+fn in_json_words(why: &str) -> String {
+    let mut said = why.to_owned();
+    for rust in ["i64", "u64", "u32", "u8"] {
+        said = said.replace(&format!("expected {rust}"), "expected a whole number");
+    }
+    said
 }
 
 /// A step from its fields, checked for contradictions.
@@ -497,6 +514,15 @@ mod tests {
         assert_eq!(
             warning.unwrap_err().detail,
             "not a JSON answer object: the line is not JSON (an answer is one object, `{...}`, a line; write anything else to stderr)"
+        );
+        // A pretty-printed answer's first line.
+        let begun = answer("{", GameRequestKind::Apply).unwrap_err();
+        assert!(begun.detail.contains("is it pretty-printed over several?"), "{}", begun.detail);
+        // A number's type said as JSON says it, not as Rust does.
+        let text = answer(&patched("[0, 0]", r#"["046", 0]"#), GameRequestKind::Apply).unwrap_err();
+        assert_eq!(
+            text.detail,
+            r#"`scores[0]`: invalid type: string "046", expected a whole number"#
         );
         let array = answer("[1, 2]", GameRequestKind::Apply).unwrap_err();
         assert!(array.detail.contains("JSON, but not an object"), "{}", array.detail);

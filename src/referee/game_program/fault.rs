@@ -89,7 +89,7 @@ impl fmt::Display for FaultCause {
                     }
                     Stall::NoLine { partial_bytes, .. } => write!(
                         f,
-                        "did not answer {within} ({partial_bytes} bytes came without a newline: flush after every line)"
+                        "did not answer {within} ({partial_bytes} bytes came without a newline: end every answer with a newline and flush after it)"
                     ),
                     // Judged of bots only; said plainly if it ever is.
                     Stall::Stuck { .. } => {
@@ -114,7 +114,7 @@ impl fmt::Display for FaultCause {
             ),
             FaultCause::Inconsistent { field } => write!(
                 f,
-                "answered the same moves from the same setup differently than in an earlier game (`{field}` differs): the game is not deterministic (draw only from a generator seeded by `init`'s seed, never Math.random, Python's hash() of a str or the time; `arena check-game` shows where two answers differ)"
+                "answered the same moves from the same setup differently than in an earlier game (`{field}` differs): the game is not deterministic (set everything up again in `init`, keeping nothing from an earlier game, and draw only from a generator seeded by `init`'s seed, never Math.random, Python's hash() of a str or the time; `arena check-game` shows where two answers differ)"
             ),
         }
     }

@@ -246,6 +246,17 @@ pub fn report_folder(folder: &Path, exports: &[Export]) -> anyhow::Result<Vec<St
     let path = folder.join(SETTINGS_JSON);
     let settings = match RecordedSettings::read(folder) {
         Ok(Some(settings)) => settings,
+        // A run whose every game was void records no settings (so that
+        // a corrected command may start it again): nothing to report yet.
+        Ok(None) if folder.join(GAMES_CSV).is_file() => {
+            return Err(NotResultsFolder(format!(
+                "{} has nothing to report: no game in it was played to its end, so it has no {} (the run's messages and the logs in {} say why each game was void)",
+                folder.display(),
+                path.display(),
+                folder.join("logs").display()
+            ))
+            .into());
+        }
         Ok(None) => {
             return Err(NotResultsFolder(format!(
                 "{} is not a results folder: it has no {}",

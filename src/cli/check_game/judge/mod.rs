@@ -248,6 +248,9 @@ fn to_end(evidence: &Evidence, max_turns: u32, faulted: Option<usize>) -> Item {
             format!("not judged: game {} stopped at a fault (see below)", index + 1),
         );
     }
+    if let Some(why) = no_turn_played(evidence) {
+        return item(TO_END, Status::Skip, format!("not judged: {why} (see above)"));
+    }
     let turns: Vec<usize> = evidence.games.iter().map(|record| record.turns.len()).collect();
     item(
         TO_END,
@@ -304,11 +307,36 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
             }
         }
     }
+    if steps == 0
+        && let Some(why) = no_turn_played(evidence)
+    {
+        return item(SOUND, Status::Skip, format!("not judged: {why} (see above)"));
+    }
     item(
         SOUND,
         Status::Pass,
         format!("all {steps} steps of the random games were well formed and consistent"),
     )
+}
+
+/// Why no random game played a turn, when none did and one should have:
+/// a game stopped at a fault first, or none was set up (the game refused
+/// its own defaults). The items that judge games played then say so,
+/// rather than pass on nothing. `None` also when the games ended at once.
+pub(super) fn no_turn_played(evidence: &Evidence) -> Option<String> {
+    if evidence.games.is_empty() || evidence.games.iter().any(|record| !record.turns.is_empty()) {
+        return None;
+    }
+    if let Some(index) =
+        evidence.games.iter().position(|record| matches!(record.ending, Ending::Fault(_)))
+    {
+        return Some(format!("no game played a turn: game {} stopped at a fault", index + 1));
+    }
+    evidence
+        .games
+        .iter()
+        .all(|record| record.steps.is_empty())
+        .then(|| "no game was set up: it refused its own defaults".to_owned())
 }
 
 /// Fails `title` when two records of one game differ, quoting the

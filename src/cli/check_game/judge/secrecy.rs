@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::super::gather::Evidence;
+use super::super::gather::{Ending, Evidence};
 use super::super::json_path::{pointer_token, written};
 use super::{HIDDEN, Item, PRIVATE, Status, item};
 use crate::games::Seat;
@@ -66,12 +66,21 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
         (0, ..) => item(
             HIDDEN,
             Status::Skip,
-            "not judged: in the first turns of the first games no seat had another legal move to try",
+            match super::no_turn_played(evidence) {
+                Some(why) => format!("not judged: {why} (see above)"),
+                None => "not judged: in the first turns of the first games no seat had another legal move to try".to_owned(),
+            },
         ),
         (_, 0, _) => item(
             HIDDEN,
             Status::Skip,
-            "not judged: no game with a move changed answered as before up to the changed turn (the determinism items say why)",
+            match evidence.games.iter().position(|record| matches!(record.ending, Ending::Fault(_))) {
+                Some(index) => format!(
+                    "not judged: no game with a move changed came as far as the changed turn with the same answers; game {} stopped at a fault (see above)",
+                    index + 1
+                ),
+                None => "not judged: no game with a move changed answered as before up to the changed turn (the determinism items say why)".to_owned(),
+            },
         ),
         (_, _, 0) => item(
             HIDDEN,
