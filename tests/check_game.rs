@@ -63,6 +63,15 @@ fn the_examples_pass() {
     // The fixture has hidden moves and private hands: every item is judged.
     let (_, stdout) = check_game("tests/fixtures/games/tinygame.py", &[]);
     assert!(items(&stdout).iter().all(|(status, _)| status == "PASS"), "{stdout}");
+    assert!(!stdout.contains("the lower score won"), "{stdout}");
+    // A winner named wrong passes every item (each answer is sound), but
+    // is noted: every game was won by the lower score.
+    let (status, stdout) = check_game("tests/fixtures/games/tinygame.py --flaw swaps-winner", &[]);
+    assert_eq!(status, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("games won on different scores the lower score won: if the higher should, check that `winner` is the winning seat's number, 1 or 2"),
+        "{stdout}"
+    );
     // A game whose seats learn every move leaves no view to compare: the
     // skip says there is nothing to fix.
     let (status, stdout) = check_game("tests/fixtures/games/tinygame.py --flaw tells-choices", &[]);

@@ -256,12 +256,37 @@ fn to_end(evidence: &Evidence, max_turns: u32, faulted: Option<usize>) -> Item {
         TO_END,
         Status::Pass,
         format!(
-            "{} random games ended, in {} to {} turns (at most {max_turns} declared)",
+            "{} random games ended, in {} to {} turns (at most {max_turns} declared){}",
             turns.len(),
             turns.iter().min().unwrap_or(&0),
-            turns.iter().max().unwrap_or(&0)
+            turns.iter().max().unwrap_or(&0),
+            lower_score_won(evidence).unwrap_or_default()
         ),
     )
+}
+
+/// A note when every game won on different scores was won by the lower
+/// score: a game where lower wins (golf) means it, but most often
+/// `winner` names the wrong seat (0 and 1 for seats 1 and 2, or the two
+/// swapped), which no single answer shows.
+fn lower_score_won(evidence: &Evidence) -> Option<String> {
+    let mut won = 0;
+    for record in &evidence.games {
+        let Some(last) = record.steps.last() else { continue };
+        let Some(winner) = last.result.and_then(|outcome| outcome.winner) else { continue };
+        let [mine, theirs] = [last.scores[winner.index()], last.scores[winner.other().index()]];
+        if mine > theirs {
+            return None;
+        }
+        if mine < theirs {
+            won += 1;
+        }
+    }
+    (won >= 2).then(|| {
+        format!(
+            "; note: in each of the {won} games won on different scores the lower score won: if the higher should, check that `winner` is the winning seat's number, 1 or 2"
+        )
+    })
 }
 
 fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
