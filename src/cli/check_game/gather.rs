@@ -45,6 +45,17 @@ pub struct Evidence {
     pub stopped: Option<Stopped>,
 }
 
+impl Evidence {
+    /// The first self-play game that stopped at a fault: its index, and
+    /// the fault.
+    pub fn first_fault(&self) -> Option<(usize, &GameFault)> {
+        self.games.iter().enumerate().find_map(|(index, record)| match &record.ending {
+            Ending::Fault(fault) => Some((index, &**fault)),
+            _ => None,
+        })
+    }
+}
+
 /// A parameter sent a value it does not allow.
 pub struct BadParam {
     pub name: String,

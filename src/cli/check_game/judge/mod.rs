@@ -144,11 +144,7 @@ pub fn checklist(evidence: &Evidence, limit: Duration) -> Vec<Item> {
         ),
     )];
     items.push(params(evidence));
-    let first_fault =
-        evidence.games.iter().enumerate().find_map(|(index, record)| match &record.ending {
-            Ending::Fault(fault) => Some((index, &**fault)),
-            _ => None,
-        });
+    let first_fault = evidence.first_fault();
     items.push(to_end(evidence, declaration.max_turns, first_fault.map(|(index, _)| index)));
     items.push(sound(evidence, first_fault));
     items.push(fresh(evidence));
@@ -352,9 +348,7 @@ pub(super) fn no_turn_played(evidence: &Evidence) -> Option<String> {
     if evidence.games.is_empty() || evidence.games.iter().any(|record| !record.turns.is_empty()) {
         return None;
     }
-    if let Some(index) =
-        evidence.games.iter().position(|record| matches!(record.ending, Ending::Fault(_)))
-    {
+    if let Some((index, _)) = evidence.first_fault() {
         return Some(format!("no game played a turn: game {} stopped at a fault", index + 1));
     }
     evidence

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::super::gather::{Ending, Evidence};
+use super::super::gather::Evidence;
 use super::super::json_path::{pointer_token, written};
 use super::{HIDDEN, Item, PRIVATE, Status, item};
 use crate::games::Seat;
@@ -74,8 +74,8 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
         (_, 0, _) => item(
             HIDDEN,
             Status::Skip,
-            match evidence.games.iter().position(|record| matches!(record.ending, Ending::Fault(_))) {
-                Some(index) => format!(
+            match evidence.first_fault() {
+                Some((index, _)) => format!(
                     "not judged: no game with a move changed came as far as the changed turn with the same answers; game {} stopped at a fault (see above)",
                     index + 1
                 ),
