@@ -358,3 +358,18 @@ fn check_takes_game_parameters() {
         run.stderr
     );
 }
+
+/// A command typed as its words, unquoted, is the command those words
+/// make; a word that starts with `-` comes after `--`.
+#[test]
+fn a_command_may_be_typed_as_words() {
+    let scratch = Scratch::new();
+    let mut args = vec!["--game", "number-snatch", "--games", "2"];
+    args.extend(PYTHON_RANDOM_BOT.split(' '));
+    let run = check(&scratch, &args);
+    run.assert_success();
+    assert!(run.stdout.contains(&format!("`{PYTHON_RANDOM_BOT}`")), "{}", run.stdout);
+    let mut args = vec!["--game", "number-snatch", "--games", "2", "--", "python3", "-u"];
+    args.extend(PYTHON_RANDOM_BOT.split(' ').skip(1));
+    check(&scratch, &args).assert_success();
+}

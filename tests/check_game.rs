@@ -130,6 +130,14 @@ fn each_broken_fixture_fails_exactly_its_item() {
             assert!(stdout.contains("`legal_moves` differs at `legal_moves[0]["), "{stdout}");
             assert!(stdout.contains(", then "), "{stdout}");
         }
+        if flaw == "leaks-hand" {
+            // The view as the game wrote it, its keys in the game's order.
+            assert!(
+                stdout.contains(r#"answer: seat 2's view: {"hand":["#)
+                    && stdout.contains(r#""opponent_cards":3,"turn":0,"opponent_hand":["#),
+                "{stdout}"
+            );
+        }
         if flaw == "shuffles-keys" {
             // Told apart from other values: its keys' order alone differs.
             assert!(stdout.contains("`state` differs in its keys' order alone"), "{stdout}");
@@ -219,6 +227,16 @@ fn the_minimal_game_of_the_protocol_document_passes_and_plays() {
     replay.assert_success();
     assert!(replay.stdout.contains("15 stones."), "{}", replay.stdout);
     assert!(replay.stdout.contains(" left."), "{}", replay.stdout);
+}
+
+/// The command may be typed as its words, unquoted.
+#[test]
+fn the_command_may_be_typed_as_words() {
+    let scratch = Scratch::new();
+    let game = "tests/fixtures/games/tinygame.py";
+    let run = scratch.arena(["check-game", "python3", game, "--games", "2"]);
+    assert_eq!(run.status.code(), Some(0), "{}", run.stdout);
+    assert!(run.stdout.contains(&format!("`python3 {game}`")), "{}", run.stdout);
 }
 
 /// Parameters given are checked (in a sandbox of their own) and the games

@@ -36,6 +36,19 @@ pub fn say_written(exports: &[crate::tournament::export::Export]) {
     }
 }
 
+/// The command of `arena check` and `arena check-game`, given as one
+/// quoted line (`"python3 my_bot.py"`, split like a bot's command in a
+/// tournament file) or as its words (`python3 my_bot.py`, each word one
+/// argument as the shell gave it): the second is what people type first,
+/// and refusing it would only teach them to quote.
+pub fn command_from_words(words: &[String]) -> Result<BotCommand, UsageError> {
+    let command = match words {
+        [line] => BotCommand::parse(line),
+        words => BotCommand::from_argv(words.to_vec()),
+    };
+    command.map_err(|error| UsageError(error.to_string()))
+}
+
 /// Input that the user must correct (exit status 2).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

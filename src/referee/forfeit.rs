@@ -325,7 +325,8 @@ fn exit_words(status: ExitStatus) -> String {
 }
 
 /// The last `STDERR_LINES_QUOTED` non-empty lines of `tail` (the end of
-/// what a bot wrote to stderr), trimmed, cut and made printable. When
+/// what a bot wrote to stderr) but those that only mark a column, trimmed,
+/// cut and made printable. When
 /// `cut_at_start`, the tail's first line may be the end of a longer one
 /// and is left out, unless it is the only one.
 ///
@@ -347,7 +348,7 @@ pub fn last_stderr_lines(tail: &[u8], cut_at_start: bool) -> (Vec<String>, bool)
         .into_iter()
         .rev()
         .map(str::trim)
-        .filter(|line| !line.is_empty())
+        .filter(|line| !line.is_empty() && !marks_a_column(line))
         .take(STDERR_LINES_QUOTED)
         .map(|line| {
             let cut: String = line.chars().take(STDERR_LINE_CHARS).collect();
@@ -356,6 +357,13 @@ pub fn last_stderr_lines(tail: &[u8], cut_at_start: bool) -> (Vec<String>, bool)
         .collect();
     kept.reverse();
     (kept, trace.is_some())
+}
+
+/// Whether `line` (trimmed) only points at a column of the line above it:
+/// Node's `^` under the failing code, Python's `~~^^~~` (3.11 on). Quoted,
+/// it would push out the line that says where: the file and line number.
+fn marks_a_column(line: &str) -> bool {
+    line.chars().all(|mark| matches!(mark, '^' | '~' | ' '))
 }
 
 /// Where the stack trace after an error's message begins in `lines`, when

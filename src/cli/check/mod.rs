@@ -28,7 +28,7 @@ use anyhow::Context;
 
 use super::game_arg::{GameArg, GameArgParser, game_setup};
 use super::interrupt::Interrupt;
-use super::options::{UsageError, default_bot_name, parse_param};
+use super::options::{UsageError, command_from_words, default_bot_name, parse_param};
 use super::reporters::warn;
 use super::sandboxing::{SandboxArgs, prepare_sandbox, say_sandbox};
 use crate::games::{GameId, GameSetup, Seat};
@@ -55,10 +55,13 @@ const STUCK_START_AFTER: Duration = Duration::from_millis(300);
 /// Arguments of `arena check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Your bot's command line, e.g. "python3 my_bot.py" (or --league FILE
-    /// --bot NAME).
-    #[arg(required_unless_present = "league", conflicts_with = "league")]
-    command: Option<String>,
+    /// Your bot's command: its words (python3 my_bot.py), or one quoted
+    /// line split like a tournament file's ("python3 my_bot.py"; no shell
+    /// runs). A command with a word that starts with `-` goes after `--`
+    /// (-- python3 -u my_bot.py), or quoted whole. Or --league FILE --bot
+    /// NAME.
+    #[arg(value_name = "COMMAND", required_unless_present = "league", conflicts_with = "league")]
+    command: Vec<String>,
     /// Check a bot of this tournament file as the file runs it: its
     /// command, folder and environment, the file's game, parameters, time
     /// limits and sandbox (with --bot).
@@ -129,10 +132,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             (bot.command(), format!("`{}` as {} runs it", bot.name, tournament.file.display()))
         }
         None => {
-            let line = args.command.clone().unwrap_or_default();
-            let command =
-                BotCommand::parse(&line).map_err(|error| UsageError(error.to_string()))?;
-            (command, format!("`{line}`"))
+            let command = command_from_words(&args.command)?;
+            let shown = format!("`{}`", command.display());
+            (command, shown)
         }
     };
     command.check_files().map_err(UsageError)?;

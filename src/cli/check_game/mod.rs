@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::game_arg::{GameArg, game_setup};
 use super::interrupt::Interrupt;
-use super::options::{UsageError, parse_param};
+use super::options::{UsageError, command_from_words, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use crate::referee::{self, BotCommand, ProgramSettings};
 use crate::units::parse_duration;
@@ -27,9 +27,12 @@ use judge::{Status, checklist};
 /// Arguments of `arena check-game`.
 #[derive(Debug, clap::Args)]
 pub struct CheckGameArgs {
-    /// The game program's command line, split like a bot's (no shell
-    /// runs), e.g. "python3 my_game.py".
-    command: String,
+    /// The game program's command: its words (python3 my_game.py), or
+    /// one quoted line split like a bot's command ("python3 my_game.py";
+    /// no shell runs). A command with a word that starts with `-` goes
+    /// after `--` (-- python3 -u my_game.py), or quoted whole.
+    #[arg(value_name = "COMMAND", required = true)]
+    command: Vec<String>,
     /// Random games to play (and play again).
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(2..=1000))]
     games: u64,
@@ -50,8 +53,7 @@ pub struct CheckGameArgs {
 }
 
 pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
-    let command =
-        BotCommand::parse(&args.command).map_err(|error| UsageError(error.to_string()))?;
+    let command = command_from_words(&args.command)?;
     command.check_files().map_err(UsageError)?;
     if let Err(error) = referee::reaper::become_subreaper() {
         super::reporters::warn(&format!("cannot become a subreaper ({error})"));
@@ -64,7 +66,7 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
     };
     crate::say!(
         "Checking the game program `{}`: {} random games, seed {}, {} ms per answer (each waited for up to {} ms, so that a slow one is still judged)",
-        args.command,
+        command.display(),
         args.games,
         args.seed,
         args.timeout.as_millis(),

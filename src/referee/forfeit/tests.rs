@@ -117,7 +117,17 @@ fn the_last_stderr_lines_are_bounded_and_printable() {
     let node = b"/bots/bot.js:3\n  throw new Error('bug at turn 3');\n  ^\n\nError: bug at turn 3\n    at Object.<anonymous> (/bots/bot.js:3:9)\n    at Module._compile (node:internal/modules/cjs/loader:1364:14)\n\nNode.js v20.20.2\n";
     assert_eq!(
         last_stderr_lines(node, false).0,
-        ["throw new Error('bug at turn 3');", "^", "Error: bug at turn 3"]
+        ["/bots/bot.js:3", "throw new Error('bug at turn 3');", "Error: bug at turn 3"]
+    );
+    // Python 3.11 marks the failing expression under each line of code.
+    let python = b"Traceback (most recent call last):\n  File \"/bots/bot.py\", line 9, in <module>\n    print(choose(state) + 1)\n          ^^^^^^^^^^^^^\n  File \"/bots/bot.py\", line 4, in choose\n    return 1 // 0\n           ~~^^~~\nZeroDivisionError: integer division or modulo by zero\n";
+    assert_eq!(
+        last_stderr_lines(python, false).0,
+        [
+            "File \"/bots/bot.py\", line 4, in choose",
+            "return 1 // 0",
+            "ZeroDivisionError: integer division or modulo by zero"
+        ]
     );
     let java = b"Exception in thread \"main\" java.lang.IllegalStateException: no move\n\tat Bot.choose(Bot.java:40)\n\tat Bot.main(Bot.java:12)\n";
     assert_eq!(

@@ -145,10 +145,13 @@ fn visit(value: &Value, place: String, each: &mut dyn FnMut(&str, &Value) -> boo
 }
 
 /// What a seat is shown at one step of a game: its view and its legal
-/// moves, as JSON.
+/// moves, as JSON, and as the game wrote them (quoted in a fail: a
+/// `Value` would show an object's keys sorted, not in the game's order).
 struct Shown {
     views: [Value; 2],
     legal: [Value; 2],
+    written_views: [String; 2],
+    written_legal: [String; 2],
 }
 
 impl Shown {
@@ -160,9 +163,16 @@ impl Shown {
                 .map(|mv| serde_json::from_str(mv.raw().as_str()).unwrap_or(Value::Null))
                 .collect()
         };
+        let written_legal = |seat: Seat| {
+            let moves: Vec<&str> =
+                step.legal_moves[seat.index()].iter().map(|mv| mv.raw().as_str()).collect();
+            format!("[{}]", moves.join(","))
+        };
         Some(Shown {
             views: [parse(Seat::One)?, parse(Seat::Two)?],
             legal: [legal(Seat::One), legal(Seat::Two)],
+            written_views: Seat::BOTH.map(|seat| step.views[seat.index()].as_str().to_owned()),
+            written_legal: Seat::BOTH.map(written_legal),
         })
     }
 
@@ -347,8 +357,8 @@ fn leak(
         request: None,
         answer: Some(format!(
             "seat {other}'s view: {}; its legal moves: {}",
-            quote(shown.views[other.index()].to_string().as_bytes()),
-            quote(shown.legal[other.index()].to_string().as_bytes())
+            quote(shown.written_views[other.index()].as_bytes()),
+            quote(shown.written_legal[other.index()].as_bytes())
         )),
         hint: Some(match at {
             // Shown alike to both as the game is set up: a deal copied into
