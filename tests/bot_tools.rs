@@ -373,3 +373,33 @@ fn a_command_may_be_typed_as_words() {
     args.extend(PYTHON_RANDOM_BOT.split(' ').skip(1));
     check(&scratch, &args).assert_success();
 }
+
+/// A word with spaces stays one argument, and a one-word command that is
+/// the path of a file with a space in its name is that file: neither is
+/// split again.
+#[test]
+fn a_path_with_spaces_is_one_word() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = Scratch::new();
+    let root = scratch.out().parent().expect("the scratch folder").to_owned();
+    let folder = root.join("my bots");
+    std::fs::create_dir(&folder).unwrap();
+    let script = folder.join("random bot.py");
+    std::fs::copy("bots/python/random_bot.py", &script).unwrap();
+    let launcher = folder.join("run bot");
+    std::fs::write(&launcher, "#!/bin/sh\nexec python3 -u \"$(dirname \"$0\")/random bot.py\"\n")
+        .unwrap();
+    // Open to others: a sandboxed bot has only the rights others have.
+    for (path, mode) in [(&root, 0o755), (&folder, 0o755), (&script, 0o644), (&launcher, 0o755)] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let game = ["--game", "number-snatch", "--games", "2"];
+    let mut args = game.to_vec();
+    args.extend(["python3", script.to_str().unwrap()]);
+    check(&scratch, &args).assert_success();
+    let mut args = game.to_vec();
+    args.push(launcher.to_str().unwrap());
+    let run = check(&scratch, &args);
+    run.assert_success();
+    assert!(run.stdout.contains("run bot"), "{}", run.stdout);
+}

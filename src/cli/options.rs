@@ -37,10 +37,11 @@ pub fn say_written(exports: &[crate::tournament::export::Export]) {
 }
 
 /// The command of `arena check` and `arena check-game`, given as one
-/// quoted line (`"python3 my_bot.py"`, split like a bot's command in a
-/// tournament file) or as its words (`python3 my_bot.py`, each word one
-/// argument as the shell gave it): the second is what people type first,
-/// and refusing it would only teach them to quote.
+/// quoted line (`"python3 my_bot.py"`, split as [`BotCommand::parse`]
+/// splits any command line, so a one-word path to an existing file is
+/// that file) or as its words (`python3 my_bot.py`, each word one argument
+/// as the shell gave it): the second is what people type first, and
+/// refusing it would only teach them to quote.
 pub fn command_from_words(words: &[String]) -> Result<BotCommand, UsageError> {
     let command = match words {
         [line] => BotCommand::parse(line),

@@ -344,11 +344,14 @@ pub fn last_stderr_lines(tail: &[u8], cut_at_start: bool) -> (Vec<String>, bool)
     if let Some(trace) = trace {
         lines.truncate(trace);
     }
+    // Column marks are left out only beside words: a stderr of nothing
+    // else (`~~~~` separators) is still quoted, not called empty.
+    let marks_only = lines.iter().all(|line| marks_a_column(line.trim()));
     let mut kept: Vec<String> = lines
         .into_iter()
         .rev()
         .map(str::trim)
-        .filter(|line| !line.is_empty() && !marks_a_column(line))
+        .filter(|line| !line.is_empty() && (marks_only || !marks_a_column(line)))
         .take(STDERR_LINES_QUOTED)
         .map(|line| {
             let cut: String = line.chars().take(STDERR_LINE_CHARS).collect();

@@ -56,10 +56,11 @@ const STUCK_START_AFTER: Duration = Duration::from_millis(300);
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// Your bot's command: its words (python3 my_bot.py), or one quoted
-    /// line split like a tournament file's ("python3 my_bot.py"; no shell
-    /// runs). A command with a word that starts with `-` goes after `--`
-    /// (-- python3 -u my_bot.py), or quoted whole. Or --league FILE --bot
-    /// NAME.
+    /// line split as a shell would ("python3 my_bot.py"; no shell runs; a
+    /// line that is an existing file's path is that file). A command with
+    /// a word that starts with `-` goes after `--`, the options before it
+    /// (--game number-snatch -- python3 -u my_bot.py), or is quoted whole.
+    /// Or --league FILE --bot NAME.
     #[arg(value_name = "COMMAND", required_unless_present = "league", conflicts_with = "league")]
     command: Vec<String>,
     /// Check a bot of this tournament file as the file runs it: its

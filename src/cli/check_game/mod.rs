@@ -29,8 +29,10 @@ use judge::{Status, checklist};
 pub struct CheckGameArgs {
     /// The game program's command: its words (python3 my_game.py), or
     /// one quoted line split like a bot's command ("python3 my_game.py";
-    /// no shell runs). A command with a word that starts with `-` goes
-    /// after `--` (-- python3 -u my_game.py), or quoted whole.
+    /// no shell runs; a line that is an existing file's path is that
+    /// file). A command with a word that starts with `-` goes after `--`,
+    /// the options before it (--games 3 -- python3 -u my_game.py), or is
+    /// quoted whole.
     #[arg(value_name = "COMMAND", required = true)]
     command: Vec<String>,
     /// Random games to play (and play again).

@@ -129,6 +129,8 @@ fn the_last_stderr_lines_are_bounded_and_printable() {
             "ZeroDivisionError: integer division or modulo by zero"
         ]
     );
+    // Marks with nothing beside them are what the program wrote: quoted.
+    assert_eq!(last_stderr_lines(b"~~~~\n^^ ^^\n", false).0, ["~~~~", "^^ ^^"]);
     let java = b"Exception in thread \"main\" java.lang.IllegalStateException: no move\n\tat Bot.choose(Bot.java:40)\n\tat Bot.main(Bot.java:12)\n";
     assert_eq!(
         last_stderr_lines(java, false),

@@ -30,8 +30,15 @@ impl BotCommand {
     }
 
     /// Splits a command line the way a POSIX shell would split words
-    /// (quotes and backslashes), without running a shell.
+    /// (quotes and backslashes), without running a shell. A line that
+    /// names an existing file as it stands (`./my bot`, `Bob's bot.py`) is
+    /// that file, not split: a path the shell gave as one word, spaces or
+    /// quotes and all, means the file, and splitting it would name files
+    /// that are not there.
     pub fn parse(command_line: &str) -> Result<BotCommand, CommandError> {
+        if Path::new(command_line).is_file() {
+            return BotCommand::from_argv(vec![command_line.to_owned()]);
+        }
         let argv = shell_words::split(command_line).map_err(|error| CommandError::Split {
             command: command_line.to_owned(),
             message: error.to_string(),

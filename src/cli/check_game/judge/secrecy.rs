@@ -11,6 +11,7 @@ use super::super::json_path::{pointer_token, written};
 use super::{HIDDEN, Item, PRIVATE, Status, item};
 use crate::games::Seat;
 use crate::games::program::Moves;
+use crate::json::WriteJson;
 use crate::protocol::game::Step;
 use crate::referee::game_program::quote;
 
@@ -163,10 +164,11 @@ impl Shown {
                 .map(|mv| serde_json::from_str(mv.raw().as_str()).unwrap_or(Value::Null))
                 .collect()
         };
+        // Written as a bot is sent them.
         let written_legal = |seat: Seat| {
-            let moves: Vec<&str> =
-                step.legal_moves[seat.index()].iter().map(|mv| mv.raw().as_str()).collect();
-            format!("[{}]", moves.join(","))
+            let mut list = Vec::new();
+            step.legal_moves[seat.index()].write_json(&mut list);
+            String::from_utf8(list).expect("moves are JSON text")
         };
         Some(Shown {
             views: [parse(Seat::One)?, parse(Seat::Two)?],
