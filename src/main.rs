@@ -1,3 +1,4 @@
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -12,5 +13,9 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    arena::cli::run(Cli::parse().command)
+    let args: Vec<OsString> = std::env::args_os().collect();
+    match Cli::try_parse_from(&args) {
+        Ok(cli) => arena::cli::run(cli.command),
+        Err(error) => arena::cli::with_tip(error, &args).exit(),
+    }
 }

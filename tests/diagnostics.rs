@@ -245,6 +245,66 @@ fn a_missing_script_is_refused_before_any_game() {
     assert!(rows.iter().all(|row| &row["reason"] == "crash"), "{rows:?}");
 }
 
+/// A command typed without quotes where each command is one argument: the
+/// words left over get a tip to quote the command (not clap's tip to pass
+/// `-u` after `--`), and an interpreter left alone (`python3`, `python3
+/// -u`), which would read a program from the input arena writes to, is
+/// refused at once, as a bot, a game program or a tournament file's bot,
+/// instead of timing out. A mistyped option keeps clap's "similar argument".
+#[test]
+fn a_command_typed_without_quotes_is_told_to_quote_it() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let out = out.to_str().unwrap();
+    let quote_it = "tip: each command is one argument: put a command of several words in quotes";
+    for args in [
+        vec!["match", "number-snatch", "python3", "-u", "bots/python/random_bot.py"],
+        vec!["match", "number-snatch", PYTHON_RANDOM_BOT, "python3", "bots/python/random_bot.py"],
+        vec![
+            "sprt",
+            "python3",
+            "bots/python/random_bot.py",
+            PYTHON_RANDOM_BOT,
+            "--game",
+            "number-snatch",
+        ],
+        vec!["play", "node", "examples/games/goofspiel/game.js"],
+    ] {
+        let run = scratch.arena(&args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {run:?}");
+        assert!(run.stderr.contains(quote_it), "{args:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("use '--"), "{args:?}: {}", run.stderr);
+    }
+    let run = scratch.arena(["match", "number-snatch", "a", "b", "--gmes", "3"]);
+    assert!(run.stderr.contains("a similar argument exists: '--games'"), "{}", run.stderr);
+    assert!(!run.stderr.contains(quote_it), "{}", run.stderr);
+
+    let alone = |args: &[&str], said: &str| {
+        let run = scratch.arena(args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {run:?}");
+        assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("is given no file to run"), "{args:?}: {}", run.stderr);
+        // Refused before anything starts, not when the game program does
+        // not describe itself in time.
+        assert!(!run.stderr.contains("did not answer"), "{args:?}: {}", run.stderr);
+    };
+    let game = "examples/games/connect-four/game.py";
+    alone(&["match", "python3", game, PYTHON_RANDOM_BOT, "--out", out], "`python3` is given");
+    alone(
+        &["match", "number-snatch", "python3 -u", PYTHON_RANDOM_BOT, "--out", out],
+        "bot 1: `python3 -u` is given no file to run",
+    );
+    alone(&["check", "--game", "number-snatch", "node"], "as in `node main.js`");
+    assert!(!std::path::Path::new(out).exists(), "a refused match made its results folder");
+    let file = scratch.out().with_extension("toml");
+    std::fs::write(
+        &file,
+        "game = \"number-snatch\"\n[[bot]]\nname = \"alone\"\ncommand = [\"python3\"]\n[[bot]]\nname = \"other\"\ncommand = [\"python3\", \"bots/python/random_bot.py\"]\n",
+    )
+    .unwrap();
+    alone(&["run", file.to_str().unwrap(), "--out", out], "`alone`");
+}
+
 /// Default names come from the script an interpreter runs, whatever the
 /// interpreter and its options.
 #[test]

@@ -540,7 +540,7 @@ fn limits_and_missing_interpreters_are_errors_naming_them() {
     let folder = Folder::new();
     let mut text = String::from("game = \"number-snatch\"\ngames_per_pair = 10000000\n");
     for bot in 0..300 {
-        text.push_str(&format!("\n[[bot]]\nname = \"b{bot}\"\ncommand = [\"sh\"]\n"));
+        text.push_str(&format!("\n[[bot]]\nname = \"b{bot}\"\ncommand = [\"cat\"]\n"));
     }
     let file = folder.write("huge.toml", &text);
     let huge = folder.arena(&["run", path(&file)], &[]).refused(&[

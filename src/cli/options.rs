@@ -108,7 +108,7 @@ pub fn default_bot_name(command: &BotCommand) -> String {
     let script = match command.script() {
         Script::File(script) => Some(script),
         // Code given inline, or a module: the interpreter is all there is.
-        Script::None => None,
+        Script::Inline | Script::Absent { .. } => None,
         Script::Unknown => command.argv[1..]
             .iter()
             .find(names_a_file)

@@ -12,6 +12,8 @@ use crate::sandbox::path_list;
 /// the next word as their value.
 struct Interpreter {
     names: &'static [&'static str],
+    /// A script's name for a message's example.
+    example: &'static str,
     inline: &'static [&'static str],
     with_value: &'static [&'static str],
 }
@@ -19,18 +21,31 @@ struct Interpreter {
 const INTERPRETERS: [Interpreter; 5] = [
     Interpreter {
         names: &["python", "pypy"],
+        example: "main.py",
         inline: &["-c", "-m"],
         with_value: &["-W", "-X", "--check-hash-based-pycs"],
     },
     Interpreter {
         names: &["node", "nodejs", "bun", "deno"],
+        example: "main.js",
         inline: &["-e", "-p", "--eval", "--print", "run", "eval"],
         with_value: &["-r", "--require", "--import", "--loader", "--conditions", "-C"],
     },
-    Interpreter { names: &["ruby"], inline: &["-e"], with_value: &["-I", "-r", "-C", "-E"] },
-    Interpreter { names: &["perl"], inline: &["-e", "-E"], with_value: &["-I", "-M", "-m"] },
+    Interpreter {
+        names: &["ruby"],
+        example: "main.rb",
+        inline: &["-e"],
+        with_value: &["-I", "-r", "-C", "-E"],
+    },
+    Interpreter {
+        names: &["perl"],
+        example: "main.pl",
+        inline: &["-e", "-E"],
+        with_value: &["-I", "-M", "-m"],
+    },
     Interpreter {
         names: &["sh", "bash", "dash", "zsh", "ksh"],
+        example: "main.sh",
         inline: &["-c"],
         with_value: &["-o", "-O", "+o", "+O"],
     },
@@ -41,9 +56,13 @@ const INTERPRETERS: [Interpreter; 5] = [
 pub enum Script<'a> {
     /// This file (a script, or `java -jar`'s archive).
     File(&'a str),
-    /// Code given inline (`python3 -c`, `node -e`) or a module
-    /// (`python3 -m`), or no script at all: no file to look for.
-    None,
+    /// Code given inline (`python3 -c`, `node -e`), a module (`python3
+    /// -m`) or a main class (`java -cp build Main`): no file to look for.
+    Inline,
+    /// An interpreter given nothing to run (`python3`, `python3 -u`): it would
+    /// read a program from its input, where arena writes its messages.
+    /// The example names a script for this interpreter (`main.py`).
+    Absent { example: &'static str },
     /// A program whose words arena does not know.
     Unknown,
 }
@@ -59,7 +78,17 @@ impl BotCommand {
             return run.check_files();
         }
         self.check_class_path()?;
-        let Script::File(script) = self.script() else { return Ok(()) };
+        let script = match self.script() {
+            Script::File(script) => script,
+            Script::Absent { example } => {
+                return Err(format!(
+                    "`{command}` is given no file to run: alone, `{program}` would read a program from its input, where arena writes its messages; name the file after it, as in `{command} {example}` (on a command line, a command of several words goes in quotes)",
+                    command = self.display(),
+                    program = self.argv[0],
+                ));
+            }
+            Script::Inline | Script::Unknown => return Ok(()),
+        };
         let path = self.in_dir(Path::new(script));
         let what = match self.argv.iter().any(|word| word == "-jar") {
             true => "archive",
@@ -138,12 +167,9 @@ impl BotCommand {
         let Some(name) = Path::new(program).file_name().and_then(|name| name.to_str()) else {
             return Script::Unknown;
         };
-        fn file(word: Option<&String>) -> Script<'_> {
-            word.map_or(Script::None, |word| Script::File(word))
-        }
         if name == "java" {
-            let at = words.iter().position(|word| word == "-jar");
-            return at.map_or(Script::None, |at| file(words.get(at + 1)));
+            let archive = words.iter().position(|word| word == "-jar").map(|at| words.get(at + 1));
+            return archive.flatten().map_or(Script::Inline, |archive| Script::File(archive));
         }
         let Some(interpreter) = INTERPRETERS.iter().find(|interpreter| {
             interpreter.names.iter().any(|known| {
@@ -153,21 +179,22 @@ impl BotCommand {
         }) else {
             return Script::Unknown;
         };
+        let absent = Script::Absent { example: interpreter.example };
         let mut words = words.iter();
         while let Some(word) = words.next() {
             let option = word.split('=').next().unwrap_or(word);
             if interpreter.inline.contains(&option) {
-                return Script::None;
+                return Script::Inline;
             }
             if interpreter.with_value.contains(&word.as_str()) {
                 words.next();
             } else if word == "--" {
-                return file(words.next());
+                return words.next().map_or(absent, |script| Script::File(script));
             } else if !word.starts_with('-') && !word.starts_with('+') {
                 return Script::File(word);
             }
         }
-        Script::None
+        absent
     }
 }
 
@@ -178,7 +205,7 @@ mod tests {
     fn script(line: &str) -> Option<String> {
         match BotCommand::parse(line).unwrap().script() {
             Script::File(file) => Some(file.to_owned()),
-            Script::None | Script::Unknown => None,
+            Script::Inline | Script::Absent { .. } | Script::Unknown => None,
         }
     }
 
@@ -198,6 +225,27 @@ mod tests {
         assert_eq!(script("bash -o errexit run.sh").as_deref(), Some("run.sh"));
         assert_eq!(script("target/release/random-bot bot.py"), None);
         assert_eq!(script("python3"), None);
+    }
+
+    #[test]
+    fn an_interpreter_given_nothing_to_run_is_told_from_inline_code() {
+        // What `script` said, without the file it borrows.
+        let of = |line: &str| match BotCommand::parse(line).unwrap().script() {
+            Script::File(_) => "file",
+            Script::Inline => "inline",
+            Script::Absent { example } => example,
+            Script::Unknown => "unknown",
+        };
+        for line in ["python3", "python3 -u", "/usr/bin/python3.11 -W ignore", "bash -e"] {
+            assert!(of(line).starts_with("main."), "{line}: {}", of(line));
+        }
+        assert_eq!(of("node --"), "main.js");
+        for line in ["python3 -c pass", "python3 -m my.bot", "node -e 1", "java -cp build Main"] {
+            assert_eq!(of(line), "inline", "{line}");
+        }
+        assert_eq!(of("target/release/random-bot"), "unknown");
+        let refused = BotCommand::parse("python3 -u").unwrap().check_files().unwrap_err();
+        assert!(refused.contains("as in `python3 -u main.py`"), "{refused}");
     }
 
     #[test]

@@ -21,7 +21,7 @@ command = ["sh", "-c", "true"]
 
 [[bot]]
 name = "b"
-command = ["sh"]
+command = ["cat"]
 env = { LEVEL = "3" }
 "#;
 
@@ -100,7 +100,7 @@ fn errors_name_the_file_line_and_key() {
         ),
         "{error}"
     );
-    let error = error_of(&GOOD.replace("[\"sh\"]", "[\"sh\", 4]"));
+    let error = error_of(&GOOD.replace("[\"cat\"]", "[\"cat\", 4]"));
     assert!(
         error.starts_with("t.toml:16:")
             && error.contains("[[bot]] 2 (`b`), command: item 2 is the number 4"),
@@ -122,7 +122,7 @@ fn errors_name_the_file_line_and_key() {
     assert!(error.starts_with("t.toml:15:") && error.contains("used twice"), "{error}");
     let error = error_of(&GOOD.replace("name = \"b\"", "name = \" \""));
     assert!(error.contains("empty"), "{error}");
-    let error = error_of(&GOOD.replace("[\"sh\"]", "[\"no-such-program-here\"]"));
+    let error = error_of(&GOOD.replace("[\"cat\"]", "[\"no-such-program-here\"]"));
     assert!(
         error.starts_with("t.toml:16:")
             && error.contains("bot `b`")
@@ -262,7 +262,7 @@ fn overrides_replace_the_files_values() {
 
 #[test]
 fn challengers_make_a_gauntlet_and_must_be_bots() {
-    let three = format!("{GOOD}\n[[bot]]\nname = \"c\"\ncommand = [\"sh\"]\n");
+    let three = format!("{GOOD}\n[[bot]]\nname = \"c\"\ncommand = [\"cat\"]\n");
     let gauntlet = parse(&three.replace("seed = 3", "seed = 3\nchallengers = [\"c\"]")).unwrap();
     assert_eq!(gauntlet.challengers, [2]);
     assert_eq!(gauntlet.schedule().len(), 2 * 4, "c plays a and b, who do not meet");
@@ -298,7 +298,7 @@ fn an_sprt_table_is_checked_and_sets_the_most_games() {
     assert!(error.contains("elo2"), "{error}");
     let error = error_of(&GOOD.replace("[params]", "[sprt]\n\n[params]"));
     assert!(error.starts_with("t.toml:4:") && error.contains("max_games"), "{error}");
-    let three = format!("{}\n[[bot]]\nname = \"c\"\ncommand = [\"sh\"]\n", with_table(""));
+    let three = format!("{}\n[[bot]]\nname = \"c\"\ncommand = [\"cat\"]\n", with_table(""));
     assert!(error_of(&three).contains("exactly two bots"));
 }
 
