@@ -107,7 +107,8 @@ pub fn default_bot_name(command: &BotCommand) -> String {
     };
     let script = match command.script() {
         Script::File(script) => Some(script),
-        // Code given inline, or a module: the interpreter is all there is.
+        // Code given inline, a module, or nothing (refused before a game):
+        // the interpreter is all there is.
         Script::Inline | Script::Absent { .. } => None,
         Script::Unknown => command.argv[1..]
             .iter()
