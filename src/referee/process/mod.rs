@@ -404,6 +404,7 @@ impl BotProcess {
             return false;
         };
         let fds = [stdout, stderr, exit.as_raw_fd()];
+        let mut yielded = false;
         loop {
             if self.stdout.has_line() {
                 return true;
@@ -416,6 +417,15 @@ impl BotProcess {
                 Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
                 // Closed, or unreadable: the reactor's path says which.
                 _ => return false,
+            }
+            // Not answered yet: usually the program was woken by the
+            // request but not yet run, on this CPU. Giving it the CPU once
+            // costs arena less than sleeping in `poll` and being woken
+            // (README, Performance: 0.3 us a ply on average).
+            if !yielded {
+                yielded = true;
+                std::thread::yield_now();
+                continue;
             }
             let left = deadline.saturating_duration_since(Instant::now());
             match crate::os::wait_readable(fds, left) {
