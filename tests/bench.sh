@@ -25,7 +25,8 @@ cc -O2 -o "$work/take-ten" tests/fixtures/games/bench_game.c
 # The least a referee can spend on its turns: a C driver that writes and
 # reads and parses nothing.
 cc -O2 -o "$work/driver" tests/fixtures/games/bench_driver.c
-# The floor: a bare pipe round trip between two C processes on one CPU.
+# The floor: a bare pipe round trip between two C processes on one CPU (the
+# median of single round trips, as floors are quoted).
 cc -O2 -o "$work/round-trip" tests/fixtures/pipe_round_trip.c
 
 run() { # label games_per_pair concurrency restart transcripts [sandbox] [game line]

@@ -183,6 +183,39 @@ fn each_broken_fixture_fails_exactly_its_item() {
 }
 
 #[test]
+fn a_generator_the_seed_does_not_seed_is_not_mistaken_for_a_random_game() {
+    // Dealt from an unseeded generator: another deal in every game, so
+    // every item that replays a seed fails, and the seeds item does not
+    // offer `random: true` (which would hide the fault) as the fix.
+    let (status, stdout) = check_game("tests/fixtures/games/tinygame.py --flaw unseeded", &[]);
+    assert_eq!(status, Some(1), "{stdout}");
+    let failed: Vec<String> = items(&stdout)
+        .into_iter()
+        .filter(|(status, _)| status == "FAIL")
+        .map(|(_, title)| title)
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "answers the same in a fresh process",
+            "answers the same after other games and in another order",
+            "seeds change the game as it declares"
+        ],
+        "{stdout}"
+    );
+    assert!(stdout.contains("hint: the same seed set up different games too"), "{stdout}");
+    assert!(stdout.contains("Python's `random.Random(seed)`"), "{stdout}");
+    // Dealt from the seed while declared not random: declaring it is the fix.
+    let (_, stdout) = check_game("tests/fixtures/games/tinygame.py --flaw hides-random", &[]);
+    assert!(
+        stdout
+            .contains("hint: declare `random: true`, or set up the game from the parameters alone"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("the same seed set up different games"), "{stdout}");
+}
+
+#[test]
 fn a_failure_quotes_the_request_and_the_answer() {
     let (_, stdout) = check_game("tests/fixtures/games/tinygame.py --flaw no-legal-moves", &[]);
     assert!(stdout.contains(r#"        request: {"type":"apply","id":"#), "{stdout}");

@@ -278,6 +278,14 @@ fn a_command_typed_without_quotes_is_told_to_quote_it() {
     let run = scratch.arena(["match", "number-snatch", "a", "b", "--gmes", "3"]);
     assert!(run.stderr.contains("a similar argument exists: '--games'"), "{}", run.stderr);
     assert!(!run.stderr.contains(quote_it), "{}", run.stderr);
+    // `gauntlet --league` has no `sprt` twin: a test from a file is an
+    // `[sprt]` table, which the tip names.
+    for league in [&["--league", "tournament.toml"][..], &["--league=tournament.toml"]] {
+        let run = scratch.arena(["sprt"].iter().chain(league));
+        assert_eq!(run.status.code(), Some(2), "{run:?}");
+        assert!(run.stderr.contains("add an `[sprt]` table to the file"), "{}", run.stderr);
+        assert!(!run.stderr.contains(quote_it), "{}", run.stderr);
+    }
 
     let alone = |args: &[&str], said: &str| {
         let run = scratch.arena(args);

@@ -62,11 +62,17 @@ fn every_game_is_documented_everywhere_a_game_is_listed() {
 #[test]
 fn every_game_is_in_the_help_of_every_command_that_takes_one() {
     let ids = game_ids();
-    for command in [["match", "--help"], ["play", "--help"], ["check", "--help"]] {
-        let run = Scratch::new().arena(command);
+    for command in ["match", "play", "check", "sprt", "gauntlet"] {
+        let run = Scratch::new().arena([command, "--help"]);
         run.assert_success();
         for id in &ids {
-            assert!(run.stdout.contains(id.as_str()), "`arena {}` lacks {id}", command.join(" "));
+            assert!(run.stdout.contains(id.as_str()), "`arena {command} --help` lacks {id}");
         }
+        // Listed last, so that the list does not read as closed.
+        assert!(
+            run.stdout.contains("- <COMMAND>:")
+                && run.stdout.contains("a game program's command line"),
+            "`arena {command} --help` does not say a game program's command is a game too"
+        );
     }
 }

@@ -39,10 +39,10 @@ impl GameArg {
     }
 }
 
-/// The clap parser of a GAME argument: its help lists the built-in games
-/// (from the list of games), and any other text is taken as a game
-/// program's command. clap heads the list "Possible values"; each GAME
-/// argument's own help says first that a command is one too.
+/// The clap parser of a GAME argument: a built-in game's id, or any other
+/// text taken as a game program's command. Its help lists the built-in
+/// games (from the list of games) under clap's "Possible values", and
+/// `<COMMAND>` last, so that the list does not read as closed.
 #[derive(Clone)]
 pub struct GameArgParser;
 
@@ -65,11 +65,12 @@ impl clap::builder::TypedValueParser for GameArgParser {
     fn possible_values(
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        Some(Box::new(
-            GameId::ALL
-                .iter()
-                .map(|id| clap::builder::PossibleValue::new(id.as_str()).help(id.title())),
-        ))
+        let games = GameId::ALL
+            .iter()
+            .map(|id| clap::builder::PossibleValue::new(id.as_str()).help(id.title()));
+        let command = clap::builder::PossibleValue::new("<COMMAND>")
+            .help("a game program's command line (game-protocol.md)");
+        Some(Box::new(games.chain([command])))
     }
 }
 

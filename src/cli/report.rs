@@ -12,7 +12,8 @@ use crate::tournament::store::{NotResultsFolder, report_folder};
 /// Arguments of `arena report`.
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// A results folder of `arena run` or `arena merge`.
+    /// A results folder: of `arena run`, `arena merge`, `arena sprt` or
+    /// `arena gauntlet`.
     #[arg(value_name = "RESULTS")]
     folder: PathBuf,
     /// Write the leaderboard as one self-contained web page to FILE.

@@ -15,6 +15,9 @@ use serde::Serialize;
 
 const TEMPLATE: &str = include_str!("page.html");
 const DATA_MARK: &str = "/*REPORT_DATA*/";
+/// Where the title goes as text (the tab's title and the heading): what a
+/// bookmark, a link's preview or a page read without its script shows.
+const TITLE_MARK: &str = "/*PAGE_TITLE*/";
 
 /// Everything the page shows.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -126,7 +129,14 @@ pub fn render(data: &PageData) -> String {
     // `<` only occurs inside JSON strings, where `\u003c` means the same:
     // no bot name can close the script element early.
     let json = json.replace('<', "\\u003c");
-    TEMPLATE.replacen(DATA_MARK, &json, 1)
+    let title = html_text(&data.title);
+    TEMPLATE.replace(TITLE_MARK, &title).replacen(DATA_MARK, &json, 1)
+}
+
+/// `text` as HTML text: no tournament name can open an element, nor hold
+/// a mark of the template (each begins with `/`).
+fn html_text(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('/', "&#47;")
 }
 
 /// JSON has no infinity: an unbounded interval end is written as a string
@@ -173,6 +183,18 @@ mod tests {
         let data: serde_json::Value = serde_json::from_str(&page[start..end]).unwrap();
         assert_eq!(data["bots"][0]["name"], "a</script><b>");
         assert_eq!(data["bots"][0]["elo_high"], "Infinity");
+    }
+
+    #[test]
+    fn the_title_is_in_the_page_as_text() {
+        let page =
+            render(&PageData { title: "R&D <b>league</b> /*REPORT_DATA*/".into(), ..sample() });
+        assert!(!page.contains(TITLE_MARK));
+        let title = "R&amp;D &lt;b&gt;league&lt;&#47;b&gt; &#47;*REPORT_DATA*&#47;";
+        assert!(page.contains(&format!("<title>{title}</title>")), "{page}");
+        assert!(page.contains(&format!(r#"<h1 id="title">{title}</h1>"#)));
+        // The data went where it belongs, not into the title.
+        assert!(page.contains(r#"id="report-data">{"#));
     }
 
     #[test]

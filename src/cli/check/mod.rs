@@ -72,7 +72,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "NAME")]
     bot: Option<String>,
     /// Check one game only (every built-in game by default): a game's id
-    /// or a game program's command line (game-protocol.md).
+    /// (`arena games` lists them) or a game program's command line
+    /// (game-protocol.md).
     #[arg(long, value_parser = GameArgParser)]
     game: Option<GameArg>,
     /// Games per game id (half in each seat; the second half also carries

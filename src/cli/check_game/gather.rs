@@ -19,6 +19,11 @@ use crate::referee::game_program::{Exchanged, FaultCause, GameRequest, quote};
 use crate::referee::{BotCommand, GameFault, GameProgram, ProgramSettings, Stopped};
 use crate::seeds::derive_seed;
 
+/// New processes the first game is played in, each compared with the
+/// first: a game that depends on its process by chance (a coin for who
+/// begins) passes four processes once in eight, two once in two.
+pub const FRESH_PROCESSES: usize = 4;
+
 /// Everything the checks look at.
 pub struct Evidence {
     /// What `hello` came to.
@@ -32,7 +37,7 @@ pub struct Evidence {
     /// The same games again in the same process, after all of them, in
     /// reverse order (the same order as `games`).
     pub again: Vec<Record>,
-    /// The first game in two fresh processes.
+    /// The first game in [`FRESH_PROCESSES`] fresh processes.
     pub fresh: Vec<Record>,
     /// For a game that declares itself not random: the first game's moves
     /// played again from the second game's seed.
@@ -423,7 +428,7 @@ pub async fn gather(plan: &Plan<'_>) -> Evidence {
     again.reverse();
     evidence.again = again;
     if let Some(first) = evidence.games.first() {
-        for _ in 0..2 {
+        for _ in 0..FRESH_PROCESSES {
             let mut fresh = sessions.process();
             // As a tournament's process: described once, then games.
             let _ = sessions.hello(&mut fresh).await;
