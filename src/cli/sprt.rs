@@ -278,6 +278,15 @@ pub fn result_text(tournament: &Tournament, test: &SprtTest) -> String {
         "LLR: {:.2} ({lower:.2}, {upper:.2}) [{:.2}, {:.2}] - {verdict}\n",
         status.llr, settings.elo0, settings.elo1
     ));
+    // The standings and games.csv count these too: said, so that two
+    // totals in one output do not look like a fault.
+    if status.not_counted > 0 {
+        text.push_str(&format!(
+            "Not counted: {} {} of pairs after the deciding one (in games.csv and the standings)\n",
+            status.not_counted,
+            if status.not_counted == 1 { "game" } else { "games" }
+        ));
+    }
     text
 }
 
@@ -311,6 +320,7 @@ pub fn result_json(tournament: &Tournament, test: &SprtTest) -> serde_json::Valu
         "wins": status.wins,
         "draws": status.draws,
         "losses": status.losses,
+        "not_counted": status.not_counted,
         "elo": figures.and_then(|(elo, _, _)| finite(elo)),
         "elo_error": figures.and_then(|(_, half_width, _)| finite(half_width)),
         "nelo": estimate.map(|estimate| estimate.normalized_elo),

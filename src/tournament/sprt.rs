@@ -299,6 +299,10 @@ pub struct SprtStatus {
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
+    /// Games of the two bots that finished and are not counted: past the
+    /// deciding pair, or in pairs still waiting for a game when it came
+    /// (several games at once). They are in games.csv and the standings.
+    pub not_counted: u64,
     /// The log-likelihood ratio after the last pair counted.
     pub llr: f64,
     /// `Continue` until a bound is reached.
@@ -346,6 +350,7 @@ impl StopRule for SprtTest {
         };
         let mut state = self.lock();
         if state.status.verdict != Verdict::Continue {
+            state.status.not_counted += 1;
             return true;
         }
         state.waiting.entry(game.round).or_default()[tested_seat.index()] =
@@ -367,6 +372,8 @@ impl StopRule for SprtTest {
             status.llr = self.settings.llr(&status.pairs);
             status.verdict = self.settings.verdict(status.llr);
             if status.verdict != Verdict::Continue {
+                status.not_counted +=
+                    waiting.values().flatten().filter(|points| points.is_some()).count() as u64;
                 waiting.clear();
                 return true;
             }
@@ -554,16 +561,25 @@ mod tests {
         let decided = in_order.status();
         assert_eq!(decided.verdict, Verdict::AcceptH1);
         assert!(stopped_at < 120, "decided after {stopped_at} games");
-        for game in &games {
+        assert_eq!(decided.not_counted, 0);
+        for game in &games[stopped_at + 1..] {
             assert!(in_order.count(game));
         }
-        assert_eq!(in_order.status(), decided, "games after the verdict change nothing");
-        // The same games in another order: the same verdict at the same pair.
+        let after = in_order.status();
+        assert_eq!(
+            SprtStatus { not_counted: 0, ..after },
+            decided,
+            "games after the verdict change nothing"
+        );
+        // Every game is counted or told as not counted.
+        assert_eq!(after.not_counted, games.len() as u64 - 2 * decided.pairs.pairs());
+        // The same games in another order: the same verdict at the same
+        // pair, the games of later pairs waiting for it not counted.
         let shuffled = SprtTest::new(settings, "new", "old");
         for game in games.iter().rev() {
             shuffled.count(game);
         }
-        assert_eq!(shuffled.status(), decided);
+        assert_eq!(shuffled.status(), after);
     }
 
     #[test]
