@@ -55,7 +55,7 @@ fn the_examples_pass() {
             // The last line names what was not judged.
             assert!(
                 stdout.contains("All checks passed; not judged (SKIP above): ")
-                    && stdout.contains("\"keeps a seat's private values out of the other's view\""),
+                    && stdout.contains("\"keeps a seat's private values from the other seat\""),
                 "{game}:\n{stdout}"
             );
         }
@@ -106,10 +106,11 @@ fn each_broken_fixture_fails_exactly_its_item() {
         ("ignores-seed", "seeds change the game as it declares", &[]),
         ("seeds-later", "seeds change the game as it declares", &[]),
         ("leaks-choice", "views do not show hidden choices", &[]),
-        ("leaks-hand", "keeps a seat's private values out of the other's view", &[]),
-        ("leaks-later", "keeps a seat's private values out of the other's view", &[]),
-        ("leaks-both", "keeps a seat's private values out of the other's view", &[]),
-        ("leaks-in-moves", "keeps a seat's private values out of the other's view", &[]),
+        ("leaks-hand", "keeps a seat's private values from the other seat", &[]),
+        ("leaks-later", "keeps a seat's private values from the other seat", &[]),
+        ("leaks-both", "keeps a seat's private values from the other seat", &[]),
+        ("leaks-in-moves", "keeps a seat's private values from the other seat", &[]),
+        ("leaks-in-learned", "keeps a seat's private values from the other seat", &[]),
         ("slow", "answers in time", &["--timeout", "1s"]),
         ("hang", "answers in time", &["--timeout", "500ms"]),
         ("never-exits", "exits when its input closes", &[]),
@@ -135,6 +136,16 @@ fn each_broken_fixture_fails_exactly_its_item() {
             assert!(
                 stdout.contains(r#"answer: seat 2's view: {"hand":["#)
                     && stdout.contains(r#""opponent_cards":3,"turn":0,"opponent_hand":["#),
+                "{stdout}"
+            );
+        }
+        if flaw == "leaks-choice" {
+            // The field that shows the hidden choice, named.
+            assert!(stdout.contains("seat 2's view differs at `view.opponent_card`: "), "{stdout}");
+        }
+        if flaw == "leaks-in-learned" {
+            assert!(
+                stdout.contains("in what it learned of seat 1's move (`learned`) at `dealt`"),
                 "{stdout}"
             );
         }

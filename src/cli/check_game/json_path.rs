@@ -101,7 +101,12 @@ pub fn field_value(step: &Step, field: &str) -> Value {
 pub fn where_differs(one: &Step, other: &Step, field: &str) -> Option<String> {
     let (path, mine, theirs) =
         first_difference(&field_value(one, field), &field_value(other, field), field.to_owned())?;
-    let shown = |value: Option<Value>| match value {
+    Some(format!("at `{path}`: {}, then {}", shown(mine), shown(theirs)))
+}
+
+/// A value found by [`first_difference`], cut to a readable length.
+pub fn shown(value: Option<Value>) -> String {
+    match value {
         None => "nothing".to_owned(),
         Some(value) => {
             let text = value.to_string();
@@ -110,8 +115,7 @@ pub fn where_differs(one: &Step, other: &Step, field: &str) -> Option<String> {
             }
             format!("{}…", text.chars().take(SHOWN_CHARS).collect::<String>())
         }
-    };
-    Some(format!("at `{path}`: {}, then {}", shown(mine), shown(theirs)))
+    }
 }
 
 #[cfg(test)]

@@ -101,7 +101,7 @@ const FRESH: &str = "answers the same in a fresh process";
 const AGAIN: &str = "answers the same after other games and in another order";
 const SEEDS: &str = "seeds change the game as it declares";
 const HIDDEN: &str = "views do not show hidden choices";
-const PRIVATE: &str = "keeps a seat's private values out of the other's view";
+const PRIVATE: &str = "keeps a seat's private values from the other seat";
 const TIME: &str = "answers in time";
 const EXITS: &str = "exits when its input closes";
 

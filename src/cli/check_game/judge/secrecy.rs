@@ -1,16 +1,17 @@
 //! The secrecy items of `arena check-game`: a seat's view never changes
 //! when only the other seat's hidden choice does, and a value only one
-//! seat may see never appears in the other's view.
+//! seat may see never appears in what the other is shown (its view, its
+//! legal moves, what it learns of a hidden move).
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
 use super::super::gather::Evidence;
-use super::super::json_path::{pointer_token, written};
+use super::super::json_path::{first_difference, pointer_token, shown, written};
 use super::{HIDDEN, Item, PRIVATE, Status, item};
-use crate::games::Seat;
-use crate::games::program::Moves;
+use crate::games::program::{JsonMove, Moves};
+use crate::games::{Played, Seat};
 use crate::json::WriteJson;
 use crate::protocol::game::Step;
 use crate::referee::game_program::quote;
@@ -43,7 +44,7 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
                 title: HIDDEN,
                 status: Status::Fail,
                 evidence: format!(
-                    "game {} (seed {}), turn {}: seat {} played {} or {:?} and seat {seat} learned the same of it ({}), but seat {seat}'s view differs",
+                    "game {} (seed {}), turn {}: seat {} played {} or {:?} and seat {seat} learned the same of it ({}), but seat {seat}'s view differs{}",
                     probe.game + 1,
                     record.seed,
                     probe.turn + 1,
@@ -51,6 +52,7 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
                     played.unwrap_or_default(),
                     probe.mv,
                     learned(original).map_or("nothing".to_owned(), |learned| learned.to_string()),
+                    where_shown_differs(original, changed, seat),
                 ),
                 request: None,
                 answer: Some(format!(
@@ -95,6 +97,26 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
                 "{compared} probes changed one seat's move: the other's view changed only with what it learned"
             ),
         ),
+    }
+}
+
+/// Where what `seat` is shown first differs between two steps, in words
+/// (" at `view.last`: 3, then 1"): in its view, or else in its legal moves.
+fn where_shown_differs(one: &Step, other: &Step, seat: Seat) -> String {
+    let parse = |raw: &crate::json::RawJson| -> Value {
+        serde_json::from_str(raw.as_str()).unwrap_or(Value::Null)
+    };
+    let legal = |step: &Step| -> Value {
+        step.legal_moves[seat.index()].iter().map(|mv| parse(mv.raw())).collect()
+    };
+    let views = (parse(&one.views[seat.index()]), parse(&other.views[seat.index()]));
+    let found = first_difference(&views.0, &views.1, "view".to_owned())
+        .or_else(|| first_difference(&legal(one), &legal(other), "legal_moves".to_owned()));
+    match found {
+        Some((path, mine, theirs)) => {
+            format!(" at `{path}`: {}, then {}", shown(mine), shown(theirs))
+        }
+        None => String::new(),
     }
 }
 
@@ -145,19 +167,33 @@ fn visit(value: &Value, place: String, each: &mut dyn FnMut(&str, &Value) -> boo
     }
 }
 
-/// What a seat is shown at one step of a game: its view and its legal
-/// moves, as JSON, and as the game wrote them (quoted in a fail: a
-/// `Value` would show an object's keys sorted, not in the game's order).
+/// What a seat is shown at one step of a game: its view, its legal moves
+/// and what it learned of the other seat's hidden move in the turn just
+/// played, as JSON, and as the game wrote them (quoted in a fail: a
+/// `Value` would show an object's keys sorted, not in the game's order);
+/// and each seat's move in that turn.
 struct Shown {
     views: [Value; 2],
     legal: [Value; 2],
+    learned: [Option<Value>; 2],
+    moved: [Option<Value>; 2],
     written_views: [String; 2],
     written_legal: [String; 2],
+    written_learned: [Option<String>; 2],
 }
 
 impl Shown {
-    fn of(step: &Step) -> Option<Shown> {
+    /// `step`, answered to `turn` (none for `init`).
+    fn of(step: &Step, turn: Option<&[Played<JsonMove>]>) -> Option<Shown> {
         let parse = |seat: Seat| serde_json::from_str(step.views[seat.index()].as_str()).ok();
+        let learned = |seat: Seat| {
+            let learned = step.learned.as_ref()?;
+            serde_json::from_str(learned[seat.index()].as_str()).ok()
+        };
+        let moved = |seat: Seat| {
+            let played = turn?.iter().find(|played| played.seat == seat)?;
+            serde_json::from_str(played.mv.raw().as_str()).ok()
+        };
         let legal = |seat: Seat| {
             step.legal_moves[seat.index()]
                 .iter()
@@ -173,8 +209,13 @@ impl Shown {
         Some(Shown {
             views: [parse(Seat::One)?, parse(Seat::Two)?],
             legal: [legal(Seat::One), legal(Seat::Two)],
+            learned: Seat::BOTH.map(learned),
+            moved: Seat::BOTH.map(moved),
             written_views: Seat::BOTH.map(|seat| step.views[seat.index()].as_str().to_owned()),
             written_legal: Seat::BOTH.map(written_legal),
+            written_learned: Seat::BOTH.map(|seat| {
+                step.learned.as_ref().map(|learned| learned[seat.index()].as_str().to_owned())
+            }),
         })
     }
 
@@ -182,9 +223,12 @@ impl Shown {
     /// seat alike: in its view where the other's view holds something else
     /// (cards turned up for both to see are no leak, once `turned_up` may
     /// be: not as the game is set up, before anything could turn them up),
-    /// and inside its legal moves (a whole move may equal a value by
-    /// chance: a bid of two numbers and two dice). Places in the view are
-    /// JSON pointers after `view`, in the moves after `moves/INDEX`.
+    /// inside its legal moves (a whole move may equal a value by chance: a
+    /// bid of two numbers and two dice), and in what it learned of the
+    /// other seat's move unless that move holds the value (a card played
+    /// face down, learned once turned up). Places in the view are JSON
+    /// pointers after `view`, in the moves after `moves/INDEX`, in what it
+    /// learned after `learned`.
     fn private_places(&self, seat: Seat, value: &Value, turned_up: bool) -> BTreeSet<String> {
         let owner = &self.views[seat.other().index()];
         let mut places: BTreeSet<String> = find(&self.views[seat.index()], value)
@@ -199,6 +243,11 @@ impl Shown {
                     .filter(|place| !place.is_empty())
                     .map(|place| format!("moves/{index}{place}")),
             );
+        }
+        let played_it =
+            self.moved[seat.other().index()].as_ref().is_some_and(|mv| !find(mv, value).is_empty());
+        if let (Some(learned), false) = (&self.learned[seat.index()], played_it) {
+            places.extend(find(learned, value).into_iter().map(|place| format!("learned{place}")));
         }
         places
     }
@@ -221,7 +270,8 @@ fn probed(value: &Value) -> bool {
 /// deal may give both seats the same by chance), the other seat's view holds
 /// something else. Each such place is then followed through every step of
 /// the games while they go on: a leak is its value shown to the other seat
-/// (in its view or inside its legal moves) at the same place and step of
+/// (in its view, inside its legal moves, or in what it learned of the
+/// seat's move when the move does not hold it) at the same place and step of
 /// every game where the two differ. At the end of a game the hands may be turned up:
 /// a finished game's last step is not judged. As the game is set up, a
 /// private value shown to both seats alike counts as shown to the other (a
@@ -233,7 +283,10 @@ pub(super) fn private(evidence: &Evidence) -> Item {
         .iter()
         .map(|record| {
             let going = record.steps.iter().take_while(|step| !step.to_move.is_empty());
-            (record.seed, going.map_while(Shown::of).collect())
+            let turns =
+                std::iter::once(None).chain(record.turns.iter().map(|turn| Some(&turn[..])));
+            let shown = going.zip(turns).map_while(|(step, turn)| Shown::of(step, turn));
+            (record.seed, shown.collect())
         })
         .collect();
     let dealt: Vec<(usize, &Shown)> = games
@@ -338,9 +391,13 @@ fn leak(
     let everywhere: BTreeSet<String> =
         places.fold(first, |common, places| common.intersection(&places).cloned().collect());
     let place = everywhere.first()?;
-    let place = match place.strip_prefix("view") {
-        Some(pointer) => format!("in its view at `{}`", written(pointer)),
-        None => format!("inside its legal moves at `{}`", written(&place["moves".len()..])),
+    let through_learned = place.starts_with("learned");
+    let place = if let Some(pointer) = place.strip_prefix("view") {
+        format!("in its view at `{}`", written(pointer))
+    } else if let Some(pointer) = place.strip_prefix("learned") {
+        format!("in what it learned of seat {seat}'s move (`learned`) at `{}`", written(pointer))
+    } else {
+        format!("inside its legal moves at `{}`", written(&place["moves".len()..]))
     };
     let (seed, shown, value) = compared[0];
     let what = if dealt { "value as dealt" } else { "value" };
@@ -352,17 +409,25 @@ fn leak(
         title: PRIVATE,
         status: Status::Fail,
         evidence: format!(
-            "seat {seat}'s `{}` changes with the seed and seat {other} has something else there, yet its {what} is shown to seat {other} {when}, {place}, in all {} games that reach it (seed {seed}: {value})",
+            "seat {seat}'s `{}` changes with the seed and seat {other} has something else there, yet its {what} is shown to seat {other} {when}, {place}, in all {} games{} (seed {seed}: {value})",
             written(path),
             compared.len(),
+            if at == 0 { "" } else { " that last that long" },
         ),
         request: None,
         answer: Some(format!(
-            "seat {other}'s view: {}; its legal moves: {}",
+            "seat {other}'s view: {}; its legal moves: {}{}",
             quote(shown.written_views[other.index()].as_bytes()),
-            quote(shown.written_legal[other.index()].as_bytes())
+            quote(shown.written_legal[other.index()].as_bytes()),
+            shown.written_learned[other.index()].as_ref().map_or(String::new(), |learned| format!(
+                "; what it learned: {}",
+                quote(learned.as_bytes())
+            ))
         )),
         hint: Some(match at {
+            _ if through_learned => format!(
+                "`learned` tells seat {other} what it learns of seat {seat}'s move, and only that: seat {seat}'s private values go there only as part of the move itself (a value turned up for both to see goes in both views alike)"
+            ),
             // Shown alike to both as the game is set up: a deal copied into
             // both views, or a card dealt face up that is also in the seat's
             // own field, which the check cannot tell apart.
