@@ -360,6 +360,17 @@ fn a_person_plays_a_game_program_at_the_terminal() {
     run.assert_success();
     assert!(run.stdout.contains("Player 1 played a hidden move.\n"), "{}", run.stdout);
     assert!(!run.stdout.contains("played null"), "{}", run.stdout);
+    // Seat 1 learns seat 2's card once turned up: told as learned, not as
+    // the move itself; its own moves as played.
+    let input: String = (1..=12).map(|card| format!("{card}\n")).collect::<String>().repeat(3);
+    let run = scratch.arena_with_input(
+        ["play", &tiny("none"), "--seat", "1", "--seed", "1", "--vs", PYTHON_RANDOM_BOT],
+        &input,
+    );
+    run.assert_success();
+    assert!(run.stdout.contains("Player 2 played a hidden move; you learned "), "{}", run.stdout);
+    assert!(run.stdout.contains("Player 1 played "), "{}", run.stdout);
+    assert!(!run.stdout.contains("Player 2 played 1"), "{}", run.stdout);
     let refused = scratch.arena(["play", "examples/games/connect-four/game.py", "--vs", "human"]);
     assert_eq!(refused.status.code(), Some(2), "{}", refused.stderr);
     assert!(refused.stderr.contains("--vs human needs a built-in game"), "{}", refused.stderr);

@@ -38,7 +38,7 @@ pub struct PlayArgs {
     /// second person at this keyboard), or a bot's command line.
     #[arg(long, default_value = "random", value_name = "CMD|random|human")]
     vs: String,
-    /// Your seat: 1 moves first.
+    /// Your seat, 1 or 2 (in a game that takes turns, seat 1 moves first).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
     seat: u8,
     /// The game's seed (the list or grid it deals) [default: a fresh one].
@@ -156,7 +156,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             let mut rules = GameProgram::of(game, command, settings.program_settings());
             let you = Bot::local(
                 "you",
-                reader(Arc::clone(&console), game.declaration.title().to_owned()),
+                reader(
+                    Arc::clone(&console),
+                    game.declaration.title().to_owned(),
+                    game.declaration.moves,
+                ),
             );
             let other = opponent_bot(&|| unreachable!("refused above"));
             runtime.block_on(play_one(

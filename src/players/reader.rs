@@ -12,26 +12,33 @@ use serde_json::{Value, json};
 use super::Session;
 use super::human::{SharedConsole, lock};
 use crate::games::narrate::{Console, ask_number, readable_json};
+use crate::games::program::Moves;
 use crate::printable::printable;
 use crate::referee::LocalPlayer;
 
-/// A person at `console`, playing the game titled `title` from the
-/// messages alone.
-pub fn reader(console: SharedConsole, title: String) -> LocalPlayer {
+/// A person at `console`, playing the game titled `title`, whose moves
+/// are `moves`, from the messages alone.
+pub fn reader(console: SharedConsole, title: String, moves: Moves) -> LocalPlayer {
     LocalPlayer::new("arena:human", move |io| {
         let console = Arc::clone(&console);
         let title = title.clone();
-        async move { play(Session::new(io), console, title).await }
+        async move { play(Session::new(io), console, title, moves).await }
     })
 }
 
-async fn play(mut session: Session, console: SharedConsole, title: String) {
-    // Entries of the history already shown.
+async fn play(mut session: Session, console: SharedConsole, title: String, moves: Moves) {
+    // Entries of the history already shown, and the seat whose history
+    // entries are what this person learned, not what was played.
     let mut shown = 0;
+    let mut learned_of = Value::Null;
     while let Some(message) = session.next().await {
         match message["type"].as_str() {
             Some("start") => {
                 shown = 0;
+                learned_of = match (moves, message["seat"].as_u64()) {
+                    (Moves::Hidden, Some(seat)) => json!(3 - seat),
+                    _ => Value::Null,
+                };
                 lock(&console)
                     .say(&format!("Welcome to {title}! You are Player {}.", message["seat"]));
                 let ready = json!({"type": "ready", "id": message["id"], "name": "human"});
@@ -40,7 +47,7 @@ async fn play(mut session: Session, console: SharedConsole, title: String) {
                 }
             }
             Some("move") => {
-                tell_history(&message, &mut shown, &console);
+                History { shown: &mut shown, learned_of: &learned_of }.tell(&message, &console);
                 let Some(legal) = message["legal_moves"].as_array().cloned() else { return };
                 let view = message["state"].clone();
                 let asking = Arc::clone(&console);
@@ -65,7 +72,7 @@ async fn play(mut session: Session, console: SharedConsole, title: String) {
                 }
             }
             Some("over") => {
-                tell_history(&message, &mut shown, &console);
+                History { shown: &mut shown, learned_of: &learned_of }.tell(&message, &console);
                 let mut console = lock(&console);
                 console.say("");
                 console.say("Your final view:");
@@ -129,20 +136,33 @@ fn typed_form(mv: &Value) -> Option<String> {
     }
 }
 
-/// Says the moves of `message`'s history not shown yet.
-fn tell_history(message: &Value, shown: &mut usize, console: &SharedConsole) {
-    let Some(history) = message["history"].as_array() else { return };
-    let mut console = lock(console);
-    for entry in history.iter().skip(*shown) {
-        match &entry["move"] {
-            // A move the game keeps from this seat (a card played face down).
-            Value::Null => console.say(&format!("Player {} played a hidden move.", entry["seat"])),
-            mv => console.say(&format!(
-                "Player {} played {}.",
-                entry["seat"],
-                printable(&mv.to_string())
-            )),
+/// The history a person has been told: how many entries, and the seat
+/// whose moves they learn only as the game tells them (in a game with
+/// hidden moves: the other seat; `null` otherwise).
+struct History<'a> {
+    shown: &'a mut usize,
+    learned_of: &'a Value,
+}
+
+impl History<'_> {
+    /// Says the moves of `message`'s history not shown yet.
+    fn tell(self, message: &Value, console: &SharedConsole) {
+        let Some(history) = message["history"].as_array() else { return };
+        let mut console = lock(console);
+        for entry in history.iter().skip(*self.shown) {
+            let seat = &entry["seat"];
+            let hidden = seat == self.learned_of;
+            match &entry["move"] {
+                // A move the game keeps from this seat (a card played face down).
+                Value::Null => console.say(&format!("Player {seat} played a hidden move.")),
+                // What the game tells this seat of the other's hidden move.
+                learned if hidden => console.say(&format!(
+                    "Player {seat} played a hidden move; you learned {}.",
+                    printable(&learned.to_string())
+                )),
+                mv => console.say(&format!("Player {seat} played {}.", printable(&mv.to_string()))),
+            }
         }
+        *self.shown = history.len().max(*self.shown);
     }
-    *shown = history.len().max(*shown);
 }
