@@ -38,7 +38,8 @@ pub struct PlayArgs {
     /// second person at this keyboard), or a bot's command line.
     #[arg(long, default_value = "random", value_name = "CMD|random|human")]
     vs: String,
-    /// Your seat, 1 or 2 (in a game that takes turns, seat 1 moves first).
+    /// Your seat, 1 or 2 (in a built-in game that takes turns, seat 1 moves
+    /// first; a game program says who moves when).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
     seat: u8,
     /// The game's seed (the list or grid it deals) [default: a fresh one].
