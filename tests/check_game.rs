@@ -145,7 +145,7 @@ fn each_broken_fixture_fails_exactly_its_item() {
         }
         if flaw == "leaks-in-learned" {
             assert!(
-                stdout.contains("in what it learned of seat 1's move (`learned`) at `dealt`"),
+                stdout.contains("seat 2 learns it of seat 1's moves again and again (`learned` at `dealt`, after turns 1, 3, 5)"),
                 "{stdout}"
             );
         }
@@ -191,6 +191,21 @@ fn each_broken_fixture_fails_exactly_its_item() {
         // Each failure shows its evidence and a hint.
         assert!(stdout.contains("        hint: "), "{flaw}:\n{stdout}");
     }
+}
+
+#[test]
+fn a_secret_turned_up_once_by_a_move_is_no_leak() {
+    // Seat 1's first card shows seat 2 the hand it was dealt, once: what a
+    // move may turn up, unlike `leaks-in-learned`, which tells it every turn.
+    let (status, stdout) = check_game("tests/fixtures/games/tinygame.py --flaw turns-hand-up", &[]);
+    assert_eq!(status, Some(0), "{stdout}");
+    assert!(
+        items(&stdout).contains(&(
+            "PASS".to_owned(),
+            "keeps a seat's private values from the other seat".to_owned()
+        )),
+        "{stdout}"
+    );
 }
 
 #[test]

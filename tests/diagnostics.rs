@@ -283,7 +283,11 @@ fn a_command_typed_without_quotes_is_told_to_quote_it() {
     for league in [&["--league", "tournament.toml"][..], &["--league=tournament.toml"]] {
         let run = scratch.arena(["sprt"].iter().chain(league));
         assert_eq!(run.status.code(), Some(2), "{run:?}");
-        assert!(run.stderr.contains("add an `[sprt]` table to the file"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("give it an `[sprt]` table and exactly two bots"),
+            "{}",
+            run.stderr
+        );
         assert!(!run.stderr.contains(quote_it), "{}", run.stderr);
     }
 

@@ -25,7 +25,7 @@ pub fn with_tip(mut error: clap::Error, args: &[OsString]) -> clap::Error {
         _ => "",
     };
     if subcommand == Some("sprt") && unexpected.split('=').next() == Some("--league") {
-        let tip = "`arena sprt` takes its two bots' commands; to test the first two bots of a tournament file, add an `[sprt]` table to the file (tournaments/README.md) and run `arena run FILE`";
+        let tip = "`arena sprt` takes its two bots' commands; to test from a tournament file, give it an `[sprt]` table and exactly two bots, the new one first (tournaments/README.md), and run `arena run FILE`";
         error.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![tip.into()]));
         return error;
     }

@@ -281,8 +281,12 @@ pub fn result_text(tournament: &Tournament, test: &SprtTest) -> String {
     // The standings and games.csv count these too: said, so that two
     // totals in one output do not look like a fault.
     if status.not_counted > 0 {
+        let which = match status.verdict {
+            Verdict::Continue => "of pairs not complete, or after one that is not",
+            _ => "of pairs after the deciding one",
+        };
         text.push_str(&format!(
-            "Not counted: {} {} of pairs after the deciding one (in games.csv and the standings)\n",
+            "Not counted: {} {} {which} (in games.csv and the standings)\n",
             status.not_counted,
             if status.not_counted == 1 { "game" } else { "games" }
         ));

@@ -238,9 +238,11 @@ impl Recorder {
         }
         let done = self.meter.game_done(row.plies);
         self.reporter.report(&Event::GameFinished { done, total: self.to_play, game: &row });
+        // Shown every game, after the stop too: an SPRT tells how many it
+        // did not count, as a rerun over games.csv would.
         if let Some(stopper) = &mut self.stopper
-            && !stopper.stopped
             && stopper.rule.count(&row)
+            && !stopper.stopped
         {
             stopper.stopped = true;
             let _ = stopper.cancel.send(true);

@@ -287,6 +287,8 @@ struct TestState {
     /// The tested bot's points in the games of pairs not yet counted, by
     /// round: with it in seat 1, and in seat 2.
     waiting: HashMap<u64, [Option<f64>; 2]>,
+    /// Games of the two bots shown to the test, counted or not.
+    seen: u64,
     status: SprtStatus,
 }
 
@@ -299,9 +301,10 @@ pub struct SprtStatus {
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
-    /// Games of the two bots that finished and are not counted: past the
-    /// deciding pair, or in pairs still waiting for a game when it came
-    /// (several games at once). They are in games.csv and the standings.
+    /// Games of the two bots that finished and are not counted: in pairs
+    /// not complete, or after one that is not (several games at once, a
+    /// void game), or after the deciding pair. They are in games.csv and
+    /// the standings.
     pub not_counted: u64,
     /// The log-likelihood ratio after the last pair counted.
     pub llr: f64,
@@ -328,7 +331,9 @@ impl SprtTest {
 
     /// Where the test stands now.
     pub fn status(&self) -> SprtStatus {
-        self.lock().status
+        let state = self.lock();
+        let counted = state.status.wins + state.status.draws + state.status.losses;
+        SprtStatus { not_counted: state.seen - counted, ..state.status }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, TestState> {
@@ -349,13 +354,13 @@ impl StopRule for SprtTest {
             return self.lock().status.verdict != Verdict::Continue;
         };
         let mut state = self.lock();
+        state.seen += 1;
         if state.status.verdict != Verdict::Continue {
-            state.status.not_counted += 1;
             return true;
         }
         state.waiting.entry(game.round).or_default()[tested_seat.index()] =
             Some(game.outcome.points(tested_seat));
-        let TestState { waiting, status } = &mut *state;
+        let TestState { waiting, status, .. } = &mut *state;
         let mut next = status.pairs.pairs() + 1;
         while let Some(&[Some(first), Some(second)]) = waiting.get(&next) {
             waiting.remove(&next);
@@ -372,8 +377,6 @@ impl StopRule for SprtTest {
             status.llr = self.settings.llr(&status.pairs);
             status.verdict = self.settings.verdict(status.llr);
             if status.verdict != Verdict::Continue {
-                status.not_counted +=
-                    waiting.values().flatten().filter(|points| points.is_some()).count() as u64;
                 waiting.clear();
                 return true;
             }
@@ -537,12 +540,15 @@ mod tests {
         assert!(!test.count(&game(2, 2, 0.5)));
         assert!(!test.count(&game(1, 2, 0.0)));
         assert_eq!(test.status().pairs.pairs(), 0);
+        // Finished, and told as not counted while they wait.
+        assert_eq!(test.status().not_counted, 3);
         // Games of other bots count for nothing.
         assert!(!test.count(&crate::tournament::standings::tests::row("x", "old", "seat1")));
         assert!(!test.count(&game(1, 1, 1.0)));
         let status = test.status();
         assert_eq!(status.pairs.counts, [0, 0, 1, 1, 0]);
         assert_eq!((status.wins, status.draws, status.losses), (2, 1, 1));
+        assert_eq!(status.not_counted, 0);
         assert_eq!(status.llr, SprtSettings::default().llr(&status.pairs));
     }
 

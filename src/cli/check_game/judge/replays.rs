@@ -143,7 +143,7 @@ pub(super) fn seeds(evidence: &Evidence, random: bool) -> Item {
         (false, count) if count > 1 => Item {
             hint: Some(match setups_vary_by_chance(evidence) {
                 // Declaring it random would hide the fault, not mend it.
-                true => "the same seed set up different games too (the items above on a fresh process and other games show where): the game draws from a generator `init`'s seed does not seed (Python's `random` module, Math.random); draw from one it seeds, e.g. Python's `random.Random(seed)`, and declare `random: true` only if the game is meant to be random".to_owned(),
+                true => "the same seed set up different games too (the items above on a fresh process and other games show where): something besides the parameters and `init`'s seed goes into the setup, such as a generator the seed does not seed (Python's `random` module, Math.random) or state kept from an earlier game; draw only from a generator seeded by `seed` (Python's `random.Random(seed)`), set everything up afresh in `init`, and declare `random: true` only if the game is meant to be random".to_owned(),
                 false => "declare `random: true`, or set up the game from the parameters alone"
                     .to_owned(),
             }),

@@ -3,7 +3,7 @@
 //! seat may see never appears in what the other is shown (its view, its
 //! legal moves, what it learns of a hidden move).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
@@ -223,12 +223,9 @@ impl Shown {
     /// seat alike: in its view where the other's view holds something else
     /// (cards turned up for both to see are no leak, once `turned_up` may
     /// be: not as the game is set up, before anything could turn them up),
-    /// inside its legal moves (a whole move may equal a value by chance: a
-    /// bid of two numbers and two dice), and in what it learned of the
-    /// other seat's move unless that move holds the value (a card played
-    /// face down, learned once turned up). Places in the view are JSON
-    /// pointers after `view`, in the moves after `moves/INDEX`, in what it
-    /// learned after `learned`.
+    /// and inside its legal moves (a whole move may equal a value by
+    /// chance: a bid of two numbers and two dice). Places in the view are
+    /// JSON pointers after `view`, in the moves after `moves/INDEX`.
     fn private_places(&self, seat: Seat, value: &Value, turned_up: bool) -> BTreeSet<String> {
         let owner = &self.views[seat.other().index()];
         let mut places: BTreeSet<String> = find(&self.views[seat.index()], value)
@@ -243,11 +240,6 @@ impl Shown {
                     .filter(|place| !place.is_empty())
                     .map(|place| format!("moves/{index}{place}")),
             );
-        }
-        let played_it =
-            self.moved[seat.other().index()].as_ref().is_some_and(|mv| !find(mv, value).is_empty());
-        if let (Some(learned), false) = (&self.learned[seat.index()], played_it) {
-            places.extend(find(learned, value).into_iter().map(|place| format!("learned{place}")));
         }
         places
     }
@@ -270,8 +262,7 @@ fn probed(value: &Value) -> bool {
 /// deal may give both seats the same by chance), the other seat's view holds
 /// something else. Each such place is then followed through every step of
 /// the games while they go on: a leak is its value shown to the other seat
-/// (in its view, inside its legal moves, or in what it learned of the
-/// seat's move when the move does not hold it) at the same place and step of
+/// (in its view or inside its legal moves) at the same place and step of
 /// every game where the two differ. At the end of a game the hands may be turned up:
 /// a finished game's last step is not judged. As the game is set up, a
 /// private value shown to both seats alike counts as shown to the other (a
@@ -340,6 +331,14 @@ pub(super) fn private(evidence: &Evidence) -> Item {
             }
         }
     }
+    // Bots are sent `learned` only where moves are hidden.
+    if matches!(&evidence.hello, Ok(declaration) if declaration.moves == Moves::Hidden) {
+        for (seat, path) in &private {
+            if let Some(leak) = leak_through_learned(&games, *seat, path) {
+                return leak;
+            }
+        }
+    }
     match private.len() {
         0 => item(
             PRIVATE,
@@ -355,6 +354,85 @@ pub(super) fn private(evidence: &Evidence) -> Item {
             ),
         ),
     }
+}
+
+/// A fail if seat `seat`'s value at `path` (as dealt, or as it is at the
+/// step) is in what the other seat learns of its moves (`learned`, where
+/// the move does not hold it) at the same place, after two turns or more,
+/// in every game where it is one to probe and the other seat has
+/// something else at its place. A move may turn a secret up (a card
+/// flipped): that is learned once; a secret copied into what is learned
+/// shows again and again.
+fn leak_through_learned(games: &[(u64, Vec<Shown>)], seat: Seat, path: &str) -> Option<Item> {
+    let other = seat.other();
+    // Each game compared: its index, and the steps at which each place of
+    // what the other seat learned showed the value.
+    let mut compared: Vec<(usize, BTreeMap<String, Vec<usize>>)> = Vec::new();
+    for (game, (_, steps)) in games.iter().enumerate() {
+        let Some(first) = steps.first() else { continue };
+        let Some(dealt) = first.views[seat.index()].pointer(path) else { continue };
+        if !probed(dealt) || first.views[other.index()].pointer(path) == Some(dealt) {
+            continue;
+        }
+        let mut shown_at: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (at, shown) in steps.iter().enumerate().skip(1) {
+            let (Some(mv), Some(learned)) =
+                (&shown.moved[seat.index()], &shown.learned[other.index()])
+            else {
+                continue;
+            };
+            let now = shown.views[seat.index()].pointer(path);
+            for value in [Some(dealt), now].into_iter().flatten() {
+                if !probed(value) || !find(mv, value).is_empty() {
+                    continue;
+                }
+                for place in find(learned, value) {
+                    let at_steps = shown_at.entry(place).or_default();
+                    if at_steps.last() != Some(&at) {
+                        at_steps.push(at);
+                    }
+                }
+            }
+        }
+        compared.push((game, shown_at));
+    }
+    if compared.len() < 3 || 2 * compared.len() < games.len() {
+        return None;
+    }
+    let repeated = |shown_at: &BTreeMap<String, Vec<usize>>| -> BTreeSet<String> {
+        shown_at.iter().filter(|(_, at)| at.len() >= 2).map(|(place, _)| place.clone()).collect()
+    };
+    let mut places = compared.iter().map(|(_, shown_at)| repeated(shown_at));
+    let first = places.next()?;
+    let everywhere: BTreeSet<String> =
+        places.fold(first, |common, places| common.intersection(&places).cloned().collect());
+    let place = everywhere.first()?;
+    let (game, shown_at) = &compared[0];
+    let (seed, steps) = &games[*game];
+    let at = &shown_at[place];
+    let turns = at.iter().map(|turn| turn.to_string()).collect::<Vec<_>>().join(", ");
+    let dealt = steps[0].views[seat.index()].pointer(path).map_or(String::new(), Value::to_string);
+    Some(Item {
+        title: PRIVATE,
+        status: Status::Fail,
+        evidence: format!(
+            "seat {seat}'s `{}` changes with the seed and seat {other} has something else there, yet seat {other} learns it of seat {seat}'s moves again and again (`learned` at `{}`, after turns {turns}), in all {} games (seed {seed}: {dealt})",
+            written(path),
+            written(place),
+            compared.len(),
+        ),
+        request: None,
+        answer: Some(format!(
+            "after turn {}, what seat {other} learned: {}",
+            at[0],
+            steps[at[0]].written_learned[other.index()]
+                .as_deref()
+                .map_or("nothing".to_owned(), |learned| quote(learned.as_bytes()))
+        )),
+        hint: Some(format!(
+            "`learned` tells seat {other} what it learns of seat {seat}'s move in that turn, and only that: seat {seat}'s private values go there only as the move turns them up (a value turned up for both to see goes in both views alike)"
+        )),
+    })
 }
 
 /// A fail if seat `seat`'s value at `path` (at step `at` of each game, or
@@ -391,13 +469,9 @@ fn leak(
     let everywhere: BTreeSet<String> =
         places.fold(first, |common, places| common.intersection(&places).cloned().collect());
     let place = everywhere.first()?;
-    let through_learned = place.starts_with("learned");
-    let place = if let Some(pointer) = place.strip_prefix("view") {
-        format!("in its view at `{}`", written(pointer))
-    } else if let Some(pointer) = place.strip_prefix("learned") {
-        format!("in what it learned of seat {seat}'s move (`learned`) at `{}`", written(pointer))
-    } else {
-        format!("inside its legal moves at `{}`", written(&place["moves".len()..]))
+    let place = match place.strip_prefix("view") {
+        Some(pointer) => format!("in its view at `{}`", written(pointer)),
+        None => format!("inside its legal moves at `{}`", written(&place["moves".len()..])),
     };
     let (seed, shown, value) = compared[0];
     let what = if dealt { "value as dealt" } else { "value" };
@@ -416,18 +490,11 @@ fn leak(
         ),
         request: None,
         answer: Some(format!(
-            "seat {other}'s view: {}; its legal moves: {}{}",
+            "seat {other}'s view: {}; its legal moves: {}",
             quote(shown.written_views[other.index()].as_bytes()),
-            quote(shown.written_legal[other.index()].as_bytes()),
-            shown.written_learned[other.index()].as_ref().map_or(String::new(), |learned| format!(
-                "; what it learned: {}",
-                quote(learned.as_bytes())
-            ))
+            quote(shown.written_legal[other.index()].as_bytes())
         )),
         hint: Some(match at {
-            _ if through_learned => format!(
-                "`learned` tells seat {other} what it learns of seat {seat}'s move, and only that: seat {seat}'s private values go there only as part of the move itself (a value turned up for both to see goes in both views alike)"
-            ),
             // Shown alike to both as the game is set up: a deal copied into
             // both views, or a card dealt face up that is also in the seat's
             // own field, which the check cannot tell apart.
