@@ -22,6 +22,15 @@ fn items(stdout: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The titles of the items that failed.
+fn failed_items(stdout: &str) -> Vec<String> {
+    items(stdout)
+        .into_iter()
+        .filter(|(status, _)| status == "FAIL")
+        .map(|(_, title)| title)
+        .collect()
+}
+
 fn check_game(command: &str, extra: &[&str]) -> (Option<i32>, String) {
     let scratch = Scratch::new();
     let mut args = vec!["check-game", command];
@@ -119,11 +128,7 @@ fn each_broken_fixture_fails_exactly_its_item() {
         let command = common::tinygame(flaw);
         let (status, stdout) = check_game(&command, extra);
         assert_eq!(status, Some(1), "{flaw}:\n{stdout}");
-        let failed: Vec<String> = items(&stdout)
-            .into_iter()
-            .filter(|(status, _)| status == "FAIL")
-            .map(|(_, title)| title)
-            .collect();
+        let failed = failed_items(&stdout);
         assert_eq!(failed, [item], "{flaw}:\n{stdout}");
         if flaw == "salted" {
             // The place where the answers first differ, with both values.
@@ -215,11 +220,7 @@ fn a_generator_the_seed_does_not_seed_is_not_mistaken_for_a_random_game() {
     // offer `random: true` (which would hide the fault) as the fix.
     let (status, stdout) = check_game("tests/fixtures/games/tinygame.py --flaw unseeded", &[]);
     assert_eq!(status, Some(1), "{stdout}");
-    let failed: Vec<String> = items(&stdout)
-        .into_iter()
-        .filter(|(status, _)| status == "FAIL")
-        .map(|(_, title)| title)
-        .collect();
+    let failed = failed_items(&stdout);
     assert_eq!(
         failed,
         [

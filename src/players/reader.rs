@@ -47,7 +47,7 @@ async fn play(mut session: Session, console: SharedConsole, title: String, moves
                 }
             }
             Some("move") => {
-                History { shown: &mut shown, learned_of: &learned_of }.tell(&message, &console);
+                tell_history(&message, &mut shown, &learned_of, &console);
                 let Some(legal) = message["legal_moves"].as_array().cloned() else { return };
                 let view = message["state"].clone();
                 let asking = Arc::clone(&console);
@@ -72,7 +72,7 @@ async fn play(mut session: Session, console: SharedConsole, title: String, moves
                 }
             }
             Some("over") => {
-                History { shown: &mut shown, learned_of: &learned_of }.tell(&message, &console);
+                tell_history(&message, &mut shown, &learned_of, &console);
                 let mut console = lock(&console);
                 console.say("");
                 console.say("Your final view:");
@@ -136,33 +136,25 @@ fn typed_form(mv: &Value) -> Option<String> {
     }
 }
 
-/// The history a person has been told: how many entries, and the seat
-/// whose moves they learn only as the game tells them (in a game with
-/// hidden moves: the other seat; `null` otherwise).
-struct History<'a> {
-    shown: &'a mut usize,
-    learned_of: &'a Value,
-}
-
-impl History<'_> {
-    /// Says the moves of `message`'s history not shown yet.
-    fn tell(self, message: &Value, console: &SharedConsole) {
-        let Some(history) = message["history"].as_array() else { return };
-        let mut console = lock(console);
-        for entry in history.iter().skip(*self.shown) {
-            let seat = &entry["seat"];
-            let hidden = seat == self.learned_of;
-            match &entry["move"] {
-                // A move the game keeps from this seat (a card played face down).
-                Value::Null => console.say(&format!("Player {seat} played a hidden move.")),
-                // What the game tells this seat of the other's hidden move.
-                learned if hidden => console.say(&format!(
-                    "Player {seat} played a hidden move; you learned {}.",
-                    printable(&learned.to_string())
-                )),
-                mv => console.say(&format!("Player {seat} played {}.", printable(&mv.to_string()))),
-            }
+/// Says the moves of `message`'s history not shown yet (`shown` counts
+/// those told). `learned_of` is the seat whose moves this person learns
+/// only as the game tells them (in a game with hidden moves: the other
+/// seat; `null` otherwise).
+fn tell_history(message: &Value, shown: &mut usize, learned_of: &Value, console: &SharedConsole) {
+    let Some(history) = message["history"].as_array() else { return };
+    let mut console = lock(console);
+    for entry in history.iter().skip(*shown) {
+        let seat = &entry["seat"];
+        match &entry["move"] {
+            // A move the game keeps from this seat (a card played face down).
+            Value::Null => console.say(&format!("Player {seat} played a hidden move.")),
+            // What the game tells this seat of the other's hidden move.
+            learned if seat == learned_of => console.say(&format!(
+                "Player {seat} played a hidden move; you learned {}.",
+                printable(&learned.to_string())
+            )),
+            mv => console.say(&format!("Player {seat} played {}.", printable(&mv.to_string()))),
         }
-        *self.shown = history.len().max(*self.shown);
     }
+    *shown = history.len().max(*shown);
 }

@@ -356,6 +356,10 @@ pub(super) fn private(evidence: &Evidence) -> Item {
     }
 }
 
+/// The steps of a game at which each place (a JSON pointer) of what a
+/// seat learned showed a value.
+type LearnedAt = BTreeMap<String, Vec<usize>>;
+
 /// A fail if seat `seat`'s value at `path` (as dealt, or as it is at the
 /// step) is in what the other seat learns of its moves (`learned`, where
 /// the move does not hold it) at the same place, after two turns or more,
@@ -365,16 +369,16 @@ pub(super) fn private(evidence: &Evidence) -> Item {
 /// shows again and again.
 fn leak_through_learned(games: &[(u64, Vec<Shown>)], seat: Seat, path: &str) -> Option<Item> {
     let other = seat.other();
-    // Each game compared: its index, and the steps at which each place of
-    // what the other seat learned showed the value.
-    let mut compared: Vec<(usize, BTreeMap<String, Vec<usize>>)> = Vec::new();
+    // Each game compared: its index, the value as dealt, and the steps at
+    // which each place of what the other seat learned showed the value.
+    let mut compared: Vec<(usize, &Value, LearnedAt)> = Vec::new();
     for (game, (_, steps)) in games.iter().enumerate() {
         let Some(first) = steps.first() else { continue };
         let Some(dealt) = first.views[seat.index()].pointer(path) else { continue };
         if !probed(dealt) || first.views[other.index()].pointer(path) == Some(dealt) {
             continue;
         }
-        let mut shown_at: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let mut shown_at = LearnedAt::new();
         for (at, shown) in steps.iter().enumerate().skip(1) {
             let (Some(mv), Some(learned)) =
                 (&shown.moved[seat.index()], &shown.learned[other.index()])
@@ -394,24 +398,23 @@ fn leak_through_learned(games: &[(u64, Vec<Shown>)], seat: Seat, path: &str) -> 
                 }
             }
         }
-        compared.push((game, shown_at));
+        compared.push((game, dealt, shown_at));
     }
     if compared.len() < 3 || 2 * compared.len() < games.len() {
         return None;
     }
-    let repeated = |shown_at: &BTreeMap<String, Vec<usize>>| -> BTreeSet<String> {
+    let repeated = |shown_at: &LearnedAt| -> BTreeSet<String> {
         shown_at.iter().filter(|(_, at)| at.len() >= 2).map(|(place, _)| place.clone()).collect()
     };
-    let mut places = compared.iter().map(|(_, shown_at)| repeated(shown_at));
+    let mut places = compared.iter().map(|(_, _, shown_at)| repeated(shown_at));
     let first = places.next()?;
     let everywhere: BTreeSet<String> =
         places.fold(first, |common, places| common.intersection(&places).cloned().collect());
     let place = everywhere.first()?;
-    let (game, shown_at) = &compared[0];
+    let (game, dealt, shown_at) = &compared[0];
     let (seed, steps) = &games[*game];
     let at = &shown_at[place];
     let turns = at.iter().map(|turn| turn.to_string()).collect::<Vec<_>>().join(", ");
-    let dealt = steps[0].views[seat.index()].pointer(path).map_or(String::new(), Value::to_string);
     Some(Item {
         title: PRIVATE,
         status: Status::Fail,
