@@ -159,6 +159,13 @@ fn each_broken_fixture_fails_exactly_its_item() {
             assert!(stdout.contains("`state` differs in its keys' order alone"), "{stdout}");
         }
         if flaw == "crash" {
+            // What it wrote to stderr, a line each, not run together.
+            assert!(
+                stdout
+                    .contains("\n        stderr, its last 3 lines:\n          tinygame: process ")
+                    && stdout.contains("\n          tinygame: crashing on purpose\n        hint: "),
+                "{stdout}"
+            );
             // Every game stops at the same fault: the same answers up to it
             // are no evidence that whole games replay the same.
             for item in [

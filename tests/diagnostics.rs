@@ -337,6 +337,12 @@ fn default_names_come_from_scripts() {
     let rows = read_games_csv(&out);
     // Both scripts are called random_bot: the names are made distinct.
     assert_eq!(&rows[0]["pairing"], "random_bot-1 vs random_bot-2", "{}", run.stdout);
+    // And the run says which command each number stands for.
+    assert!(
+        run.stdout.contains("bots named alike, numbered in the order given: random_bot-1 is `python3 -u bots/python/random_bot.py`; random_bot-2 is `node bots/javascript/random_bot.js`\n"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -502,7 +508,15 @@ fn check_quotes_a_crashed_bots_stderr() {
     assert_eq!(run.status.code(), Some(1), "{run:?}");
     let failed = run.stdout.lines().find(|line| line.contains("FAIL")).expect("a failure");
     assert!(failed.contains("keeps running during games"), "{}", run.stdout);
-    assert!(failed.contains("exited with status 2") && failed.contains("model.bin: no such file"));
+    assert!(failed.contains("exited with status 2"), "{}", run.stdout);
+    // Those lines a line each, under the item, not run together.
+    assert!(
+        run.stdout.contains(
+            "\n          loading weights from model.bin\n          error: model.bin: no such file\n        hint: your bot stopped"
+        ) && run.stdout.contains(" (turn 1)\n        stderr, its last "),
+        "{}",
+        run.stdout
+    );
     assert!(!run.stdout.contains("logs/"), "{}", run.stdout);
 }
 

@@ -333,6 +333,38 @@ pub fn say_settings(tournament: &Tournament, sandbox_line: &str, seeds: &str) {
     if let Some(line) = tournament_time_line(tournament) {
         crate::say!("{line}");
     }
+    if let Some(line) = numbered_bots_line(tournament) {
+        crate::say!("{line}");
+    }
+}
+
+/// Which command each bot numbered on the command line is (two commands
+/// named alike by default, `random_bot-1` and `random_bot-2`), when there
+/// are such bots: the standings name them only so. A file names its bots
+/// itself.
+fn numbered_bots_line(tournament: &Tournament) -> Option<String> {
+    let from_command_line = |index: &usize| {
+        tournament.file.as_os_str().is_empty() || tournament.challengers.contains(index)
+    };
+    let base = |name: &str| {
+        name.rsplit_once('-')
+            .filter(|(_, number)| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+            .map(|(base, _)| base.to_owned())
+    };
+    let bots: Vec<&BotEntry> = (0..tournament.bots.len())
+        .filter(from_command_line)
+        .map(|index| &tournament.bots[index])
+        .collect();
+    let numbered: Vec<String> = bots
+        .iter()
+        .filter(|bot| {
+            let mine = base(&bot.name);
+            mine.is_some() && bots.iter().filter(|other| base(&other.name) == mine).count() > 1
+        })
+        .map(|bot| format!("{} is `{}`", bot.name, shell_words::join(&bot.written_command)))
+        .collect();
+    (!numbered.is_empty())
+        .then(|| format!("bots named alike, numbered in the order given: {}", numbered.join("; ")))
 }
 
 /// What a tournament plays from its openings file, if it has one.

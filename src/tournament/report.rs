@@ -245,7 +245,8 @@ fn settings_list(summary: &Summary<'_>, chosen: fn(&str) -> String) -> Vec<(Stri
         list.push(("sandbox".to_owned(), sandbox.to_owned()));
     }
     if !settings.seed_key.is_empty() {
-        list.push(("seat-seed key".to_owned(), settings.seed_key.clone()));
+        // A fingerprint: the key itself stays in the folder.
+        list.push(("seat-seed key's fingerprint".to_owned(), settings.seed_key.clone()));
     }
     for bot in &settings.bots {
         let mut described =

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use super::advice::{Language, hint};
+use crate::cli::output::StderrQuote;
 use crate::games::Seat;
 use crate::printable::printable;
 use crate::protocol::ForfeitReason;
@@ -19,6 +20,8 @@ pub struct Item {
     pub evidence: String,
     /// The line the bot sent, when a line is the evidence.
     pub line: Option<String>,
+    /// What a crashed bot last wrote to stderr.
+    pub stderr: Option<StderrQuote>,
     pub hint: Option<String>,
 }
 
@@ -330,6 +333,7 @@ pub fn checklist(evidence: &Evidence, settings: &Settings) -> Vec<Item> {
                 settings.exit_grace.as_millis()
             ),
             line: None,
+            stderr: None,
             hint: Some(
                 "end your read loop and exit when reading stdin returns end of file".to_owned(),
             ),
@@ -429,6 +433,7 @@ pub fn sandbox_item(evidence: &Evidence, limits: Option<&Limits>) -> Item {
                 status: Status::Fail,
                 evidence: format!("game {}: {what}; {said}: {}", index + 1, printable(line)),
                 line: None,
+                stderr: None,
                 hint: Some(
                     "a bot sees the system folders, its interpreter and the folders of its program and script, writes only in its own /tmp (its HOME and TMPDIR: the box's own, not this machine's /tmp), and has no network (protocol.md section 7); keep the files it reads beside its program, or allow a path to read with --allow-read (read_paths in a tournament file); to keep a log, write it to stderr (arena keeps it)".to_owned(),
                 ),
@@ -439,11 +444,11 @@ pub fn sandbox_item(evidence: &Evidence, limits: Option<&Limits>) -> Item {
 }
 
 fn pass(title: &'static str, evidence: String) -> Item {
-    Item { title, status: Status::Pass, evidence, line: None, hint: None }
+    Item { title, status: Status::Pass, evidence, line: None, stderr: None, hint: None }
 }
 
 fn not_judged(title: &'static str, evidence: String) -> Item {
-    Item { title, status: Status::NotJudged, evidence, line: None, hint: None }
+    Item { title, status: Status::NotJudged, evidence, line: None, stderr: None, hint: None }
 }
 
 /// Fails `title` with the forfeit of game `index`.
@@ -457,9 +462,14 @@ fn failure(title: &'static str, index: usize, forfeit: &Forfeit, evidence: &Evid
             index + 1,
             played.seat,
             forfeit.reason,
-            forfeit.detail
+            // Its stderr follows as lines of their own.
+            forfeit.detail_for_bots()
         ),
         line: forfeit.line.clone(),
+        stderr: match &forfeit.cause {
+            Cause::Crash(crash) => StderrQuote::of(crash),
+            _ => None,
+        },
         hint: Some(hint(
             forfeit,
             evidence.logs_kept.then_some(played.log.as_path()),

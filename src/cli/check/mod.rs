@@ -358,6 +358,9 @@ fn print_item(item: &Item, hints_shown: &mut HashSet<String>) {
         let line = if line.is_empty() { "an empty line" } else { line };
         crate::say!("        it sent: {line}");
     }
+    if let Some(stderr) = &item.stderr {
+        stderr.say();
+    }
     if let Some(hint) = &item.hint
         && hints_shown.insert(hint.clone())
     {

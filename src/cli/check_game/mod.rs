@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::game_arg::{GameArg, game_setup};
 use super::interrupt::Interrupt;
 use super::options::{UsageError, command_from_words, parse_param};
-use super::sandboxing::{SandboxArgs, start_sandbox};
+use super::sandboxing::{SandboxArgs, prepare_sandbox};
 use crate::referee::{self, BotCommand, ProgramSettings};
 use crate::units::parse_duration;
 use judge::{Status, checklist};
@@ -88,7 +88,10 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
             Some("--timeout"),
         )?),
     };
-    let (sandbox, _) = start_sandbox(&sandbox_settings, &[])?;
+    // No bots play here, so no seat seeds: the games' seeds are the
+    // check's own (its first line says them).
+    let (sandbox, sandbox_line) = prepare_sandbox(&sandbox_settings, &[])?;
+    crate::say!("{sandbox_line}");
     let mut sandboxed = command.clone();
     if let Some(sandbox) = &sandbox {
         BotCommand::sandbox_all(std::slice::from_mut(&mut sandboxed), sandbox)?;
@@ -137,6 +140,9 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
             if let Some(text) = text {
                 crate::say!("        {label}: {text}");
             }
+        }
+        if let Some(stderr) = &item.stderr {
+            stderr.say();
         }
         if let Some(hint) = &item.hint {
             crate::say!("        hint: {hint}");

@@ -124,9 +124,10 @@ impl Declaration {
         let declaration: Declaration =
             serde_path_to_error::deserialize(value).map_err(|error| {
                 let path = error.path().to_string();
+                let why = crate::spelling::suggest_field(error.into_inner().to_string());
                 match path.as_str() {
-                    "" | "." => error.into_inner().to_string(),
-                    _ => format!("`{path}`: {}", error.into_inner()),
+                    "" | "." => why,
+                    _ => format!("`{path}`: {why}"),
                 }
             })?;
         declaration.check()?;
@@ -473,6 +474,14 @@ mod tests {
         let choices =
             json!([{"name": "s", "type": "string", "choices": ["x", "\u{1b}[2J"], "default": "x"}]);
         assert!(bad(json!({"params": choices})).contains("`choices`"));
+        // A misspelt field is told the one it was likely meant to be.
+        let misspelt = bad(json!({"max_turn": 42}));
+        assert!(
+            misspelt.starts_with(
+                "`max_turn`: unknown field `max_turn`: did you mean `max_turns`? (expected "
+            ),
+            "{misspelt}"
+        );
         let unknown = json!([{"name": "n", "type": "integer", "default": 5, "step": 2}]);
         assert!(
             bad(json!({"params": unknown})).contains("step"),

@@ -388,7 +388,7 @@ pub fn parse_answer(
 /// expected said as JSON says it: "expected i64" is "expected a whole
 /// number" to a game's author.
 fn in_json_words(why: &str) -> String {
-    let mut said = why.to_owned();
+    let mut said = crate::spelling::suggest_field(why.to_owned());
     for rust in ["i64", "u64", "u32", "u8"] {
         said = said.replace(&format!("expected {rust}"), "expected a whole number");
     }

@@ -421,7 +421,7 @@ impl BotProcess {
             // Not answered yet: usually the program was woken by the
             // request but not yet run, on this CPU. Giving it the CPU once
             // costs arena less than sleeping in `poll` and being woken
-            // (README, Performance: 0.4 us a move in the median).
+            // (docs/performance.md: 0.4 us a move in the median).
             if !yielded {
                 yielded = true;
                 std::thread::yield_now();

@@ -319,7 +319,8 @@ fn walk(
 /// A value as a message shows it: strings bare, a missing key as such.
 fn shown(value: Option<&Value>) -> String {
     match value {
-        None => "not recorded".to_owned(),
+        // A parameter one game has and the other has not, most often.
+        None => "not set".to_owned(),
         Some(Value::Null) => "none".to_owned(),
         Some(Value::String(text)) if text.is_empty() => "not recorded".to_owned(),
         Some(Value::String(text)) => text.clone(),
@@ -370,7 +371,7 @@ fn words(path: &str, old: Option<&Value>, new: Option<&Value>) -> String {
             format!("sprt was {}, now {}", test(old), test(new))
         }
         "seed_key" => format!(
-            "the seat-seed key was {}, now {} (resume under the key the folder was played with: the same ARENA_SEED_KEY or --seed-key-file, or neither for a folder that keeps its own key)",
+            "the seat-seed key was another (its fingerprint was {}, now {}; resume under the key the folder was played with: the same ARENA_SEED_KEY or --seed-key-file, or neither for a folder that keeps its own key)",
             shown(old),
             shown(new)
         ),

@@ -138,17 +138,20 @@ impl RunKey {
         let fingerprint = self.key.fingerprint();
         match &self.from {
             KeyFrom::Given(GivenBy::Environment) => {
-                format!("seat seeds keyed by {SEED_KEY_VARIABLE} (key {fingerprint})")
+                format!("seat seeds keyed by {SEED_KEY_VARIABLE} (its fingerprint {fingerprint})")
             }
             KeyFrom::Given(GivenBy::File(path)) => {
-                format!("seat seeds keyed by the key in {} (key {fingerprint})", path.display())
+                format!(
+                    "seat seeds keyed by the key in {} (its fingerprint {fingerprint})",
+                    path.display()
+                )
             }
             KeyFrom::Folder => format!(
-                "seat seeds keyed by the results folder's own key (key {fingerprint}, in {})",
+                "seat seeds keyed by the results folder's own key (in {}; its fingerprint {fingerprint})",
                 folder.join(SEED_KEY_FILE).display()
             ),
             KeyFrom::New => format!(
-                "seat seeds keyed by a new random key of the results folder's own (key {fingerprint}, kept in {})",
+                "seat seeds keyed by a new random key of the results folder's own (kept in {}; its fingerprint {fingerprint})",
                 folder.join(SEED_KEY_FILE).display()
             ),
             KeyFrom::EarlierDefault => format!(

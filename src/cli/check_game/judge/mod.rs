@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::gather::{Ending, Evidence, refusal};
+use crate::cli::output::StderrQuote;
 use crate::games::Seat;
 use crate::protocol::game::{Answer, BadAnswerKind, GameRequestKind};
 use crate::referee::game_program::FaultCause;
@@ -23,6 +24,8 @@ pub struct Item {
     /// The request and the answer that are the evidence, when they are.
     pub request: Option<String>,
     pub answer: Option<String>,
+    /// What a crashed program last wrote to stderr.
+    pub stderr: Option<StderrQuote>,
     pub hint: Option<String>,
 }
 
@@ -45,7 +48,15 @@ impl Status {
 }
 
 fn item(title: &'static str, status: Status, evidence: impl Into<String>) -> Item {
-    Item { title, status, evidence: evidence.into(), request: None, answer: None, hint: None }
+    Item {
+        title,
+        status,
+        evidence: evidence.into(),
+        request: None,
+        answer: None,
+        stderr: None,
+        hint: None,
+    }
 }
 
 /// Fails `title` with `fault`: its words, request, answer and a hint.
@@ -53,10 +64,18 @@ fn fault_item(title: &'static str, context: &str, fault: &GameFault) -> Item {
     Item {
         title,
         status: Status::Fail,
-        evidence: format!("{context}: {}", fault.what()),
+        evidence: match &fault.cause {
+            // Its stderr follows as lines of their own.
+            FaultCause::Crash(crash) => format!("{context}: {}", crash.detail(&fault.request, false)),
+            _ => format!("{context}: {}", fault.what()),
+        },
         // A program that did not start was sent nothing.
         request: (!fault.request_line.is_empty()).then(|| fault.request_line.clone()),
         answer: fault.answer.clone(),
+        stderr: match &fault.cause {
+            FaultCause::Crash(crash) => StderrQuote::of(crash),
+            _ => None,
+        },
         hint: Some(match (&fault.cause, fault.request.kind) {
             (FaultCause::BadAnswer(bad), GameRequestKind::Hello)
                 if bad.kind == BadAnswerKind::Malformed =>
@@ -77,7 +96,7 @@ fn hint(cause: &FaultCause) -> String {
         FaultCause::Timeout { stall, .. } if stall.output_stuck() => "flush stdout after every line (game-protocol.md shows how): the program sat waiting for its next request while its answer waited in its output buffer".to_owned(),
         FaultCause::Timeout { .. } => "answer each request at once, and flush stdout after every line (game-protocol.md shows how); a new process's start counts in its first answer's time (a JVM's, or a compile at start: build beforehand), else allow more with --timeout".to_owned(),
         FaultCause::Crash(crash) if crash.stderr_tail.is_empty() => "the program stopped and wrote nothing to stderr".to_owned(),
-        FaultCause::Crash(_) => "the program stopped: what it wrote to stderr (quoted above) says why".to_owned(),
+        FaultCause::Crash(_) => "the program stopped: what it wrote to stderr (above) says why".to_owned(),
         FaultCause::LineTooLong { .. } => "write one JSON object per line; debug output goes to stderr".to_owned(),
         FaultCause::BadAnswer(bad) => match bad.kind {
             BadAnswerKind::NotJson => "write exactly one JSON object per line on stdout, flushed; debug output goes to stderr".to_owned(),
@@ -306,6 +325,7 @@ fn sound(evidence: &Evidence, fault: Option<(usize, &GameFault)>) -> Item {
                     evidence: format!("game {}, {}: {why}", index + 1, exchange.request),
                     request: Some(exchange.request_line.clone()),
                     answer: Some(exchange.answer_line.clone()),
+                    stderr: None,
                     hint: Some(hint),
                 }
             };

@@ -27,6 +27,7 @@ fn differ(
             (Some(one), Some(other)) => Some(format!("{one}\n        then: {other}")),
             (one, other) => one.or(other),
         },
+        stderr: None,
         hint: Some(hint.to_owned()),
     })
 }

@@ -60,6 +60,7 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
                     quote(original.views[seat.index()].as_str().as_bytes()),
                     quote(changed.views[seat.index()].as_str().as_bytes())
                 )),
+                stderr: None,
                 hint: Some("a seat's view may show of the other seat's hidden move only what `learned` tells it".to_owned()),
             };
         }
@@ -432,6 +433,7 @@ fn leak_through_learned(games: &[(u64, Vec<Shown>)], seat: Seat, path: &str) -> 
                 .as_deref()
                 .map_or("nothing".to_owned(), |learned| quote(learned.as_bytes()))
         )),
+        stderr: None,
         hint: Some(format!(
             "`learned` tells seat {other} what it learns of seat {seat}'s move in that turn, and only that: seat {seat}'s private values go there only as the move turns them up (a value turned up for both to see goes in both views alike)"
         )),
@@ -497,6 +499,7 @@ fn leak(
             quote(shown.written_views[other.index()].as_bytes()),
             quote(shown.written_legal[other.index()].as_bytes())
         )),
+        stderr: None,
         hint: Some(match at {
             // Shown alike to both as the game is set up: a deal copied into
             // both views, or a card dealt face up that is also in the seat's

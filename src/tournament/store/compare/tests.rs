@@ -359,3 +359,19 @@ fn every_key_of_the_record_belongs_to_a_format() {
     );
     assert!(ADDED_KEYS.iter().all(|(format, _)| *format <= SETTINGS_FORMAT));
 }
+
+/// Another game's parameters are named on each side, a parameter one game
+/// has and the other has not as not set.
+#[test]
+fn a_parameter_only_one_side_sets_is_named_as_not_set() {
+    let mut old = settings();
+    old.game = "tic-tac-toe".into();
+    old.params = serde_json::Map::from_iter([("size".to_owned(), Value::from(3))]);
+    let mut new = old.clone();
+    new.game = "goofspiel".into();
+    new.params = serde_json::Map::new();
+    assert_eq!(
+        resume(&json(&old), &new).refused,
+        ["game was tic-tac-toe, now goofspiel", "params.size was 3, now not set"]
+    );
+}
