@@ -21,6 +21,10 @@ pub fn suggest_field(message: String) -> String {
     else {
         return message;
     };
+    // A name of a letter or two is as near to many as to the one meant.
+    if field.chars().count() < 3 {
+        return message;
+    }
     // The expected names are the words between backticks.
     let names = expected.split('`').skip(1).step_by(2);
     match closest(field, names) {
@@ -46,6 +50,8 @@ mod tests {
         );
         let far = "unknown field `depth`, expected `name` or `seats`".to_owned();
         assert_eq!(suggest_field(far.clone()), far);
+        let short = "unknown field `id`, expected one of `min`, `max`, `name`".to_owned();
+        assert_eq!(suggest_field(short.clone()), short);
         assert_eq!(suggest_field("missing field `x`".to_owned()), "missing field `x`");
     }
 

@@ -343,6 +343,24 @@ fn default_names_come_from_scripts() {
         "{}",
         run.stdout
     );
+    // Names given that merely end in a number were numbered by no one.
+    let named = scratch.arena([
+        "match",
+        "number-snatch",
+        "python3 -u bots/python/random_bot.py",
+        "node bots/javascript/random_bot.js",
+        "--name1",
+        "v-1",
+        "--name2",
+        "v-2",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().expect("a UTF-8 path"),
+        "--fresh",
+    ]);
+    named.assert_success();
+    assert!(!named.stdout.contains("numbered"), "{}", named.stdout);
 }
 
 #[test]
@@ -500,7 +518,7 @@ fn check_tells_a_reply_without_newline_by_its_bytes() {
 }
 
 /// A crash at check: the hint does not send the author to a log that the
-/// check removes; the quoted stderr is in the evidence.
+/// check removes; the quoted stderr is under the item, a line each.
 #[test]
 fn check_quotes_a_crashed_bots_stderr() {
     let scratch = Scratch::new();

@@ -8,7 +8,7 @@ use super::game_arg::{GameArg, GameArgParser};
 use super::options::UsageError;
 use super::reporters::Verbosity;
 use super::tournament_args::{
-    self, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
+    self, CommandLineBots, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
 };
 use crate::tournament::standings::standings_text;
 use crate::tournament::{Standing, Tournament};
@@ -72,7 +72,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
     let out = args.tournament.out_dir("gauntlet");
     let names: Vec<Option<String>> = args.names.iter().cloned().map(Some).collect();
     let commands: Vec<&str> = args.commands.iter().map(String::as_str).collect();
-    let (mut tournament, league_seed) = match (&args.league, &args.game) {
+    let (mut tournament, league_seed, numbered) = match (&args.league, &args.game) {
         (Some(league), _) => {
             if !args.tournament.params.is_empty() {
                 return Err(UsageError(format!(
@@ -90,7 +90,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
                 ))
                 .into());
             }
-            let challengers = command_line_bots(
+            let CommandLineBots { bots: challengers, numbered } = command_line_bots(
                 &commands,
                 &names,
                 |index| format!("challenger {}", index + 1),
@@ -131,7 +131,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
                 tournament.games_per_pair = games;
             }
             let seed = tournament.seed;
-            (tournament, Some(seed))
+            (tournament, Some(seed), numbered)
         }
         (None, Some(game)) => {
             if commands.len() < 2 {
@@ -141,7 +141,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
                 .into());
             }
             let setup = args.tournament.game_setup(game, &out)?;
-            let bots = command_line_bots(
+            let CommandLineBots { bots, numbered } = command_line_bots(
                 &commands,
                 &names,
                 |index| match index {
@@ -153,7 +153,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
             let mut tournament = Tournament::from_command_line(setup, bots, out);
             tournament.challengers = vec![0];
             tournament.games_per_pair = args.games.unwrap_or(DEFAULT_GAMES);
-            (tournament, None)
+            (tournament, None, numbered)
         }
         (None, None) => unreachable!("clap requires --game without --league"),
     };
@@ -179,6 +179,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
                 tournament.out.display()
             );
             tournament_args::say_settings(&tournament, &prepared.sandbox_line, &prepared.seeds);
+            tournament_args::say_numbered(numbered.as_deref());
         }
         Verbosity::Json => {
             let run = serde_json::json!({

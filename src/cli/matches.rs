@@ -8,7 +8,7 @@ use super::game_arg::{GameArg, GameArgParser};
 use super::options::UsageError;
 use super::output;
 use super::reporters::GameLines;
-use super::tournament_args::{self, Played, TournamentArgs, command_line_bots};
+use super::tournament_args::{self, CommandLineBots, Played, TournamentArgs, command_line_bots};
 use crate::results::TranscriptStore;
 use crate::tournament::Tournament;
 use crate::tournament::config::check_games_per_pair;
@@ -45,7 +45,7 @@ pub struct MatchArgs {
 
 pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     let out = args.tournament.out_dir("match");
-    let bots = command_line_bots(
+    let CommandLineBots { bots, numbered } = command_line_bots(
         &[&args.cmd1, &args.cmd2],
         &[args.name1.clone(), args.name2.clone()],
         |index| format!("bot {}", index + 1),
@@ -85,6 +85,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         tournament.out.display()
     );
     tournament_args::say_settings(&tournament, &prepared.sandbox_line, &prepared.seeds);
+    tournament_args::say_numbered(numbered.as_deref());
 
     let reporter = Arc::new(GameLines { games: u64::from(games) });
     let played = tournament_args::play(&tournament, &args.tournament, prepared, reporter, None)?;

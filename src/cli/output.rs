@@ -58,18 +58,6 @@ pub fn summary(rows: &[GameRow]) -> String {
     text
 }
 
-#[cfg(test)]
-mod tests {
-    use super::scores;
-
-    #[test]
-    fn negative_scores_are_not_read_as_dashes() {
-        assert_eq!(scores(45, 74), "45-74");
-        assert_eq!(scores(2, -2), "2 to -2");
-        assert_eq!(scores(-3, 3), "-3 to 3");
-    }
-}
-
 /// What a crashed program last wrote to stderr, for a checklist: a line
 /// each under a heading, rather than run together on the item's line as a
 /// game's line and games.csv have them.
@@ -101,5 +89,17 @@ impl StderrQuote {
         for line in &self.lines {
             crate::say!("          {line}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scores;
+
+    #[test]
+    fn negative_scores_are_not_read_as_dashes() {
+        assert_eq!(scores(45, 74), "45-74");
+        assert_eq!(scores(2, -2), "2 to -2");
+        assert_eq!(scores(-3, 3), "-3 to 3");
     }
 }

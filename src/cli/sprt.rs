@@ -10,7 +10,7 @@ use super::game_arg::{GameArg, GameArgParser};
 use super::options::UsageError;
 use super::reporters::Verbosity;
 use super::tournament_args::{
-    self, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
+    self, CommandLineBots, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
 };
 use crate::tournament::Tournament;
 use crate::tournament::sprt::{
@@ -69,7 +69,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: args.alpha, beta: args.beta };
     settings.validate().map_err(|error| UsageError(format!("SPRT settings: {error}")))?;
     let out = args.tournament.out_dir("sprt");
-    let bots = command_line_bots(
+    let CommandLineBots { bots, numbered } = command_line_bots(
         &[&args.new, &args.old],
         &[args.name1.clone(), args.name2.clone()],
         |index| ["NEW", "OLD"][index].to_owned(),
@@ -101,6 +101,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
                 tournament.out.display()
             );
             tournament_args::say_settings(&tournament, &prepared.sandbox_line, &prepared.seeds);
+            tournament_args::say_numbered(numbered.as_deref());
         }
         Verbosity::Json => {
             let run = serde_json::json!({

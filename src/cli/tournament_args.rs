@@ -263,6 +263,23 @@ fn unused_folder(base: &Path) -> PathBuf {
     candidate
 }
 
+/// Bots given on the command line.
+pub struct CommandLineBots {
+    pub bots: Vec<BotEntry>,
+    /// Which command each bot given a number is ("bots named alike,
+    /// numbered in the order given: random_bot-1 is `...`"), when names
+    /// clashed: the standings name them only so.
+    pub numbered: Option<String>,
+}
+
+/// Says which command each numbered bot is (`CommandLineBots::numbered`),
+/// after a run's first lines.
+pub fn say_numbered(numbered: Option<&str>) {
+    if let Some(line) = numbered {
+        crate::say!("{line}");
+    }
+}
+
 /// The bots given on the command line as `commands`, named by `names` (a
 /// name left out is taken from the command, e.g. `random_bot`, and names
 /// that clash get `-1`, `-2`). `what` names each bot in errors ("bot 1",
@@ -272,7 +289,7 @@ pub fn command_line_bots(
     names: &[Option<String>],
     what: impl Fn(usize) -> String,
     name_flag: impl Fn(usize) -> String,
-) -> Result<Vec<BotEntry>, UsageError> {
+) -> Result<CommandLineBots, UsageError> {
     let mut parsed = Vec::new();
     for (index, line) in commands.iter().enumerate() {
         let command = BotCommand::parse(line)
@@ -287,7 +304,12 @@ pub fn command_line_bots(
             names.get(index).cloned().flatten().unwrap_or_else(|| default_bot_name(command))
         })
         .collect();
-    let chosen = super::options::distinct(chosen);
+    let distinct = super::options::distinct(chosen.clone());
+    let numbered: Vec<String> = (0..distinct.len())
+        .filter(|&index| distinct[index] != chosen[index])
+        .map(|index| format!("{} is `{}`", distinct[index], commands[index]))
+        .collect();
+    let chosen = distinct;
     for (index, name) in chosen.iter().enumerate() {
         check_tournament_bot_name(name).map_err(|problem| {
             UsageError(format!(
@@ -298,11 +320,16 @@ pub fn command_line_bots(
             ))
         })?;
     }
-    Ok(chosen
-        .into_iter()
-        .zip(parsed)
-        .map(|(name, command)| BotEntry::from_command_line(name, command))
-        .collect())
+    Ok(CommandLineBots {
+        bots: chosen
+            .into_iter()
+            .zip(parsed)
+            .map(|(name, command)| BotEntry::from_command_line(name, command))
+            .collect(),
+        numbered: (!numbered.is_empty()).then(|| {
+            format!("bots named alike, numbered in the order given: {}", numbered.join("; "))
+        }),
+    })
 }
 
 /// The sandbox a run's bots start in and what it says about it.
@@ -333,38 +360,6 @@ pub fn say_settings(tournament: &Tournament, sandbox_line: &str, seeds: &str) {
     if let Some(line) = tournament_time_line(tournament) {
         crate::say!("{line}");
     }
-    if let Some(line) = numbered_bots_line(tournament) {
-        crate::say!("{line}");
-    }
-}
-
-/// Which command each bot numbered on the command line is (two commands
-/// named alike by default, `random_bot-1` and `random_bot-2`), when there
-/// are such bots: the standings name them only so. A file names its bots
-/// itself.
-fn numbered_bots_line(tournament: &Tournament) -> Option<String> {
-    let from_command_line = |index: &usize| {
-        tournament.file.as_os_str().is_empty() || tournament.challengers.contains(index)
-    };
-    let base = |name: &str| {
-        name.rsplit_once('-')
-            .filter(|(_, number)| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
-            .map(|(base, _)| base.to_owned())
-    };
-    let bots: Vec<&BotEntry> = (0..tournament.bots.len())
-        .filter(from_command_line)
-        .map(|index| &tournament.bots[index])
-        .collect();
-    let numbered: Vec<String> = bots
-        .iter()
-        .filter(|bot| {
-            let mine = base(&bot.name);
-            mine.is_some() && bots.iter().filter(|other| base(&other.name) == mine).count() > 1
-        })
-        .map(|bot| format!("{} is `{}`", bot.name, shell_words::join(&bot.written_command)))
-        .collect();
-    (!numbered.is_empty())
-        .then(|| format!("bots named alike, numbered in the order given: {}", numbered.join("; ")))
 }
 
 /// What a tournament plays from its openings file, if it has one.
