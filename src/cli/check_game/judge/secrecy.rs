@@ -104,15 +104,12 @@ pub(super) fn hidden(evidence: &Evidence, moves: Moves) -> Item {
 /// Where what `seat` is shown first differs between two steps, in words
 /// (" at `view.last`: 3, then 1"): in its view, or else in its legal moves.
 fn where_shown_differs(one: &Step, other: &Step, seat: Seat) -> String {
-    let parse = |raw: &crate::json::RawJson| -> Value {
-        serde_json::from_str(raw.as_str()).unwrap_or(Value::Null)
+    let (Some(one), Some(other)) = (Shown::of(one, None), Shown::of(other, None)) else {
+        return String::new();
     };
-    let legal = |step: &Step| -> Value {
-        step.legal_moves[seat.index()].iter().map(|mv| parse(mv.raw())).collect()
-    };
-    let views = (parse(&one.views[seat.index()]), parse(&other.views[seat.index()]));
-    let found = first_difference(&views.0, &views.1, "view".to_owned())
-        .or_else(|| first_difference(&legal(one), &legal(other), "legal_moves".to_owned()));
+    let i = seat.index();
+    let found = first_difference(&one.views[i], &other.views[i], "view".to_owned())
+        .or_else(|| first_difference(&one.legal[i], &other.legal[i], "legal_moves".to_owned()));
     match found {
         Some((path, mine, theirs)) => {
             format!(" at `{path}`: {}, then {}", shown(mine), shown(theirs))
