@@ -14,7 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -q
 work=$(mktemp -d)
-trap '[ -n "${KEEP_WORK:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
+boxes=()
+trap '[ -n "${KEEP_WORK:-}" ] && echo "kept $work" || rm -rf "$work"; for folder in "${boxes[@]}"; do rmdir "$folder"/box-* "$folder" 2>/dev/null; done' EXIT
 # Open to others: under root a box's bot and game program have only the
 # rights others have on host files (mktemp -d makes the folder 700).
 chmod 755 "$work"
@@ -22,9 +23,25 @@ bot="$PWD/target/release/random-bot"
 # A minimal game program in C (Take Ten: ten moves a game, views and legal
 # moves the size of Number Snatch's), built here.
 cc -O2 -o "$work/take-ten" tests/fixtures/games/bench_game.c
-# The least a referee can spend on its turns: a C driver that writes and
-# reads and parses nothing.
-cc -O2 -o "$work/driver" tests/fixtures/games/bench_driver.c
+# The least a referee can spend on a game program's ply: a C referee that
+# plays the same games with and without the game program, writes and reads
+# and parses nothing.
+cc -O2 -o "$work/referee" tests/fixtures/games/bench_referee.c
+# Its children in cgroups of their own, as arena's sandbox boxes each
+# process (cgroup v1 cpu, memory and pids, where this user may make them):
+# the folders that hold box-0, box-1 and box-2, one per hierarchy.
+for controller in cpu memory pids; do
+  own=$(awk -F: -v controller="$controller" '{
+    count = split($2, names, ","); for (i = 1; i <= count; i++) if (names[i] == controller) print $3 }' /proc/self/cgroup)
+  folder="/sys/fs/cgroup/$controller${own%/}/arena-bench-$$"
+  if [ -n "$own" ] && mkdir -p "$folder"/box-{0,1,2} 2>/dev/null; then
+    boxes+=("$folder")
+  else
+    rmdir "$folder"/box-* "$folder" 2>/dev/null || true
+    break
+  fi
+done
+[ "${#boxes[@]}" -eq 3 ] || { for folder in "${boxes[@]}"; do rmdir "$folder"/box-* "$folder"; done; boxes=(); }
 # The floor: a bare pipe round trip between two C processes on one CPU (the
 # median of single round trips, as floors are quoted).
 cc -O2 -o "$work/round-trip" tests/fixtures/pipe_round_trip.c
@@ -63,7 +80,7 @@ cpu() { sed -E 's/.*own CPU ([0-9.]+) us per move.*/\1/' "$work/last"; }
 # the floor measured in that round: the median of the rounds is the figure.
 game_program() {
   local games=${GAMES:-20000} rounds=${ROUNDS:-5}
-  local builtin program floor least extra=() ratio=() round line difference in_floors
+  local builtin program floor least extra=() ratio=() lower=() round line difference in_floors least_in_floors
   for round in $(seq "$rounds"); do
     run "built-in game (Number Snatch), $games games" "$games" 1 after-doubt false
     builtin=$(cpu)
@@ -71,25 +88,32 @@ game_program() {
       "game_command = [\"$work/take-ten\"]"
     program=$(cpu)
     floor=$(taskset -c 0 "$work/round-trip" 200000 2>/dev/null || "$work/round-trip" 200000)
-    least=$(taskset -c 0 "$work/driver" "$work/take-ten" "$games" 2>/dev/null || "$work/driver" "$work/take-ten" "$games")
+    least=$(taskset -c 0 "$work/referee" "$work/take-ten" "$games" "${boxes[@]}" 2>/dev/null || "$work/referee" "$work/take-ten" "$games" "${boxes[@]}")
     # The round's line, then its difference and that difference in floor
     # round trips, for the medians below.
-    { IFS= read -r line; read -r difference in_floors; } < <(
+    { IFS= read -r line; read -r difference in_floors least_in_floors; } < <(
       awk -v builtin="$builtin" -v program="$program" -v floor="$floor" -v least="$least" 'BEGIN {
-        printf "round: %.1f us more per move (%.1f against %.1f), %.2f floor round trips of %.2f us; a C loop that parses nothing: %.2f us a request (%.2f)\n", program - builtin, program, builtin, (program - builtin) / floor, floor, least, least / floor
-        print program - builtin, (program - builtin) / floor
+        printf "round: %.1f us more per move (%.1f against %.1f), %.2f floor round trips of %.2f us; a C referee that parses nothing: %.1f us more per ply (%.2f)\n", program - builtin, program, builtin, (program - builtin) / floor, floor, least, least / floor
+        print program - builtin, (program - builtin) / floor, least / floor
       }')
     echo "$line"
     extra+=("$difference")
     ratio+=("$in_floors")
+    lower+=("$least_in_floors")
   done
   # The median, least and most of the numbers given, one per line.
   spread() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
   local extra_median ratio_median least_ratio most_ratio
   read -r extra_median _ _ < <(printf '%s\n' "${extra[@]}" | spread)
   read -r ratio_median least_ratio most_ratio < <(printf '%s\n' "${ratio[@]}" | spread)
-  awk -v rounds="$rounds" -v extra="$extra_median" -v median="$ratio_median" -v least="$least_ratio" -v most="$most_ratio" 'BEGIN {
+  local lower_median lower_least lower_most
+  read -r lower_median lower_least lower_most < <(printf '%s\n' "${lower[@]}" | spread)
+  local boxed="its children in cgroups as boxes are"
+  [ "${#boxes[@]}" -gt 0 ] || boxed="no cgroups made here"
+  awk -v rounds="$rounds" -v extra="$extra_median" -v median="$ratio_median" -v least="$least_ratio" -v most="$most_ratio" \
+    -v lower="$lower_median" -v lower_least="$lower_least" -v lower_most="$lower_most" -v boxed="$boxed" 'BEGIN {
     printf "a game program costs arena %.1f us of CPU per move more than a built-in game (median of %d rounds): %.2f floor round trips, the median of the rounds (%.2f to %.2f; target: under 1)\n", extra, rounds, median, least, most
+    printf "the least a referee spends on it here (a C referee that parses nothing, with two bots and the game program on one CPU, %s): %.2f floor round trips (%.2f to %.2f)\n", boxed, lower, lower_least, lower_most
   }'
 }
 if [ -n "${GAME_PROGRAM_ONLY:-}" ]; then
