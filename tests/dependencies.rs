@@ -88,7 +88,7 @@ fn node_project(folder: &Path) -> PathBuf {
 
 fn assert_played(run: &Run, out: &Path) {
     run.assert_success();
-    assert!(run.stdout.contains("sandbox: a box per bot"), "{}", run.stdout);
+    assert!(run.stdout.contains("sandbox: a box per program"), "{}", run.stdout);
     for row in read_games_csv(out) {
         assert_eq!(&row["reason"], "normal", "{}", &row["forfeit_detail"]);
     }

@@ -388,7 +388,7 @@ fn honest_bots_play_every_game_in_the_sandbox() {
                 out.to_str().expect("UTF-8"),
             ]);
             run.assert_success();
-            assert!(run.stdout.contains("sandbox: a box per bot"), "{}", run.stdout);
+            assert!(run.stdout.contains("sandbox: a box per program"), "{}", run.stdout);
             for row in read_games_csv(&out) {
                 assert_eq!(&row["reason"], "normal", "{game}: {}", &row["forfeit_detail"]);
             }

@@ -28,7 +28,7 @@ fn attacks_fail_when_the_arena_runs_as_an_unprivileged_user() {
     let run = |args: &[&str]| {
         let run = place.arena(args);
         run.assert_success();
-        assert!(run.stdout.contains("sandbox: a box per bot"), "{}", run.stdout);
+        assert!(run.stdout.contains("sandbox: a box per program"), "{}", run.stdout);
         assert!(
             run.stdout
                 .contains("no cgroup (resource limits, a memory watchdog, a session per box)"),
@@ -211,7 +211,7 @@ fn the_fallback_without_namespaces_says_so_and_holds() {
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         assert!(output.status.success(), "{stdout}\n{stderr}");
-        assert!(stdout.contains("sandbox: no box per bot"), "{stdout}");
+        assert!(stdout.contains("sandbox: no box per program"), "{stdout}");
         assert!(
             stderr.contains("a box could not be made: making the box's namespaces"),
             "{stderr}"

@@ -20,7 +20,7 @@ pub struct SandboxArgs {
     /// own program only.
     #[arg(long, conflicts_with = "require_sandbox")]
     no_sandbox: bool,
-    /// Refuse to run unless every protection is in force (a box per bot,
+    /// Refuse to run unless every protection is in force (a box per program,
     /// cgroup limits, Landlock and seccomp), instead of warning and running
     /// with the protections there are.
     #[arg(long)]

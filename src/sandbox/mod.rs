@@ -65,7 +65,7 @@ pub enum SandboxMode {
     /// Every protection this machine offers; what it lacks is said once.
     #[default]
     On,
-    /// Refuse to run unless every protection is in force: a box per bot,
+    /// Refuse to run unless every protection is in force: a box per program,
     /// cgroup limits, Landlock and seccomp.
     Required,
 }
@@ -185,12 +185,12 @@ impl Protections {
         let mut missing = Vec::new();
         if !self.boxes {
             missing.push(
-                "namespaces for a box per bot (bots share the host's files, processes and IPC, behind Landlock)",
+                "namespaces for a box per program (programs share the host's files, processes and IPC, behind Landlock)",
             );
         }
         if self.cgroup.is_none() {
             missing.push(
-                "a cgroup arena may write (memory falls back to resource limits and a watchdog, CPU to one session per bot)",
+                "a cgroup arena may write (memory falls back to resource limits and a watchdog, CPU to one session per program)",
             );
         }
         match self.landlock_abi {
@@ -219,16 +219,16 @@ impl Protections {
 impl fmt::Display for Protections {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.boxes {
-            write!(f, "a box per bot (user, PID, mount, IPC, UTS and network namespaces)")?;
+            write!(f, "a box per program (user, PID, mount, IPC, UTS and network namespaces)")?;
         } else {
-            write!(f, "no box per bot")?;
+            write!(f, "no box per program")?;
         }
         let cpu = if self.cgroup_cpu { "CPU share" } else { "CPU by session" };
         match self.cgroup {
             Some(CgroupVersion::V1) => write!(f, ", cgroup v1 limits (memory, processes, {cpu})")?,
             Some(CgroupVersion::V2) => write!(f, ", cgroup v2 limits (memory, processes, {cpu})")?,
             None => {
-                let per = if self.boxes { "box" } else { "bot" };
+                let per = if self.boxes { "box" } else { "program" };
                 write!(f, ", no cgroup (resource limits, a memory watchdog, a session per {per})")?
             }
         }
@@ -249,9 +249,9 @@ impl fmt::Display for Protections {
         if self.boxes {
             Ok(())
         } else if self.as_root {
-            write!(f, ", a user id per bot (arena runs as root; capabilities dropped)")
+            write!(f, ", a user id per program (arena runs as root; capabilities dropped)")
         } else if self.user_namespace {
-            write!(f, ", a user namespace per bot")
+            write!(f, ", a user namespace per program")
         } else {
             write!(f, ", no user namespace")
         }

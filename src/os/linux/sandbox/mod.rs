@@ -231,7 +231,7 @@ impl Sandbox {
         &self.settings.limits
     }
 
-    /// The protections in force, in one line: "a box per bot (...), cgroup
+    /// The protections in force, in one line: "a box per program (...), cgroup
     /// v1 limits, landlock ABI 7 (...), ...; no network; memory 1 GiB, ...".
     pub fn summary(&self) -> String {
         let network = if self.settings.network { "network allowed" } else { "no network" };
