@@ -245,3 +245,56 @@ fn corrupt_transcripts_exit_2_naming_file_and_line() {
     let missing = dir.path().join("missing.jsonl");
     assert!(refused(&missing).contains(&missing.display().to_string()));
 }
+
+/// The lines a seat's bot answered in `transcript` (its `recv` lines), as
+/// JSON values.
+fn answers_of(transcript: &Path, seat: u64) -> Vec<Value> {
+    std::fs::read_to_string(transcript)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| line["type"] == "recv" && line["seat"] == seat)
+        .map(|line| line["msg"].clone())
+        .collect()
+}
+
+#[test]
+fn a_seats_lines_piped_into_its_bot_play_its_side_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = play(dir.path(), "number-warriors", &random_bot(), &random_bot());
+    let transcript = out.join(&only_game(&out)["transcript"]);
+    for seat in [1, 2] {
+        let output = arena(&["replay", transcript.to_str().unwrap(), "--seat", &seat.to_string()]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let sent = String::from_utf8(output.stdout).unwrap();
+        let first: Value = serde_json::from_str(sent.lines().next().unwrap()).unwrap();
+        assert_eq!((first["type"].as_str(), first["seat"].as_u64()), (Some("start"), Some(seat)));
+        // The same bot, fed what its seat read, answers as it did (it seeds
+        // itself with the `start` message's seed).
+        let mut bot = Command::new("python3")
+            .arg(format!("{}/bots/python/random_bot.py", env!("CARGO_MANIFEST_DIR")))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        bot.stdin.take().unwrap().write_all(sent.as_bytes()).unwrap();
+        let answered = bot.wait_with_output().unwrap();
+        let again: Vec<Value> = String::from_utf8(answered.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        let answers = answers_of(&transcript, seat);
+        assert!(answers.len() >= 2, "a start and a move at least: {answers:?}");
+        assert_eq!(again, answers, "seat {seat}");
+    }
+    // Only a seat of the game, and not with --jsonl.
+    for wrong in [&["--seat", "3"][..], &["--seat", "1", "--jsonl"]] {
+        let mut args = vec!["replay", transcript.to_str().unwrap()];
+        args.extend_from_slice(wrong);
+        let output = arena(&args);
+        assert_eq!(output.status.code(), Some(2), "{wrong:?}");
+        assert!(output.stdout.is_empty());
+    }
+}

@@ -136,7 +136,7 @@ pub enum Command {
     /// folder: name the folder and the game's number in games.csv. `arena
     /// match` writes a transcript file per game: name the file.
     #[command(
-        after_help = "Examples:\n  arena replay results/demo --game 7\n  arena replay results/demo --game 7 --jsonl > game-7.jsonl\n  arena replay results/m1/transcripts/game-000001.jsonl"
+        after_help = "Examples:\n  arena replay results/demo --game 7\n  arena replay results/demo --game 7 --jsonl > game-7.jsonl\n  arena replay results/demo --game 7 --seat 2 | python3 my_bot.py\n  arena replay results/m1/transcripts/game-000001.jsonl"
     )]
     Replay(ReplayArgs),
     /// The standings of a results folder, and its leaderboard page and

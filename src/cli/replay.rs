@@ -1,12 +1,14 @@
 //! `arena replay RESULTS --game N` or `arena replay TRANSCRIPT`: a game told
-//! turn by turn (see `story`), or its transcript printed (`--jsonl`).
+//! turn by turn (see `story`), its transcript printed (`--jsonl`), or the
+//! lines one seat's bot read (`--seat`).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::options::UsageError;
-use crate::story::tell;
+use crate::games::Seat;
+use crate::story::{sent_to, tell};
 use crate::text_file::read_bounded;
 use crate::tournament::store::{MAX_TRANSCRIPT_BYTES, transcript_of_game};
 
@@ -24,6 +26,12 @@ pub struct ReplayArgs {
     /// it) instead of telling the game.
     #[arg(long)]
     jsonl: bool,
+    /// Print the lines seat N's bot read on its standard input, exactly as
+    /// arena sent them, instead of telling the game: pipe them into the bot
+    /// to play the game again from its side (see protocol.md, "Replaying a
+    /// game into your bot").
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=2), conflicts_with = "jsonl")]
+    seat: Option<u8>,
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
@@ -52,6 +60,17 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     };
     if args.jsonl {
         print_lines(&text.lines().map(str::to_owned).collect::<Vec<_>>())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(number) = args.seat {
+        let seat = if number == 1 { Seat::One } else { Seat::Two };
+        let sent = sent_to(&text, seat).map_err(|error| UsageError(format!("{name}:{error}")))?;
+        if sent.is_empty() {
+            super::reporters::warn(&format!(
+                "{name}: seat {number}'s bot was sent nothing in this game"
+            ));
+        }
+        print_lines(&sent)?;
         return Ok(ExitCode::SUCCESS);
     }
     let story = tell(&text).map_err(|error| UsageError(format!("{name}:{error}")))?;

@@ -12,6 +12,7 @@
 //! one gives just an error naming the line.
 
 mod recorded;
+mod sent;
 
 use std::fmt::Display;
 
@@ -27,6 +28,7 @@ use crate::referee::table::{Builtin, Table};
 use crate::referee::{GameOutcome, TimeControl};
 use crate::units::show_duration;
 use recorded::Recorded;
+pub use sent::sent_to;
 
 /// What is wrong with a transcript, and on which line (from 1).
 #[derive(Debug)]
@@ -137,6 +139,22 @@ struct ResultEntry {
 /// The whole story of the transcript `text`, line by line.
 pub fn tell(text: &str) -> Result<Vec<String>, LineError> {
     let lines = json_lines(text)?;
+    let (first, header, rest) = with_header(&lines)?;
+    if let Some(program) = &header.game_program {
+        let recorded = Recorded::read(program, &header.game, rest)?;
+        let params = crate::json::compact(header.params.get()).into_owned();
+        return Replay::new(first.number, header, recorded, params)?.tell(rest);
+    }
+    let game: GameId = header.game.parse().map_err(|error| LineError::new(first.number, error))?;
+    crate::with_game!(game, G => {
+        let (table, params) = built::<G>(first.number, &header)?;
+        Replay::new(first.number, header, table, params)?.tell(rest)
+    })
+}
+
+/// The transcript's header (its first line, checked: a header of this
+/// arena's protocol), its line, and the lines after it.
+fn with_header(lines: &[Line]) -> Result<(&Line, Header, &[Line]), LineError> {
     let Some((first, rest)) = lines.split_first() else {
         return Err(LineError::new(1, "the transcript is empty: no header"));
     };
@@ -159,16 +177,7 @@ pub fn tell(text: &str) -> Result<Vec<String>, LineError> {
             ),
         ));
     }
-    if let Some(program) = &header.game_program {
-        let recorded = Recorded::read(program, &header.game, rest)?;
-        let params = crate::json::compact(header.params.get()).into_owned();
-        return Replay::new(first.number, header, recorded, params)?.tell(rest);
-    }
-    let game: GameId = header.game.parse().map_err(|error| LineError::new(first.number, error))?;
-    crate::with_game!(game, G => {
-        let (table, params) = built::<G>(first.number, &header)?;
-        Replay::new(first.number, header, table, params)?.tell(rest)
-    })
+    Ok((first, header, rest))
 }
 
 /// A built-in game as the header sets it up, checked against the header's
