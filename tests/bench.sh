@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 cargo build --release --locked -q
 work=$(mktemp -d)
 boxes=()
-trap '[ -n "${KEEP_WORK:-}" ] && echo "kept $work" || rm -rf "$work"; for folder in "${boxes[@]}"; do rmdir "$folder"/box-* "$folder" 2>/dev/null; done' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] && echo "kept $work" || rm -rf "$work"; for folder in "${boxes[@]}"; do rmdir "$folder"/box-* "$folder" 2>/dev/null || true; done' EXIT
 # Open to others: under root a box's bot and game program have only the
 # rights others have on host files (mktemp -d makes the folder 700).
 chmod 755 "$work"
@@ -23,25 +23,34 @@ bot="$PWD/target/release/random-bot"
 # A minimal game program in C (Take Ten: ten moves a game, views and legal
 # moves the size of Number Snatch's), built here.
 cc -O2 -o "$work/take-ten" tests/fixtures/games/bench_game.c
-# The least a referee can spend on a game program's ply: a C referee that
+# A minimal referee's cost for a game program's ply: a C referee that
 # plays the same games with and without the game program, writes and reads
 # and parses nothing.
 cc -O2 -o "$work/referee" tests/fixtures/games/bench_referee.c
 # Its children in cgroups of their own, as arena's sandbox boxes each
-# process (cgroup v1 cpu, memory and pids, where this user may make them):
-# the folders that hold box-0, box-1 and box-2, one per hierarchy.
+# program (cgroup v1 cpu, memory and pids, each mounted at
+# /sys/fs/cgroup/NAME, where this user may make them): the folders that
+# hold box-0, box-1 and box-2, one per hierarchy. Elsewhere (cgroup v2, a
+# user without the rights) there are none, and the line says so.
 for controller in cpu memory pids; do
   own=$(awk -F: -v controller="$controller" '{
     count = split($2, names, ","); for (i = 1; i <= count; i++) if (names[i] == controller) print $3 }' /proc/self/cgroup)
-  folder="/sys/fs/cgroup/$controller${own%/}/arena-bench-$$"
-  if [ -n "$own" ] && mkdir -p "$folder"/box-{0,1,2} 2>/dev/null; then
-    boxes+=("$folder")
+  parent="/sys/fs/cgroup/$controller${own%/}"
+  if [ -n "$own" ] && [ -d "$parent" ] && mkdir "$parent/arena-bench-$$" 2>/dev/null; then
+    boxes+=("$parent/arena-bench-$$")
+    mkdir "$parent/arena-bench-$$"/box-{0,1,2} 2>/dev/null || break
   else
-    rmdir "$folder"/box-* "$folder" 2>/dev/null || true
     break
   fi
 done
-[ "${#boxes[@]}" -eq 3 ] || { for folder in "${boxes[@]}"; do rmdir "$folder"/box-* "$folder"; done; boxes=(); }
+if [ "${#boxes[@]}" -ne 3 ] || [ ! -d "${boxes[2]}/box-2" ]; then
+  for folder in "${boxes[@]}"; do rmdir "$folder"/box-* "$folder" 2>/dev/null || true; done
+  boxes=()
+fi
+# Both on one CPU, as arena runs a game's processes with `pin`, where
+# taskset is there to do it.
+pin=()
+if command -v taskset >/dev/null; then pin=(taskset -c 0); fi
 # The floor: a bare pipe round trip between two C processes on one CPU (the
 # median of single round trips, as floors are quoted).
 cc -O2 -o "$work/round-trip" tests/fixtures/pipe_round_trip.c
@@ -71,6 +80,8 @@ TOML
 rate() { sed -E 's/.*: ([0-9.]+) games\/s.*/\1/' "$work/last"; }
 # arena's own CPU per move in the last run, in microseconds.
 cpu() { sed -E 's/.*own CPU ([0-9.]+) us per move.*/\1/' "$work/last"; }
+# The same, in user mode and in the kernel.
+user_system() { sed -E 's/.*\(([0-9.]+) user \+ ([0-9.]+) system\).*/\1 \2/' "$work/last"; }
 
 # A game written as a program beside a built-in game of the same size: the
 # same bots, kept alive, one game at a time, no transcripts. This machine's
@@ -80,40 +91,51 @@ cpu() { sed -E 's/.*own CPU ([0-9.]+) us per move.*/\1/' "$work/last"; }
 # the floor measured in that round: the median of the rounds is the figure.
 game_program() {
   local games=${GAMES:-20000} rounds=${ROUNDS:-5}
-  local builtin program floor least extra=() ratio=() lower=() round line difference in_floors least_in_floors
+  local builtin builtin_split program program_split floor least line
+  local extra=() ratio=() lower=() user=() kernel=() least_user=() least_kernel=()
+  local values
   for round in $(seq "$rounds"); do
     run "built-in game (Number Snatch), $games games" "$games" 1 after-doubt false
     builtin=$(cpu)
+    builtin_split=$(user_system)
     run "game program (C, Take Ten), $games games" "$games" 1 after-doubt false true \
       "game_command = [\"$work/take-ten\"]"
     program=$(cpu)
-    floor=$(taskset -c 0 "$work/round-trip" 200000 2>/dev/null || "$work/round-trip" 200000)
-    least=$(taskset -c 0 "$work/referee" "$work/take-ten" "$games" "${boxes[@]}" 2>/dev/null || "$work/referee" "$work/take-ten" "$games" "${boxes[@]}")
-    # The round's line, then its difference and that difference in floor
-    # round trips, for the medians below.
-    { IFS= read -r line; read -r difference in_floors least_in_floors; } < <(
-      awk -v builtin="$builtin" -v program="$program" -v floor="$floor" -v least="$least" 'BEGIN {
-        printf "round: %.1f us more per move (%.1f against %.1f), %.2f floor round trips of %.2f us; a C referee that parses nothing: %.1f us more per ply (%.2f)\n", program - builtin, program, builtin, (program - builtin) / floor, floor, least, least / floor
-        print program - builtin, (program - builtin) / floor, least / floor
+    program_split=$(user_system)
+    floor=$("${pin[@]}" "$work/round-trip" 200000)
+    least=$("${pin[@]}" "$work/referee" "$work/take-ten" "$games" "${boxes[@]}")
+    # The round's line, then its figures for the medians below: arena's
+    # extra, in floor round trips, in user mode and in the kernel; the C
+    # referee's in floor round trips, in user mode and in the kernel.
+    { IFS= read -r line; read -r -a values; } < <(
+      awk -v builtin="$builtin $builtin_split" -v program="$program $program_split" -v floor="$floor" -v least="$least" 'BEGIN {
+        split(builtin, b, " "); split(program, p, " "); split(least, l, " ")
+        printf "round: %.1f us more per move (%.1f against %.1f; %.1f more in user mode, %.1f in the kernel), %.2f floor round trips of %.2f us; a C referee that parses nothing: %.1f us more per ply (%.1f in user mode, %.1f in the kernel), %.2f\n", p[1] - b[1], p[1], b[1], p[2] - b[2], p[3] - b[3], (p[1] - b[1]) / floor, floor, l[1], l[2], l[3], l[1] / floor
+        print p[1] - b[1], (p[1] - b[1]) / floor, p[2] - b[2], p[3] - b[3], l[1] / floor, l[2], l[3]
       }')
     echo "$line"
-    extra+=("$difference")
-    ratio+=("$in_floors")
-    lower+=("$least_in_floors")
+    extra+=("${values[0]}")
+    ratio+=("${values[1]}")
+    user+=("${values[2]}")
+    kernel+=("${values[3]}")
+    lower+=("${values[4]}")
+    least_user+=("${values[5]}")
+    least_kernel+=("${values[6]}")
   done
   # The median, least and most of the numbers given, one per line.
   spread() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
-  local extra_median ratio_median least_ratio most_ratio
-  read -r extra_median _ _ < <(printf '%s\n' "${extra[@]}" | spread)
+  median() { printf '%s\n' "$@" | spread | cut -d' ' -f1; }
+  local ratio_median least_ratio most_ratio lower_median lower_least lower_most
   read -r ratio_median least_ratio most_ratio < <(printf '%s\n' "${ratio[@]}" | spread)
-  local lower_median lower_least lower_most
   read -r lower_median lower_least lower_most < <(printf '%s\n' "${lower[@]}" | spread)
   local boxed="its children in cgroups as boxes are"
-  [ "${#boxes[@]}" -gt 0 ] || boxed="no cgroups made here"
-  awk -v rounds="$rounds" -v extra="$extra_median" -v median="$ratio_median" -v least="$least_ratio" -v most="$most_ratio" \
-    -v lower="$lower_median" -v lower_least="$lower_least" -v lower_most="$lower_most" -v boxed="$boxed" 'BEGIN {
-    printf "a game program costs arena %.1f us of CPU per move more than a built-in game (median of %d rounds): %.2f floor round trips, the median of the rounds (%.2f to %.2f; target: under 1)\n", extra, rounds, median, least, most
-    printf "the least a referee spends on it here (a C referee that parses nothing, with two bots and the game program on one CPU, %s): %.2f floor round trips (%.2f to %.2f)\n", boxed, lower, lower_least, lower_most
+  [ "${#boxes[@]}" -gt 0 ] || boxed="no cgroups made here, where arena's boxes may have them: compare with care"
+  awk -v rounds="$rounds" -v extra="$(median "${extra[@]}")" -v median="$ratio_median" -v least="$least_ratio" -v most="$most_ratio" \
+    -v user="$(median "${user[@]}")" -v kernel="$(median "${kernel[@]}")" \
+    -v lower="$lower_median" -v lower_least="$lower_least" -v lower_most="$lower_most" -v boxed="$boxed" \
+    -v least_user="$(median "${least_user[@]}")" -v least_kernel="$(median "${least_kernel[@]}")" 'BEGIN {
+    printf "a game program costs arena %.1f us of CPU per move more than a built-in game (median of %d rounds; %.1f in user mode, %.1f in the kernel): %.2f floor round trips, the median of the rounds (%.2f to %.2f; target: under 1)\n", extra, rounds, user, kernel, median, least, most
+    printf "a minimal referee (in C, parsing nothing, with two bots and the game program on one CPU, %s) spends %.2f floor round trips more a ply (%.2f to %.2f; %.1f us in user mode, %.1f in the kernel)\n", boxed, lower, lower_least, lower_most, least_user, least_kernel
   }'
 }
 if [ -n "${GAME_PROGRAM_ONLY:-}" ]; then

@@ -264,15 +264,22 @@ fn a_seats_lines_piped_into_its_bot_play_its_side_again() {
     let out = play(dir.path(), "number-warriors", &random_bot(), &random_bot());
     let transcript = out.join(&only_game(&out)["transcript"]);
     for seat in [1, 2] {
-        let output = arena(&["replay", transcript.to_str().unwrap(), "--seat", &seat.to_string()]);
+        // From the transcript file, and from the results folder by number.
+        let seat_arg = seat.to_string();
+        let output = arena(&["replay", transcript.to_str().unwrap(), "--seat", &seat_arg]);
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let by_number =
+            arena(&["replay", out.to_str().unwrap(), "--game", "1", "--seat", &seat_arg]);
+        assert_eq!(by_number.stdout, output.stdout);
         let sent = String::from_utf8(output.stdout).unwrap();
         let first: Value = serde_json::from_str(sent.lines().next().unwrap()).unwrap();
         assert_eq!((first["type"].as_str(), first["seat"].as_u64()), (Some("start"), Some(seat)));
-        // The same bot, fed what its seat read, answers as it did (it seeds
-        // itself with the `start` message's seed).
-        let mut bot = Command::new("python3")
-            .arg(format!("{}/bots/python/random_bot.py", env!("CARGO_MANIFEST_DIR")))
+        // The same bot, fed what its seat was sent, answers as it did (it
+        // seeds itself with the `start` message's seed).
+        let command = random_bot();
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let mut bot = Command::new(words[0])
+            .args(&words[1..])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()
@@ -289,6 +296,15 @@ fn a_seats_lines_piped_into_its_bot_play_its_side_again() {
         assert!(answers.len() >= 2, "a start and a move at least: {answers:?}");
         assert_eq!(again, answers, "seat {seat}");
     }
+    // A game whose seat was sent nothing prints nothing, and says so.
+    let header_only = dir.path().join("header-only.jsonl");
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    std::fs::write(&header_only, format!("{}\n", text.lines().next().unwrap())).unwrap();
+    let output = arena(&["replay", header_only.to_str().unwrap(), "--seat", "1"]);
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("seat 1's bot was sent nothing in this game"), "{stderr}");
     // Only a seat of the game, and not with --jsonl.
     for wrong in [&["--seat", "3"][..], &["--seat", "1", "--jsonl"]] {
         let mut args = vec!["replay", transcript.to_str().unwrap()];

@@ -1,6 +1,6 @@
 //! `arena replay RESULTS --game N` or `arena replay TRANSCRIPT`: a game told
 //! turn by turn (see `story`), its transcript printed (`--jsonl`), or the
-//! lines one seat's bot read (`--seat`).
+//! lines arena sent one seat's bot (`--seat`).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -26,11 +26,11 @@ pub struct ReplayArgs {
     /// it) instead of telling the game.
     #[arg(long)]
     jsonl: bool,
-    /// Print the lines seat N's bot read on its standard input, exactly as
-    /// arena sent them, instead of telling the game: pipe them into the bot
-    /// to play the game again from its side (see protocol.md, "Replaying a
-    /// game into your bot").
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=2), conflicts_with = "jsonl")]
+    /// Print the lines arena sent seat SEAT's bot (1 or 2), exactly as it
+    /// wrote them to the bot's standard input, instead of telling the game:
+    /// pipe them into the bot to play the game again from its side (see
+    /// protocol.md, "Replaying a game into your bot").
+    #[arg(long, value_name = "SEAT", value_parser = clap::value_parser!(u8).range(1..=2), conflicts_with = "jsonl")]
     seat: Option<u8>,
 }
 
@@ -63,7 +63,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(number) = args.seat {
-        let seat = if number == 1 { Seat::One } else { Seat::Two };
+        let seat = Seat::from_number(number).expect("clap keeps the seat to 1 or 2");
         let sent = sent_to(&text, seat).map_err(|error| UsageError(format!("{name}:{error}")))?;
         if sent.is_empty() {
             super::reporters::warn(&format!(

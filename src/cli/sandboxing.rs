@@ -128,7 +128,7 @@ pub fn prepare_sandbox(
     let line = match &sandbox {
         None => {
             warn(
-                "the sandbox is off: bots run as arena's user, with its environment, files and network, and can see and disturb each other",
+                "the sandbox is off: bots and game programs run as arena's user, with its environment, files and network, and can see and disturb each other",
             );
             "sandbox: off".to_owned()
         }
@@ -140,7 +140,7 @@ pub fn prepare_sandbox(
                     .map(|why| format!(" (a box could not be made: {why})"))
                     .unwrap_or_default();
                 warn(&format!(
-                    "this machine lacks {}{why}; bots run with the other protections",
+                    "this machine lacks {}{why}; programs run with the other protections",
                     missing.join("; ")
                 ));
             }

@@ -174,8 +174,9 @@ pub struct Protections {
     /// Whether the cgroup gives each box one CPU share (else each box, one
     /// session, gets the scheduler's share of a session).
     pub cgroup_cpu: bool,
-    /// Without boxes: each bot in a user namespace of its own (arena not
-    /// root), so that the process limit counts it alone.
+    /// Without boxes: each program (a bot, a game program) in a user
+    /// namespace of its own (arena not root), so that the process limit
+    /// counts it alone.
     pub user_namespace: bool,
 }
 
@@ -255,5 +256,39 @@ impl fmt::Display for Protections {
         } else {
             write!(f, ", no user namespace")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn protections() -> Protections {
+        Protections {
+            landlock_abi: Some(7),
+            seccomp: true,
+            as_root: true,
+            boxes: true,
+            cgroup: Some(CgroupVersion::V1),
+            cgroup_cpu: true,
+            user_namespace: false,
+        }
+    }
+
+    #[test]
+    fn the_line_names_what_each_program_gets() {
+        assert_eq!(
+            protections().to_string(),
+            "a box per program (user, PID, mount, IPC, UTS and network namespaces), cgroup v1 limits (memory, processes, CPU share), landlock ABI 7 (files, TCP, signals), seccomp allowlist"
+        );
+        let fallback = Protections { boxes: false, cgroup: None, ..protections() };
+        assert_eq!(
+            fallback.to_string(),
+            "no box per program, no cgroup (resource limits, a memory watchdog, a session per program), landlock ABI 7 (files, TCP, signals), seccomp allowlist, a user id per program (arena runs as root; capabilities dropped)"
+        );
+        let unprivileged = Protections { as_root: false, user_namespace: true, ..fallback };
+        assert!(unprivileged.to_string().ends_with(", a user namespace per program"));
+        assert_eq!(fallback.missing().len(), 2);
+        assert!(protections().missing().is_empty());
     }
 }

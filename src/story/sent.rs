@@ -1,7 +1,7 @@
-//! What one seat's bot read in a game, from the game's transcript: each
-//! line arena sent it, exactly as written. Piped into the bot, they play
-//! the game again from its side (a bot that seeds its randomness with the
-//! `start` message's seed answers as it did).
+//! What arena sent one seat's bot in a game, from the game's transcript:
+//! each line exactly as written to the bot's standard input. Piped into
+//! the bot, they play the game again from its side (a bot that seeds its
+//! randomness with the `start` message's seed answers as it did).
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -30,6 +30,10 @@ pub fn sent_to(text: &str, seat: Seat) -> Result<Vec<String>, LineError> {
         let entry: SendLine<'_> = serde_json::from_str(&line.text).map_err(|error| {
             LineError::new(line.number, format!("not a valid `send` line: {error}"))
         })?;
+        // arena sends objects only: anything else was not written by it.
+        if !entry.msg.get().starts_with('{') {
+            return Err(LineError::new(line.number, "a `send` line whose `msg` is no object"));
+        }
         if entry.seat == seat {
             sent.push(entry.msg.get().to_owned());
         }
@@ -67,5 +71,8 @@ mod tests {
         let text = format!("{HEADER}\n{}\n", r#"{"type":"send","t_us":1,"seat":3,"msg":{}}"#);
         let error = sent_to(&text, Seat::One).unwrap_err().to_string();
         assert!(error.starts_with("2: not a valid `send` line"), "{error}");
+        let text = format!("{HEADER}\n{}\n", r#"{"type":"send","t_us":1,"seat":1,"msg":"hi"}"#);
+        let error = sent_to(&text, Seat::One).unwrap_err().to_string();
+        assert_eq!(error, "2: a `send` line whose `msg` is no object");
     }
 }
