@@ -25,7 +25,8 @@ bot="$PWD/target/release/random-bot"
 cc -O2 -o "$work/take-ten" tests/fixtures/games/bench_game.c
 # A minimal referee's cost for a game program's ply: a C referee that
 # plays the same games with and without the game program, writes and reads
-# and parses nothing.
+# and parses nothing, waiting for answers as arena does and then sleeping
+# in blocking reads.
 cc -O2 -o "$work/referee" tests/fixtures/games/bench_referee.c
 # Its children in cgroups of their own, as arena's sandbox boxes each
 # program (cgroup v1 cpu, memory and pids, each mounted at
@@ -92,7 +93,7 @@ user_system() { sed -E 's/.*\(([0-9.]+) user \+ ([0-9.]+) system\).*/\1 \2/' "$w
 game_program() {
   local games=${GAMES:-20000} rounds=${ROUNDS:-5}
   local builtin builtin_split program program_split floor least line
-  local extra=() ratio=() lower=() user=() kernel=() least_user=() least_kernel=()
+  local extra=() ratio=() user=() kernel=() lower=() least_user=() least_kernel=() sleeping=() slower=()
   local values
   for round in $(seq "$rounds"); do
     run "built-in game (Number Snatch), $games games" "$games" 1 after-doubt false
@@ -103,15 +104,19 @@ game_program() {
     program=$(cpu)
     program_split=$(user_system)
     floor=$("${pin[@]}" "$work/round-trip" 200000)
+    # Two lines: waiting as arena does, then sleeping in blocking reads.
     least=$("${pin[@]}" "$work/referee" "$work/take-ten" "$games" "${boxes[@]}")
     # The round's line, then its figures for the medians below: arena's
     # extra, in floor round trips, in user mode and in the kernel; the C
-    # referee's in floor round trips, in user mode and in the kernel.
+    # referee's in floor round trips, in user mode and in the kernel, then
+    # sleeping in its reads in floor round trips, and how much longer its
+    # games took that way.
     { IFS= read -r line; read -r -a values; } < <(
-      awk -v builtin="$builtin $builtin_split" -v program="$program $program_split" -v floor="$floor" -v least="$least" 'BEGIN {
-        split(builtin, b, " "); split(program, p, " "); split(least, l, " ")
-        printf "round: %.1f us more per move (%.1f against %.1f; %.1f more in user mode, %.1f in the kernel), %.2f floor round trips of %.2f us; a C referee that parses nothing: %.1f us more per ply (%.1f in user mode, %.1f in the kernel), %.2f\n", p[1] - b[1], p[1], b[1], p[2] - b[2], p[3] - b[3], (p[1] - b[1]) / floor, floor, l[1], l[2], l[3], l[1] / floor
-        print p[1] - b[1], (p[1] - b[1]) / floor, p[2] - b[2], p[3] - b[3], l[1] / floor, l[2], l[3]
+      awk -v builtin="$builtin $builtin_split" -v program="$program $program_split" -v floor="$floor" \
+        -v as_arena="${least%%$'\n'*}" -v sleeping="${least#*$'\n'}" 'BEGIN {
+        split(builtin, b, " "); split(program, p, " "); split(as_arena, a, " "); split(sleeping, s, " ")
+        printf "round: %.1f us more per move (%.1f against %.1f; %.1f more in user mode, %.1f in the kernel), %.2f floor round trips of %.2f us; a C referee that parses nothing, waiting as arena does: %.1f us more per ply (%.1f in user mode, %.1f in the kernel), %.2f; sleeping in its reads: %.1f us, %.2f, its games %.0f%% slower\n", p[1] - b[1], p[1], b[1], p[2] - b[2], p[3] - b[3], (p[1] - b[1]) / floor, floor, a[1], a[2], a[3], a[1] / floor, s[1], s[1] / floor, 100 * (s[4] / a[4] - 1)
+        print p[1] - b[1], (p[1] - b[1]) / floor, p[2] - b[2], p[3] - b[3], a[1] / floor, a[2], a[3], s[1] / floor, 100 * (s[4] / a[4] - 1)
       }')
     echo "$line"
     extra+=("${values[0]}")
@@ -121,6 +126,8 @@ game_program() {
     lower+=("${values[4]}")
     least_user+=("${values[5]}")
     least_kernel+=("${values[6]}")
+    sleeping+=("${values[7]}")
+    slower+=("${values[8]}")
   done
   # The median, least and most of the numbers given, one per line.
   spread() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
@@ -133,9 +140,10 @@ game_program() {
   awk -v rounds="$rounds" -v extra="$(median "${extra[@]}")" -v median="$ratio_median" -v least="$least_ratio" -v most="$most_ratio" \
     -v user="$(median "${user[@]}")" -v kernel="$(median "${kernel[@]}")" \
     -v lower="$lower_median" -v lower_least="$lower_least" -v lower_most="$lower_most" -v boxed="$boxed" \
-    -v least_user="$(median "${least_user[@]}")" -v least_kernel="$(median "${least_kernel[@]}")" 'BEGIN {
+    -v least_user="$(median "${least_user[@]}")" -v least_kernel="$(median "${least_kernel[@]}")" \
+    -v sleeping="$(median "${sleeping[@]}")" -v slower="$(median "${slower[@]}")" 'BEGIN {
     printf "a game program costs arena %.1f us of CPU per move more than a built-in game (median of %d rounds; %.1f in user mode, %.1f in the kernel): %.2f floor round trips, the median of the rounds (%.2f to %.2f; target: under 1)\n", extra, rounds, user, kernel, median, least, most
-    printf "a minimal referee (in C, parsing nothing, with two bots and the game program on one CPU, %s) spends %.2f floor round trips more a ply (%.2f to %.2f; %.1f us in user mode, %.1f in the kernel)\n", boxed, lower, lower_least, lower_most, least_user, least_kernel
+    printf "a minimal referee (in C, parsing nothing, with two bots and the game program on one CPU, %s) waiting for answers as arena does spends %.2f floor round trips more a ply (%.2f to %.2f; %.1f us in user mode, %.1f in the kernel); sleeping in blocking reads, %.2f, its games then %.0f%% slower\n", boxed, lower, lower_least, lower_most, least_user, least_kernel, sleeping, slower
   }'
 }
 if [ -n "${GAME_PROGRAM_ONLY:-}" ]; then
