@@ -92,58 +92,40 @@ user_system() { sed -E 's/.*\(([0-9.]+) user \+ ([0-9.]+) system\).*/\1 \2/' "$w
 # the floor measured in that round: the median of the rounds is the figure.
 game_program() {
   local games=${GAMES:-20000} rounds=${ROUNDS:-5}
-  local builtin builtin_split program program_split floor least line
-  local extra=() ratio=() user=() kernel=() lower=() least_user=() least_kernel=() sleeping=() slower=()
-  local values
+  local builtin program floor least
+  : > "$work/rounds"
   for round in $(seq "$rounds"); do
     run "built-in game (Number Snatch), $games games" "$games" 1 after-doubt false
-    builtin=$(cpu)
-    builtin_split=$(user_system)
+    builtin="$(cpu) $(user_system)"
     run "game program (C, Take Ten), $games games" "$games" 1 after-doubt false true \
       "game_command = [\"$work/take-ten\"]"
-    program=$(cpu)
-    program_split=$(user_system)
+    program="$(cpu) $(user_system)"
     floor=$("${pin[@]}" "$work/round-trip" 200000)
     # Two lines: waiting as arena does, then sleeping in blocking reads.
     least=$("${pin[@]}" "$work/referee" "$work/take-ten" "$games" "${boxes[@]}")
-    # The round's line, then its figures for the medians below: arena's
-    # extra, in floor round trips, in user mode and in the kernel; the C
-    # referee's in floor round trips, in user mode and in the kernel, then
+    # The round's line; its figures go to $work/rounds, a line a round:
+    # arena's extra, in floor round trips, in user mode and in the kernel;
+    # the C referee's in floor round trips, in user mode and in the kernel;
     # sleeping in its reads in floor round trips, and how much longer its
     # games took that way.
-    { IFS= read -r line; read -r -a values; } < <(
-      awk -v builtin="$builtin $builtin_split" -v program="$program $program_split" -v floor="$floor" \
-        -v as_arena="${least%%$'\n'*}" -v sleeping="${least#*$'\n'}" 'BEGIN {
-        split(builtin, b, " "); split(program, p, " "); split(as_arena, a, " "); split(sleeping, s, " ")
-        printf "round: %.1f us more per move (%.1f against %.1f; %.1f more in user mode, %.1f in the kernel), %.2f floor round trips of %.2f us; a C referee that parses nothing, waiting as arena does: %.1f us more per ply (%.1f in user mode, %.1f in the kernel), %.2f; sleeping in its reads: %.1f us, %.2f, its games %.0f%% slower\n", p[1] - b[1], p[1], b[1], p[2] - b[2], p[3] - b[3], (p[1] - b[1]) / floor, floor, a[1], a[2], a[3], a[1] / floor, s[1], s[1] / floor, 100 * (s[4] / a[4] - 1)
-        print p[1] - b[1], (p[1] - b[1]) / floor, p[2] - b[2], p[3] - b[3], a[1] / floor, a[2], a[3], s[1] / floor, 100 * (s[4] / a[4] - 1)
-      }')
-    echo "$line"
-    extra+=("${values[0]}")
-    ratio+=("${values[1]}")
-    user+=("${values[2]}")
-    kernel+=("${values[3]}")
-    lower+=("${values[4]}")
-    least_user+=("${values[5]}")
-    least_kernel+=("${values[6]}")
-    sleeping+=("${values[7]}")
-    slower+=("${values[8]}")
+    awk -v builtin="$builtin" -v program="$program" -v floor="$floor" -v rounds="$work/rounds" \
+      -v as_arena="${least%%$'\n'*}" -v sleeping="${least#*$'\n'}" 'BEGIN {
+      split(builtin, b, " "); split(program, p, " "); split(as_arena, a, " "); split(sleeping, s, " ")
+      printf "round: %.1f us more per move (%.1f against %.1f; %.1f more in user mode, %.1f in the kernel), %.2f floor round trips of %.2f us; a C referee that parses nothing, waiting as arena does: %.1f us more per ply (%.1f in user mode, %.1f in the kernel), %.2f; sleeping in its reads: %.1f us, %.2f, its games %.0f%% slower\n", p[1] - b[1], p[1], b[1], p[2] - b[2], p[3] - b[3], (p[1] - b[1]) / floor, floor, a[1], a[2], a[3], a[1] / floor, s[1], s[1] / floor, 100 * (s[4] / a[4] - 1)
+      print p[1] - b[1], (p[1] - b[1]) / floor, p[2] - b[2], p[3] - b[3], a[1] / floor, a[2], a[3], s[1] / floor, 100 * (s[4] / a[4] - 1) >> rounds
+    }'
   done
-  # The median, least and most of the numbers given, one per line.
-  spread() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
-  median() { printf '%s\n' "$@" | spread | cut -d' ' -f1; }
-  local ratio_median least_ratio most_ratio lower_median lower_least lower_most
-  read -r ratio_median least_ratio most_ratio < <(printf '%s\n' "${ratio[@]}" | spread)
-  read -r lower_median lower_least lower_most < <(printf '%s\n' "${lower[@]}" | spread)
+  # The median, least and most of column $1 of the rounds' figures (awk
+  # reads such a line as its first number, the median, where one is due).
+  spread() { cut -d' ' -f"$1" "$work/rounds" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
   local boxed="its children in cgroups as boxes are"
   [ "${#boxes[@]}" -gt 0 ] || boxed="no cgroups made here, where arena's boxes may have them: compare with care"
-  awk -v rounds="$rounds" -v extra="$(median "${extra[@]}")" -v median="$ratio_median" -v least="$least_ratio" -v most="$most_ratio" \
-    -v user="$(median "${user[@]}")" -v kernel="$(median "${kernel[@]}")" \
-    -v lower="$lower_median" -v lower_least="$lower_least" -v lower_most="$lower_most" -v boxed="$boxed" \
-    -v least_user="$(median "${least_user[@]}")" -v least_kernel="$(median "${least_kernel[@]}")" \
-    -v sleeping="$(median "${sleeping[@]}")" -v slower="$(median "${slower[@]}")" 'BEGIN {
-    printf "a game program costs arena %.1f us of CPU per move more than a built-in game (median of %d rounds; %.1f in user mode, %.1f in the kernel): %.2f floor round trips, the median of the rounds (%.2f to %.2f; target: under 1)\n", extra, rounds, user, kernel, median, least, most
-    printf "a minimal referee (in C, parsing nothing, with two bots and the game program on one CPU, %s) waiting for answers as arena does spends %.2f floor round trips more a ply (%.2f to %.2f; %.1f us in user mode, %.1f in the kernel); sleeping in blocking reads, %.2f, its games then %.0f%% slower\n", boxed, lower, lower_least, lower_most, least_user, least_kernel, sleeping, slower
+  awk -v rounds="$rounds" -v boxed="$boxed" -v extra="$(spread 1)" -v ratio="$(spread 2)" -v user="$(spread 3)" \
+    -v kernel="$(spread 4)" -v lower="$(spread 5)" -v least_user="$(spread 6)" -v least_kernel="$(spread 7)" \
+    -v sleeping="$(spread 8)" -v slower="$(spread 9)" 'BEGIN {
+    split(ratio, r, " "); split(lower, l, " ")
+    printf "a game program costs arena %.1f us of CPU per move more than a built-in game (median of %d rounds; %.1f in user mode, %.1f in the kernel): %.2f floor round trips, the median of the rounds (%.2f to %.2f; target: under 1)\n", extra, rounds, user, kernel, r[1], r[2], r[3]
+    printf "a minimal referee (in C, parsing nothing, with two bots and the game program on one CPU, %s) waiting for answers as arena does spends %.2f floor round trips more a ply (%.2f to %.2f; %.1f us in user mode, %.1f in the kernel); sleeping in blocking reads, %.2f, its games then %.0f%% slower\n", boxed, l[1], l[2], l[3], least_user, least_kernel, sleeping, slower
   }'
 }
 if [ -n "${GAME_PROGRAM_ONLY:-}" ]; then
