@@ -220,6 +220,38 @@ fn a_reply_to_over_forfeits_the_next_game_and_is_named_so() {
     scratch.assert_fixture_processes_gone();
 }
 
+/// A bot that writes to stderr before each quick reply: every game's log
+/// holds that game's lines, all of them and no other game's. Quick replies
+/// are taken on the worker's thread, without the reactor that runs the
+/// stderr drain, so what the drain has not read when the next game's log
+/// is set still goes to the game it was written in.
+#[test]
+fn each_games_stderr_goes_to_its_own_log_however_quick_the_replies() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let bot = fixture("tells_each_move.py");
+    let args = ["match", "number-snatch", &bot, PYTHON_RANDOM_BOT, "--games", "12", "--seed", "5"];
+    let run = scratch.arena(args.into_iter().chain(["--out", out.to_str().expect("UTF-8")]));
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 12, "{}", run.stdout);
+    for row in &rows {
+        let game = row.number("game_index");
+        let seat = if &row["seat1"] == "tells_each_move" { 1 } else { 2 };
+        let log = out.join(format!("logs/game-{game:06}-seat{seat}-tells_each_move.log"));
+        let text = std::fs::read_to_string(&log)
+            .unwrap_or_else(|error| panic!("{}: {error}", log.display()));
+        let told: Vec<&str> = text.lines().filter(|line| line.starts_with("tells: ")).collect();
+        // Its process plays every game, one after another: its n-th game
+        // is game n, where it makes half the plies.
+        let moves = row.number("plies") / 2;
+        let expected: Vec<String> =
+            (1..=moves).map(|number| format!("tells: game {game} move {number}")).collect();
+        assert_eq!(told, expected, "{}", log.display());
+    }
+    scratch.assert_fixture_processes_gone();
+}
+
 #[test]
 fn a_bot_that_exits_mid_game_forfeits_as_crashed() {
     assert_forfeits(&Misbehaviour {

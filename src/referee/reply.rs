@@ -53,7 +53,7 @@ pub(super) async fn read_reply<M: serde::de::DeserializeOwned>(
                 return (None, Err(Forfeit::timed_out(request, timeout, line)));
             }
         },
-        None => match process.receive(deadline).await {
+        None => match process.receive_soon(deadline).await {
             Ok(line) => return accept(line),
             Err(failure) => failure,
         },

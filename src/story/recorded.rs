@@ -63,7 +63,7 @@ impl Recorded {
                 .and_then(|answer| answer["id"].as_u64())
                 .unwrap_or(0);
             match parse_answer(step.answer.get().as_bytes(), kind, id, program.moves) {
-                Ok(Answer::Step(step)) => steps.push(step),
+                Ok(Answer::Step(step)) => steps.push(*step),
                 Ok(_) => return Err(LineError::new(line.number, "a step that is no step")),
                 Err(bad) => {
                     return Err(LineError::new(line.number, format!("a bad step: {}", bad.detail)));

@@ -100,7 +100,7 @@ impl Quoted {
             answer_line: quote(&exchanged.line),
         };
         match exchanged.answer {
-            Answer::Step(step) => (quoted, Some(step)),
+            Answer::Step(step) => (quoted, Some(*step)),
             _ => (quoted, None),
         }
     }

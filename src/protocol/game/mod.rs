@@ -25,10 +25,13 @@ pub use requests::{GameRequestKind, apply_request, hello_request, init_request};
 /// A game program's answer, read and checked.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
-    /// Its description, in answer to `hello`.
-    Game(Declaration),
-    /// The game after `init` or `apply`.
-    Step(Step),
+    /// Its description, in answer to `hello` (boxed, as a step is: a
+    /// declaration is large, and asked for once).
+    Game(Box<Declaration>),
+    /// The game after `init` or `apply`: boxed, since an answer is moved
+    /// from the parser to the referee's table several times a ply, and a
+    /// step is large.
+    Step(Box<Step>),
     /// Parameters `init` cannot set up a game with.
     Refuse(Refusal),
 }
@@ -276,12 +279,12 @@ pub fn parse_answer(
     // The common case first: a good step, read in one pass. Anything else
     // takes the careful path below, which says what is wrong.
     if kind != GameRequestKind::Hello
-        && let Some(fields) = scan::scan_step(line)
+        && let Some(mut fields) = scan::scan_step(line)
         && fields.kind.as_deref() == Some("step")
         && fields.id == Some(id)
     {
-        return step(fields, kind == GameRequestKind::Apply && moves == Moves::Hidden)
-            .map(Answer::Step);
+        return step(&mut fields, kind == GameRequestKind::Apply && moves == Moves::Hidden)
+            .map(|step| Answer::Step(Box::new(step)));
     }
     if let Some(is_json) = super::not_an_object(line) {
         // Text that is not JSON at all is most often a print meant as a log.
@@ -368,7 +371,7 @@ pub fn parse_answer(
             object.remove("type");
             object.remove("id");
             Declaration::from_value(value)
-                .map(Answer::Game)
+                .map(|declaration| Answer::Game(Box::new(declaration)))
                 .map_err(|why| BadAnswer::new(BadAnswerKind::Malformed, why))
         }
         "refuse" => {
@@ -377,9 +380,10 @@ pub fn parse_answer(
             Ok(Answer::Refuse(Refusal { param: fields.param, message: fields.message }))
         }
         _ => {
-            let fields: StepFields<'_> =
+            let mut fields: StepFields<'_> =
                 serde_path_to_error::deserialize(&mut deserializer).map_err(malformed)?;
-            step(fields, kind == GameRequestKind::Apply && moves == Moves::Hidden).map(Answer::Step)
+            step(&mut fields, kind == GameRequestKind::Apply && moves == Moves::Hidden)
+                .map(|step| Answer::Step(Box::new(step)))
         }
     }
 }
@@ -396,9 +400,11 @@ fn in_json_words(why: &str) -> String {
 }
 
 /// A step from its fields, checked for contradictions.
-fn step(fields: StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswer> {
+/// The step `fields` make, their lists taken (borrowed, not moved: the
+/// fields are large, and read on every turn).
+fn step(fields: &mut StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswer> {
     let contradiction = |detail: String| BadAnswer::new(BadAnswerKind::Contradiction, detail);
-    let to_move: &'static [Seat] = match fields.to_move {
+    let to_move: &'static [Seat] = match &fields.to_move {
         ToMove::Seats(seats) => seats,
         ToMove::Other(other) => {
             return Err(BadAnswer::new(
@@ -408,7 +414,7 @@ fn step(fields: StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswe
         }
     };
     let legal_moves =
-        fields.legal_moves.map_or_else(Default::default, |lists| lists.map(|list| list.0));
+        fields.legal_moves.take().map_or_else(Default::default, |lists| lists.map(|list| list.0));
     for seat in Seat::BOTH {
         let moving = to_move.contains(&seat);
         let count = legal_moves[seat.index()].len();
@@ -467,7 +473,7 @@ fn step(fields: StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswe
         result,
         learned: fields.learned.map(|learned| learned.map(Raw::to_json)),
         state: fields.state.filter(|state| state.text != "null").map(Raw::to_json),
-        text: fields.text,
+        text: fields.text.take(),
     })
 }
 

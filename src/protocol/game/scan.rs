@@ -226,9 +226,9 @@ mod tests {
 
     /// What the careful parser makes of `line`.
     fn careful(line: &str) -> Result<Answer, String> {
-        let fields: StepFields<'_> =
+        let mut fields: StepFields<'_> =
             serde_json::from_str(line).map_err(|error| error.to_string())?;
-        step(fields, false).map(Answer::Step).map_err(|bad| bad.detail)
+        step(&mut fields, false).map(|step| Answer::Step(Box::new(step))).map_err(|bad| bad.detail)
     }
 
     #[test]
@@ -241,8 +241,11 @@ mod tests {
             r#"{"type":"step","id":3,"to_move":[1],"legal_moves":[[1],[]],"views":[1,12],"scores":[0,0]}"#,
             r#"{"type":"step","id":3,"to_move":[1],"legal_moves":[["a b"],[]],"views":["a b","a b"],"scores":[0,0]}"#,
         ] {
-            let scanned = scan_step(line.as_bytes())
-                .map(|fields| step(fields, false).map(Answer::Step).map_err(|bad| bad.detail));
+            let scanned = scan_step(line.as_bytes()).map(|mut fields| {
+                step(&mut fields, false)
+                    .map(|step| Answer::Step(Box::new(step)))
+                    .map_err(|bad| bad.detail)
+            });
             assert_eq!(scanned, Some(careful(line)), "{line}");
         }
     }

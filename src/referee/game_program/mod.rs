@@ -87,6 +87,16 @@ pub struct Exchanged {
     pub took: Duration,
 }
 
+/// A request written, or begun: what it asks, its line, how much of it
+/// went when the pipe did not take it whole, and its time.
+struct Sent {
+    asked: GameRequest,
+    line: Vec<u8>,
+    written: Option<usize>,
+    started: Instant,
+    deadline: Instant,
+}
+
 /// A game program: its command, what it declared, and its process
 /// between requests.
 pub struct GameProgram {
@@ -149,7 +159,7 @@ impl GameProgram {
         match exchanged.answer {
             Answer::Game(declaration) => {
                 self.declared(&declaration);
-                Ok(declaration)
+                Ok(*declaration)
             }
             _ => unreachable!("a `hello` is answered with `game` or refused by the parser"),
         }
@@ -190,26 +200,37 @@ impl GameProgram {
         turn: Option<u32>,
         request: impl FnOnce(u64) -> Vec<u8>,
     ) -> Result<Exchanged, GameFault> {
-        let result = self.try_exchange(kind, turn, request).await;
-        if result.is_err() {
-            self.stop().await;
-        }
-        result
+        // Mostly the request is written and answered on this thread. The
+        // rest of the way is boxed: every turn's future holds this one, and
+        // stays small.
+        let rest = match self.exchange_on_thread(kind, turn, request) {
+            Ok(Ok(exchanged)) => return Ok(exchanged),
+            Ok(Err(fault)) => Err(fault),
+            Err(sent) => Ok(sent),
+        };
+        Box::pin(self.finish_exchange(rest)).await
     }
 
-    async fn try_exchange(
+    /// Starts the process if needed and sends the request, then takes its
+    /// answer if it comes on this thread; otherwise the request as far as
+    /// it went, for [`GameProgram::finish_exchange`].
+    fn exchange_on_thread(
         &mut self,
         kind: GameRequestKind,
         turn: Option<u32>,
         request: impl FnOnce(u64) -> Vec<u8>,
-    ) -> Result<Exchanged, GameFault> {
+    ) -> Result<Result<Exchanged, GameFault>, Sent> {
         if self.process.is_none() {
-            let mut process =
-                BotProcess::spawn(&self.command, GAME_LINE_LIMIT, self.settings.stderr_cap)
-                    .map_err(|error| {
-                        let asked = GameRequest { kind, id: self.next_id, turn };
-                        self.fault(asked, &[], FaultCause::NotStarted(error.to_string()), None)
-                    })?;
+            let spawned =
+                BotProcess::spawn(&self.command, GAME_LINE_LIMIT, self.settings.stderr_cap);
+            let mut process = match spawned {
+                Ok(process) => process,
+                Err(error) => {
+                    let asked = GameRequest { kind, id: self.next_id, turn };
+                    let cause = FaultCause::NotStarted(error.to_string());
+                    return Ok(Err(self.fault(asked, &[], cause, None)));
+                }
+            };
             process.log_stderr_to(self.log.as_ref());
             // Its answers are awaited on the worker's thread.
             process.watch_exit();
@@ -218,21 +239,77 @@ impl GameProgram {
         }
         let id = self.next_id;
         self.next_id += 1;
-        let asked = GameRequest { kind, id, turn };
         let line = request(id);
-        let limit = self.settings.timeout;
-        let process = self.process.as_mut().expect("started above");
         let started = Instant::now();
-        let deadline = started + limit;
-        let received = match process.send(&line, deadline).await {
-            Ok(()) => process.receive_on_thread(deadline).await.map(<[u8]>::to_vec),
+        let mut sent = Sent {
+            asked: GameRequest { kind, id, turn },
+            line,
+            written: None,
+            started,
+            deadline: started + self.settings.timeout,
+        };
+        let process = self.process.as_mut().expect("started above");
+        if let Err(written) = process.send_now(&sent.line) {
+            sent.written = Some(written);
+            return Err(sent);
+        }
+        let received = match process.line_on_thread(sent.deadline) {
+            Some(received) => received.map(<[u8]>::to_vec),
+            None => return Err(sent),
+        };
+        Ok(self.answered(sent, received))
+    }
+
+    /// Writes what is left of a request that [`GameProgram::exchange_on_thread`]
+    /// began and waits for its answer through the reactor (`Ok`), or has
+    /// a fault already (`Err`); stops the process after a fault.
+    async fn finish_exchange(
+        &mut self,
+        rest: Result<Sent, GameFault>,
+    ) -> Result<Exchanged, GameFault> {
+        let result = match rest {
+            Ok(sent) => self.finish_sent(sent).await,
+            Err(fault) => Err(fault),
+        };
+        match result {
+            Ok(exchanged) => Ok(exchanged),
+            Err(fault) => {
+                self.stop().await;
+                Err(fault)
+            }
+        }
+    }
+
+    /// The rest of the way for a request begun on the thread: what the pipe
+    /// did not take, then the answer, through the reactor if need be.
+    async fn finish_sent(&mut self, sent: Sent) -> Result<Exchanged, GameFault> {
+        let process = self.process.as_mut().expect("started for the request");
+        let written = match sent.written {
+            Some(written) => process.send_rest(&sent.line, written, sent.deadline).await,
+            None => Ok(()),
+        };
+        let received = match written {
+            Ok(()) => process.receive_on_thread(sent.deadline).await.map(<[u8]>::to_vec),
             Err(failure) => Err(failure),
         };
+        self.answered(sent, received)
+    }
+
+    /// What the request `sent` came to: its answer read, or the fault (as
+    /// large as every exchange's, which the async callers return alike).
+    #[allow(clippy::result_large_err)]
+    fn answered(
+        &mut self,
+        sent: Sent,
+        received: Result<Vec<u8>, Failure>,
+    ) -> Result<Exchanged, GameFault> {
+        let Sent { asked, line, started, .. } = sent;
         let took = started.elapsed();
+        let limit = self.settings.timeout;
         let answer_line = match received {
             Ok(answer) => {
                 // A game's answers count from its `init`.
-                let before = if kind == GameRequestKind::Init { 0 } else { self.answered };
+                let before = if asked.kind == GameRequestKind::Init { 0 } else { self.answered };
                 self.answered = before + answer.len() as u64;
                 if self.answered > GAME_OUTPUT_LIMIT {
                     let cause = FaultCause::TooMuchOutput { limit: GAME_OUTPUT_LIMIT };
@@ -241,6 +318,7 @@ impl GameProgram {
                 answer
             }
             Err(failure) => {
+                let process = self.process.as_ref().expect("started for the request");
                 let partial = process.partial_line().to_vec();
                 let bot_was = process.activity();
                 let cause = match failure {
@@ -258,8 +336,8 @@ impl GameProgram {
                 return Err(self.fault(asked, &line, cause, partial.as_deref()));
             }
         };
-        match parse_answer(&answer_line, kind, id, self.moves) {
-            Ok(Answer::Refuse(refusal)) if kind == GameRequestKind::Apply => {
+        match parse_answer(&answer_line, asked.kind, asked.id, self.moves) {
+            Ok(Answer::Refuse(refusal)) if asked.kind == GameRequestKind::Apply => {
                 Err(self.fault(asked, &line, FaultCause::Refused(refusal), Some(&answer_line)))
             }
             Ok(answer) => Ok(Exchanged {
@@ -297,7 +375,9 @@ impl GameProgram {
     /// next request starts a new one.
     pub async fn stop(&mut self) -> Option<Stopped> {
         let process = self.process.take()?;
-        Some(process.stop(self.settings.exit_grace).await)
+        // Boxed: every turn's future may stop the program, and a process's
+        // stop is a large future to hold there.
+        Some(Box::pin(process.stop(self.settings.exit_grace)).await)
     }
 }
 

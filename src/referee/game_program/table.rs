@@ -68,7 +68,7 @@ impl Rules for GameProgram {
 /// A game program's game in play: its last step.
 pub struct ProgramTable<'r> {
     program: &'r mut GameProgram,
-    step: Step,
+    step: Box<Step>,
     /// The answer that made the step, as it came, and its request.
     answer: Vec<u8>,
     request: GameRequest,

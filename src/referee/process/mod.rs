@@ -64,6 +64,20 @@ struct Input {
 /// The referee's end of a bot's output.
 type BotOutput = Box<dyn AsyncRead + Send + Unpin>;
 
+/// Most bytes of stderr read at once.
+const STDERR_CHUNK: usize = 16 * 1024;
+
+/// How long [`BotProcess::wait_on_thread`] looks for a line on the thread
+/// before the reactor takes over.
+#[derive(Clone, Copy)]
+enum OnThread {
+    /// A look, the CPU given up once, and another look.
+    Glance,
+    /// As long as only the line is to come, until the deadline (in `poll`,
+    /// with the process's stderr and its end).
+    Until(Instant),
+}
+
 /// What runs behind a bot's pipes.
 enum Runner {
     /// A program: its pid, its stderr drain, and its sandbox with the
@@ -204,19 +218,15 @@ impl BotProcess {
             exit,
             sandbox,
         } = started;
-        let stderr_log = Arc::new(Mutex::new(StderrLog::new(stderr_cap)));
+        let stderr_log =
+            Arc::new(Mutex::new(StderrLog::new(stderr_cap, command.sandbox.is_some())));
         let sink = Arc::clone(&stderr_log);
-        let mut first = command.sandbox.is_some();
         let stderr_task = tokio::spawn(async move {
-            let mut chunk = vec![0u8; 16 * 1024];
+            let mut chunk = vec![0u8; STDERR_CHUNK];
             // Drained to the end even past the cap, so a chatty bot never
             // blocks on a full stderr pipe.
             while let Ok(count @ 1..) = stderr.read(&mut chunk).await {
-                let mut bytes = &chunk[..count];
-                if std::mem::take(&mut first) {
-                    bytes = without_jvm_note(bytes);
-                }
-                sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).write(bytes);
+                sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).write(&chunk[..count]);
             }
         });
 
@@ -256,11 +266,36 @@ impl BotProcess {
     /// Sends the bot's stderr to `path` from now on (`None`: discard). A
     /// local player has no stderr.
     pub fn log_stderr_to(&self, path: Option<&LogPath>) {
+        self.drain_stderr_now();
         if let Runner::Program { stderr_log, .. } = &self.runner {
             stderr_log
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
                 .switch_to(path.cloned());
+        }
+    }
+
+    /// Moves what the program has written to stderr so far into its log
+    /// now, on this thread, instead of when its drain next runs: lines
+    /// taken on the thread ([`BotProcess::receive_soon`]) can leave the
+    /// reactor, and with it the drain, idle for many games, and what a
+    /// program wrote in a game belongs in that game's log.
+    fn drain_stderr_now(&self) {
+        let (Runner::Program { stderr_log, stderr_task, .. }, Some([_, stderr_fd])) =
+            (&self.runner, self.output_fds)
+        else {
+            return;
+        };
+        // A finished drain has closed the descriptor, whose number may be
+        // another's by now. An unfinished one cannot finish meanwhile: it
+        // runs on this thread.
+        if stderr_task.is_finished() {
+            return;
+        }
+        let mut chunk = Vec::new();
+        while let Ok(1..) = crate::os::read_available(stderr_fd, &mut chunk, STDERR_CHUNK) {
+            stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).write(&chunk);
+            chunk.clear();
         }
     }
 
@@ -295,8 +330,20 @@ impl BotProcess {
     /// Writes the queued lines and then `line` (which must end in `\n`)
     /// before `deadline`.
     pub async fn send(&mut self, line: &[u8], deadline: Instant) -> Result<(), Failure> {
+        match self.send_now(line) {
+            Ok(()) => Ok(()),
+            Err(written) => self.send_rest(line, written, deadline).await,
+        }
+    }
+
+    /// Writes the queued lines and then `line` if the pipe takes them at
+    /// once, as it mostly does: one `write` on a program's pipe, no timer
+    /// armed and no future built. `Err` holds how many bytes went, for
+    /// [`BotProcess::send_rest`] to write the rest (and to tell any failure,
+    /// which shows again there).
+    pub fn send_now(&mut self, line: &[u8]) -> Result<(), usize> {
         let Some(Input { writer: stdin, fd }) = &mut self.stdin else {
-            return Err(Failure::Crash(crash(&mut self.exit, &self.runner, Ending::ClosedInput)));
+            return Err(0);
         };
         let bytes = if self.pending.is_empty() {
             line
@@ -304,10 +351,7 @@ impl BotProcess {
             self.pending.extend_from_slice(line);
             &self.pending
         };
-        // A line mostly fits in the pipe at once: try that before arming a
-        // timer, with one `write` on a program's pipe. Whatever goes wrong
-        // here shows again in the write below.
-        let done = match fd {
+        let written = match fd {
             Some(fd) => crate::os::write_available(*fd, bytes).unwrap_or(0),
             // A local player's in-memory pipe.
             None => {
@@ -318,13 +362,29 @@ impl BotProcess {
                 }
             }
         };
-        let written = if done == bytes.len() {
-            Ok(Ok(()))
-        } else {
-            tokio::time::timeout_at(deadline, stdin.write_all(&bytes[done..])).await
-        };
+        if written < bytes.len() {
+            return Err(written);
+        }
         self.pending.clear();
-        match written {
+        Ok(())
+    }
+
+    /// Writes what [`BotProcess::send_now`] left of the queued lines and
+    /// `line`, `written` bytes of them gone already, before `deadline`.
+    pub async fn send_rest(
+        &mut self,
+        line: &[u8],
+        written: usize,
+        deadline: Instant,
+    ) -> Result<(), Failure> {
+        let Some(Input { writer: stdin, .. }) = &mut self.stdin else {
+            return Err(Failure::Crash(crash(&mut self.exit, &self.runner, Ending::ClosedInput)));
+        };
+        // `send_now` appended the line to any queued ones.
+        let bytes = if self.pending.is_empty() { line } else { &self.pending };
+        let result = tokio::time::timeout_at(deadline, stdin.write_all(&bytes[written..])).await;
+        self.pending.clear();
+        match result {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => {
                 wait_for_exit(&mut self.exit, deadline).await;
@@ -386,24 +446,54 @@ impl BotProcess {
     /// (a local player), the wait goes on through the reactor, which
     /// drains stderr and tells what happened.
     pub async fn receive_on_thread(&mut self, deadline: Instant) -> Result<&[u8], Failure> {
-        if self.wait_on_thread(deadline) {
-            return match self.stdout.buffered_line() {
-                Some(Ok(line)) => Ok(line),
-                Some(Err(LineError::TooLong { limit })) => Err(Failure::LineTooLong { limit }),
-                _ => unreachable!("a line is buffered: it was just seen"),
-            };
+        if self.wait_on_thread(OnThread::Until(deadline)) {
+            return self.buffered_line();
+        }
+        self.receive(deadline).await
+    }
+
+    /// The sync half of [`BotProcess::receive_on_thread`]: the line (or the
+    /// line too long) once it has come on this thread, or `None` when the
+    /// wait must go on through [`BotProcess::receive`].
+    pub fn line_on_thread(&mut self, deadline: Instant) -> Option<Result<&[u8], Failure>> {
+        self.wait_on_thread(OnThread::Until(deadline)).then(|| self.buffered_line())
+    }
+
+    /// The line [`BotProcess::wait_on_thread`] has just seen whole.
+    fn buffered_line(&mut self) -> Result<&[u8], Failure> {
+        match self.stdout.buffered_line() {
+            Some(Ok(line)) => Ok(line),
+            Some(Err(LineError::TooLong { limit })) => Err(Failure::LineTooLong { limit }),
+            _ => unreachable!("a line is buffered: it was just seen"),
+        }
+    }
+
+    /// Reads the next line before `deadline` as [`BotProcess::receive`]
+    /// does, having first glanced for it on this thread: an instant bot's
+    /// reply is mostly there once its request is written, or once arena has
+    /// given up the CPU, and taking it so spares arena the reactor's
+    /// `epoll_wait`, and its processes what sleeping in it costs
+    /// (docs/performance.md). A bot that takes longer is awaited through
+    /// the reactor, where the worker stays free to stop, and its stderr is
+    /// drained.
+    pub async fn receive_soon(&mut self, deadline: Instant) -> Result<&[u8], Failure> {
+        // Lines taken on the thread pass tokio's cooperative budget by:
+        // spent here, it still makes the worker yield now and then (to a
+        // cancel, to other processes' stderr drains).
+        tokio::task::consume_budget().await;
+        if self.wait_on_thread(OnThread::Glance) {
+            return self.buffered_line();
         }
         self.receive(deadline).await
     }
 
     /// Waits on this thread until a whole line (or a line too long) is in
     /// `stdout`'s buffer, then true; false as soon as anything else is to
-    /// be seen to.
-    fn wait_on_thread(&mut self, deadline: Instant) -> bool {
-        let (Some([stdout, stderr]), Some(exit)) = (self.output_fds, &self.exit_fd) else {
+    /// be seen to, or, for a glance, once a second look finds no line.
+    fn wait_on_thread(&mut self, wait: OnThread) -> bool {
+        let Some([stdout, stderr]) = self.output_fds else {
             return false;
         };
-        let fds = [stdout, stderr, exit.as_raw_fd()];
         let mut yielded = false;
         loop {
             if self.stdout.has_line() {
@@ -411,7 +501,7 @@ impl BotProcess {
             }
             match self
                 .stdout
-                .read_with(|buffer, most| crate::os::read_available(fds[0], buffer, most))
+                .read_with(|buffer, most| crate::os::read_available(stdout, buffer, most))
             {
                 Ok(1..) => continue,
                 Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
@@ -427,8 +517,11 @@ impl BotProcess {
                 std::thread::yield_now();
                 continue;
             }
+            let (OnThread::Until(deadline), Some(exit)) = (wait, &self.exit_fd) else {
+                return false;
+            };
             let left = deadline.saturating_duration_since(Instant::now());
-            match crate::os::wait_readable(fds, left) {
+            match crate::os::wait_readable([stdout, stderr, exit.as_raw_fd()], left) {
                 Some([true, false, false]) => continue,
                 _ => return false,
             }
@@ -530,17 +623,6 @@ impl Drop for BotProcess {
 async fn wait_for_exit(exit: &mut Exit, deadline: Instant) {
     let moment = deadline.min(Instant::now() + Duration::from_millis(500));
     let _ = tokio::time::timeout_at(moment, exit.wait()).await;
-}
-
-/// `bytes`, the first a boxed process wrote to stderr, without the line a
-/// JVM begins with there ([`crate::sandbox::JVM_NOTE`]).
-fn without_jvm_note(bytes: &[u8]) -> &[u8] {
-    match bytes.strip_prefix(crate::sandbox::JVM_NOTE) {
-        Some(rest) => {
-            rest.iter().position(|&byte| byte == b'\n').map_or(bytes, |end| &rest[end + 1..])
-        }
-        None => bytes,
-    }
 }
 
 /// What `ending` left of a bot: its exit status if it is known, the

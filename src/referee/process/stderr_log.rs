@@ -21,6 +21,9 @@ pub(super) struct StderrLog {
     pub(super) tail: StderrTail,
     /// Why logging stopped in this game, until someone takes it to tell.
     pub(super) lost: Option<String>,
+    /// Whether the line a JVM begins with in a box is still to be left
+    /// out, at the start of the first bytes.
+    jvm_note: bool,
 }
 
 /// The last [`STDERR_TAIL`] bytes a bot wrote to stderr, logged or not:
@@ -81,7 +84,9 @@ fn create_log(path: &Path) -> std::io::Result<(File, PathBuf)> {
 }
 
 impl StderrLog {
-    pub(super) fn new(cap: u64) -> StderrLog {
+    /// A log for a program's stderr, `boxed` when the program runs in a
+    /// sandbox (where a JVM begins with a line of its own).
+    pub(super) fn new(cap: u64, boxed: bool) -> StderrLog {
         StderrLog {
             path: None,
             file: None,
@@ -90,10 +95,14 @@ impl StderrLog {
             cap,
             tail: StderrTail::default(),
             lost: None,
+            jvm_note: boxed,
         }
     }
 
-    pub(super) fn write(&mut self, bytes: &[u8]) {
+    pub(super) fn write(&mut self, mut bytes: &[u8]) {
+        if std::mem::take(&mut self.jvm_note) {
+            bytes = without_jvm_note(bytes);
+        }
         self.tail.push(bytes);
         let Some(path) = &self.path else { return };
         if self.written >= self.cap {
@@ -143,6 +152,17 @@ impl StderrLog {
         self.created = None;
         self.written = 0;
         self.path = path;
+    }
+}
+
+/// `bytes`, the first a boxed process wrote to stderr, without the line a
+/// JVM begins with there ([`crate::sandbox::JVM_NOTE`]).
+fn without_jvm_note(bytes: &[u8]) -> &[u8] {
+    match bytes.strip_prefix(crate::sandbox::JVM_NOTE) {
+        Some(rest) => {
+            rest.iter().position(|&byte| byte == b'\n').map_or(bytes, |end| &rest[end + 1..])
+        }
+        None => bytes,
     }
 }
 
