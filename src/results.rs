@@ -109,14 +109,19 @@ impl GameRow {
         }
     }
 
-    /// The forfeit reason of the bot in `seat`, if it forfeited.
     /// The row as a line of games.csv, after the header line if `header`.
     pub fn csv_line(&self, header: bool) -> std::io::Result<Vec<u8>> {
-        let mut writer = csv::WriterBuilder::new().has_headers(header).from_writer(Vec::new());
+        // A line is a few hundred bytes: the writer's default buffer (8 KiB,
+        // zeroed) would cost more than the line, once a game.
+        let mut writer = csv::WriterBuilder::new()
+            .has_headers(header)
+            .buffer_capacity(1024)
+            .from_writer(Vec::with_capacity(512));
         writer.serialize(self).map_err(std::io::Error::other)?;
         writer.into_inner().map_err(|error| error.into_error())
     }
 
+    /// The forfeit reason of the bot in `seat`, if it forfeited.
     pub fn forfeit_reason_of(&self, seat: Seat) -> Option<ForfeitReason> {
         if seat == Seat::One { self.forfeit1 } else { self.forfeit2 }
     }
