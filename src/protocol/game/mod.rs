@@ -399,9 +399,8 @@ fn in_json_words(why: &str) -> String {
     said
 }
 
-/// A step from its fields, checked for contradictions.
-/// The step `fields` make, their lists taken (borrowed, not moved: the
-/// fields are large, and read on every turn).
+/// A step from its fields, checked for contradictions, their lists taken
+/// (borrowed, not moved: the fields are large, and read on every turn).
 fn step(fields: &mut StepFields<'_>, learned_required: bool) -> Result<Step, BadAnswer> {
     let contradiction = |detail: String| BadAnswer::new(BadAnswerKind::Contradiction, detail);
     let to_move: &'static [Seat] = match &fields.to_move {

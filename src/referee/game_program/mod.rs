@@ -281,17 +281,19 @@ impl GameProgram {
     }
 
     /// The rest of the way for a request begun on the thread: what the pipe
-    /// did not take, then the answer, through the reactor if need be.
+    /// did not take, then the answer (on the thread while it may come
+    /// there); or, for a request sent whole whose answer the thread gave up
+    /// on, the answer through the reactor.
     async fn finish_sent(&mut self, sent: Sent) -> Result<Exchanged, GameFault> {
         let process = self.process.as_mut().expect("started for the request");
-        let written = match sent.written {
-            Some(written) => process.send_rest(&sent.line, written, sent.deadline).await,
-            None => Ok(()),
+        let received = match sent.written {
+            Some(written) => match process.send_rest(&sent.line, written, sent.deadline).await {
+                Ok(()) => process.receive_on_thread(sent.deadline).await,
+                Err(failure) => Err(failure),
+            },
+            None => process.receive(sent.deadline).await,
         };
-        let received = match written {
-            Ok(()) => process.receive_on_thread(sent.deadline).await.map(<[u8]>::to_vec),
-            Err(failure) => Err(failure),
-        };
+        let received = received.map(<[u8]>::to_vec);
         self.answered(sent, received)
     }
 
