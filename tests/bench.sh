@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 cargo build --release --locked -q
 work=$(mktemp -d)
 boxes=()
-trap '[ -n "${KEEP_WORK:-}" ] && echo "kept $work" || rm -rf "$work"; for folder in "${boxes[@]}"; do rmdir "$folder"/box-* "$folder" 2>/dev/null || true; done' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] && echo "kept $work" || rm -rf "$work"; for prefix in "${boxes[@]}"; do rmdir "$prefix"-box-* 2>/dev/null || true; done' EXIT
 # Open to others: under root a box's bot and game program have only the
 # rights others have on host files (mktemp -d makes the folder 700).
 chmod 755 "$work"
@@ -30,22 +30,23 @@ cc -O2 -o "$work/take-ten" tests/fixtures/games/bench_game.c
 cc -O2 -o "$work/referee" tests/fixtures/games/bench_referee.c
 # Its children in cgroups of their own, as arena's sandbox boxes each
 # program (cgroup v1 cpu, memory and pids, each mounted at
-# /sys/fs/cgroup/NAME, where this user may make them): the folders that
-# hold box-0, box-1 and box-2, one per hierarchy. Elsewhere (cgroup v2, a
-# user without the rights) there are none, and the line says so.
+# /sys/fs/cgroup/NAME, where this user may make them), right under this
+# shell's cgroup as arena makes its boxes: the prefix of the folders
+# PREFIX-box-0, -box-1 and -box-2, one per hierarchy. Elsewhere (cgroup v2,
+# a user without the rights) there are none, and the line says so.
 for controller in cpu memory pids; do
   own=$(awk -F: -v controller="$controller" '{
     count = split($2, names, ","); for (i = 1; i <= count; i++) if (names[i] == controller) print $3 }' /proc/self/cgroup)
-  parent="/sys/fs/cgroup/$controller${own%/}"
-  if [ -n "$own" ] && [ -d "$parent" ] && mkdir "$parent/arena-bench-$$" 2>/dev/null; then
-    boxes+=("$parent/arena-bench-$$")
-    mkdir "$parent/arena-bench-$$"/box-{0,1,2} 2>/dev/null || break
+  prefix="/sys/fs/cgroup/$controller${own%/}/arena-bench-$$"
+  if [ -n "$own" ] && mkdir "$prefix"-box-{0,1,2} 2>/dev/null; then
+    boxes+=("$prefix")
   else
+    rmdir "$prefix"-box-* 2>/dev/null || true
     break
   fi
 done
-if [ "${#boxes[@]}" -ne 3 ] || [ ! -d "${boxes[2]}/box-2" ]; then
-  for folder in "${boxes[@]}"; do rmdir "$folder"/box-* "$folder" 2>/dev/null || true; done
+if [ "${#boxes[@]}" -ne 3 ]; then
+  for prefix in "${boxes[@]}"; do rmdir "$prefix"-box-* 2>/dev/null || true; done
   boxes=()
 fi
 # Both on one CPU, as arena runs a game's processes with `pin`, where

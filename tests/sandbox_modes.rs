@@ -1,8 +1,8 @@
 //! The sandbox as the machine allows it: the arena run by an unprivileged
 //! user, without namespaces, or with a sandbox required that the machine
 //! cannot give; no cgroup outliving its run; a bot's folder or program the
-//! box's user cannot reach, told by name. The attacks themselves:
-//! tests/sandbox.rs.
+//! box's user cannot reach, told by name; the short time slice of every
+//! program, whatever the mode. The attacks themselves: tests/sandbox.rs.
 
 #[allow(dead_code)]
 mod common;
@@ -193,30 +193,6 @@ fn attacks_fail_when_the_arena_runs_as_an_unprivileged_user() {
 /// program's on the bots.
 #[test]
 fn the_fallback_without_namespaces_says_so_and_holds() {
-    let run_without_namespaces = |args: &[&str], out: &Path| {
-        let output = Command::new("unshare")
-            .args([
-                "-U",
-                "-r",
-                "sh",
-                "-c",
-                "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"",
-            ])
-            .arg(env!("CARGO_BIN_EXE_arena"))
-            .args(args)
-            .args(["--out", out.to_str().expect("UTF-8")])
-            .current_dir(repo_dir())
-            .output()
-            .expect("unshare runs");
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(output.status.success(), "{stdout}\n{stderr}");
-        assert!(stdout.contains("sandbox: no box per program"), "{stdout}");
-        assert!(
-            stderr.contains("a box could not be made: making the box's namespaces"),
-            "{stderr}"
-        );
-    };
     let scratch = Scratch::new();
     let honest = scratch.out().join("honest");
     run_without_namespaces(
@@ -280,6 +256,99 @@ fn the_fallback_without_namespaces_says_so_and_holds() {
     assert!(said.contains("kill-bots: killed 0 processes"), "{said}");
     assert_eq!(&read_games_csv(&out)[0]["reason"], "normal");
     assert!(socket.recv(&mut [0; 16]).is_err(), "a datagram reached the host's socket");
+}
+
+/// Runs the arena with `args` and `--out out` where no box can be made: in
+/// a user namespace that allows no nested one. It must succeed in the
+/// fallback, and say so.
+fn run_without_namespaces(args: &[&str], out: &Path) {
+    let output = Command::new("unshare")
+        .args([
+            "-U",
+            "-r",
+            "sh",
+            "-c",
+            "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"",
+        ])
+        .arg(env!("CARGO_BIN_EXE_arena"))
+        .args(args)
+        .args(["--out", out.to_str().expect("UTF-8")])
+        .current_dir(repo_dir())
+        .output()
+        .expect("unshare runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("sandbox: no box per program"), "{stdout}");
+    assert!(stderr.contains("a box could not be made: making the box's namespaces"), "{stderr}");
+}
+
+/// Every program arena starts asks the scheduler for a short time slice
+/// (100 us), which makes a program woken by a request run at once, ahead
+/// of the referee (docs/performance.md): in a box, in the fallback,
+/// without a sandbox, and in a box of an unprivileged arena. The tests'
+/// own process has the kernel's default, which is not that; on a kernel
+/// without a slice per process (before Linux 6.12) both read 0, and the
+/// bots still play.
+#[test]
+fn every_program_runs_with_a_short_slice_whatever_the_sandbox() {
+    let default = own_slice();
+    assert_ne!(default, 100_000, "the tests' own slice is not the kernel's default");
+    let wanted = if default == 0 { "slice: 0\n" } else { "slice: 100000\n" };
+    let said = |out: &Path, mode: &str| {
+        let mut logs = 0;
+        for entry in std::fs::read_dir(out.join("logs")).expect("the logs").flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.contains("-seat") {
+                let log = std::fs::read_to_string(entry.path()).expect("a bot's log");
+                assert_eq!(log, wanted, "{mode}: {name}");
+                logs += 1;
+            }
+        }
+        assert_eq!(logs, 2, "{mode}: a log for each bot");
+        assert_eq!(&read_games_csv(out)[0]["reason"], "normal", "{mode}");
+    };
+    let scratch = Scratch::new();
+    let bot = "tests/fixtures/tells_slice.py";
+    let one_game = ["match", "number-snatch", bot, bot, "--games", "1"];
+    for (mode, extra) in [("in a box", None), ("without a sandbox", Some("--no-sandbox"))] {
+        let out = scratch.out().join(mode.replace(' ', "-"));
+        let mut args = one_game.to_vec();
+        args.extend(extra);
+        args.extend(["--out", out.to_str().expect("UTF-8")]);
+        scratch.arena(&args).assert_success();
+        said(&out, mode);
+    }
+    let fallback = scratch.out().join("fallback");
+    run_without_namespaces(&one_game, &fallback);
+    said(&fallback, "in the fallback");
+    let place = Unprivileged::new();
+    let out = place.out("slice");
+    let bot = "fixtures/tells_slice.py";
+    let run = place.arena(&[
+        "match",
+        "number-snatch",
+        bot,
+        bot,
+        "--games",
+        "1",
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    run.assert_success();
+    assert!(run.stdout.contains("sandbox: a box per program"), "{}", run.stdout);
+    said(&out, "in an unprivileged arena's box");
+}
+
+/// The time slice the scheduler gives this process, in nanoseconds.
+fn own_slice() -> u64 {
+    // `struct sched_attr` as the kernel's first version of it: the slice
+    // (`sched_runtime`) is its sixth field, at byte 24.
+    let mut attr = [0u64; 6];
+    // SAFETY: sched_getattr fills the 48 bytes it is given.
+    let read = unsafe { libc::syscall(libc::SYS_sched_getattr, 0, attr.as_mut_ptr(), 48u32, 0) };
+    assert_eq!(read, 0, "sched_getattr");
+    attr[3]
 }
 
 /// `--require-sandbox` (`sandbox = "required"`) runs where every

@@ -4,7 +4,8 @@
 //! - processes: killing a bot's process group, becoming the subreaper of
 //!   escaped descendants, reaping them by pid, reading /proc;
 //! - CPUs: the CPUs arena may use, pinning a worker thread (and the bots it
-//!   starts) to one, arena's own CPU time and peak memory;
+//!   starts) to one, the short time slice asked for every program arena
+//!   starts, arena's own CPU time and peak memory;
 //! - pipes: waiting for one on the calling thread, and reading it, without
 //!   the async reactor (the game program's answer); writing a line that
 //!   fits in one call;
@@ -31,9 +32,9 @@ use stub as platform;
 
 pub use platform::sandbox;
 pub use platform::{
-    EchoOff, allowed_cpus, become_subreaper, children_of, kill_group, kill_process_and_group,
-    own_usage, pidfd_of, pin_current_thread, read_available, read_stat, reading_stdin, reap_by_pid,
-    run_current_thread_when_idle, wait_readable, write_available,
+    EchoOff, allowed_cpus, ask_short_slice, become_subreaper, children_of, kill_group,
+    kill_process_and_group, own_usage, pidfd_of, pin_current_thread, read_available, read_stat,
+    reading_stdin, reap_by_pid, run_current_thread_when_idle, wait_readable, write_available,
 };
 
 /// CPU time and peak memory of this process (all threads, no children).

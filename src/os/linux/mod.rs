@@ -6,7 +6,9 @@ mod process;
 pub mod sandbox;
 mod terminal;
 
-pub use cpu::{allowed_cpus, own_usage, pin_current_thread, run_current_thread_when_idle};
+pub use cpu::{
+    allowed_cpus, ask_short_slice, own_usage, pin_current_thread, run_current_thread_when_idle,
+};
 pub use pipe::{pidfd_of, read_available, wait_readable, write_available};
 pub use process::{
     become_subreaper, children_of, kill_group, kill_process_and_group, read_stat, reading_stdin,

@@ -88,6 +88,9 @@ pub fn pin_current_thread(_cpu: usize) {}
 /// Nothing here.
 pub fn run_current_thread_when_idle() {}
 
+/// Nothing here.
+pub fn ask_short_slice(_pid: i32) {}
+
 /// Zero here.
 pub fn own_usage() -> Usage {
     Usage::default()

@@ -2,15 +2,20 @@
 //! kind (heap, shared, memfd, tmpfs, stack), its processes, and one CPU
 //! share per box however many processes it starts.
 //!
-//! A run makes its own folder (`arena-PID`) under the cgroup arena is in,
-//! in each hierarchy it uses: the v1 memory, pids and cpu controllers
+//! A box's cgroup is a folder (`arena-PID-box-K`, `arena-PID-N-box-K` for
+//! a later sandbox of the same process) right under the cgroup arena is
+//! in, in each hierarchy it uses: the v1 memory, pids and cpu controllers
 //! (writable by root), or the unified hierarchy where a subtree is
 //! delegated to arena's user (systemd's `Delegate=yes`, a container's own
-//! cgroup namespace). Box cgroups are made inside it as needed and reused
-//! once empty (making one costs more than a box's start); all are removed
-//! when the run ends, and a later run removes those of runs that were
-//! killed. The cgroup crates on crates.io manage whole hierarchies for
-//! container runtimes; what a box needs is a dozen file writes, kept here.
+//! cgroup namespace). Not in a folder of the run's: with boxes one level
+//! deeper, the programs' short slice (`os::ask_short_slice`) saved next
+//! to nothing, and a move with a game program cost arena 1 us more than
+//! with boxes here (docs/performance.md). Box cgroups are made as
+//! needed and reused once empty (making one costs more than a box's
+//! start); all are removed when the run ends, and a later run removes
+//! those of runs that were killed. The cgroup crates on crates.io manage
+//! whole hierarchies for container runtimes; what a box needs is a dozen
+//! file writes, kept here.
 
 use std::fs;
 use std::io;
@@ -21,15 +26,17 @@ use std::sync::{Arc, Mutex};
 
 use crate::sandbox::{CgroupVersion, LimitReached, Limits};
 
-/// How a run's folder is named, before arena's pid.
+/// How a box's folder is named, before arena's pid.
 const RUN_PREFIX: &str = "arena-";
 
 /// The cgroups of one run.
 pub struct Cgroups {
     version: CgroupVersion,
-    /// The run's folder in each hierarchy used, by controller (v1), or the
-    /// one folder of the unified hierarchy.
-    runs: Vec<(&'static str, PathBuf)>,
+    /// Arena's own cgroup in each hierarchy used, by controller (v1), or
+    /// its folder of the unified hierarchy: where boxes are made.
+    parents: Vec<(&'static str, PathBuf)>,
+    /// What the run's box folders are named before `-box-K`.
+    name: String,
     limits: Limits,
     free: Mutex<Vec<BoxCgroup>>,
     made: AtomicU64,
@@ -73,24 +80,22 @@ impl Cgroups {
         for (_, parent) in &parents {
             remove_runs_of_dead_arenas(parent);
         }
-        // A folder of its own for each sandbox of the process (check-game
+        // Names of its own for each sandbox of the process (check-game
         // describes a game in one, then checks it in another): a sandbox's
-        // end removes its folder, which must not be another's.
+        // end removes its boxes, which must not be another's.
         static STARTED: AtomicU64 = AtomicU64::new(0);
         let name = match STARTED.fetch_add(1, Ordering::Relaxed) {
             0 => format!("{RUN_PREFIX}{}", std::process::id()),
             later => format!("{RUN_PREFIX}{}-{later}", std::process::id()),
         };
-        let runs =
-            parents.iter().map(|(controller, parent)| (*controller, parent.join(&name))).collect();
         let cgroups = Arc::new(Cgroups {
             version,
-            runs,
+            parents,
+            name,
             limits: *limits,
             free: Mutex::new(Vec::new()),
             made: AtomicU64::new(0),
         });
-        cgroups.make_runs().ok()?;
         // One box cgroup made and limited proves the rest will be.
         let first = cgroups.make_box().ok()?;
         cgroups.free.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(first);
@@ -104,33 +109,21 @@ impl Cgroups {
     /// Whether a box's cgroup gives it one CPU share (else the scheduler
     /// shares CPU by session, one per box).
     pub fn shares_cpu(&self) -> bool {
-        self.runs.iter().any(|(controller, run)| match self.version {
+        self.parents.iter().any(|(controller, parent)| match self.version {
             CgroupVersion::V1 => *controller == "cpu",
-            CgroupVersion::V2 => fs::read_to_string(run.join("cgroup.subtree_control"))
+            CgroupVersion::V2 => fs::read_to_string(parent.join("cgroup.subtree_control"))
                 .is_ok_and(|text| text.split_ascii_whitespace().any(|c| c == "cpu")),
         })
     }
 
-    fn make_runs(&self) -> io::Result<()> {
-        for (_, run) in &self.runs {
-            fs::create_dir(run)?;
-            if self.version == CgroupVersion::V2 {
-                let available = fs::read_to_string(run.join("cgroup.controllers"))?;
-                let wanted: Vec<String> = ["memory", "pids", "cpu"]
-                    .iter()
-                    .filter(|name| available.split_ascii_whitespace().any(|c| c == **name))
-                    .map(|name| format!("+{name}"))
-                    .collect();
-                fs::write(run.join("cgroup.subtree_control"), wanted.join(" "))?;
-            }
-        }
-        Ok(())
+    /// The folders of the run's box number `number`, by controller.
+    fn box_folders(&self, number: u64) -> Vec<(&'static str, PathBuf)> {
+        let name = format!("{}-box-{number}", self.name);
+        self.parents.iter().map(|(controller, parent)| (*controller, parent.join(&name))).collect()
     }
 
     fn make_box(&self) -> io::Result<BoxCgroup> {
-        let name = format!("box-{}", self.made.fetch_add(1, Ordering::Relaxed));
-        let folders: Vec<(&'static str, PathBuf)> =
-            self.runs.iter().map(|(controller, run)| (*controller, run.join(&name))).collect();
+        let folders = self.box_folders(self.made.fetch_add(1, Ordering::Relaxed));
         for (_, folder) in &folders {
             fs::create_dir(folder)?;
         }
@@ -271,7 +264,8 @@ impl Drop for Lease {
         if cgroup.is_empty() {
             self.cgroups.free.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(cgroup);
         } else {
-            // A process still leaving: the run's end removes the folder.
+            // A process still leaving: the kernel refuses, and the run's
+            // end (or a later run) removes the folder.
             cgroup.remove();
         }
     }
@@ -279,19 +273,20 @@ impl Drop for Lease {
 
 impl Drop for Cgroups {
     fn drop(&mut self) {
-        let free =
-            std::mem::take(self.free.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()));
-        for cgroup in free {
-            cgroup.remove();
-        }
-        for (_, run) in &self.runs {
-            remove_run(run);
+        // Every box made, given back or not: an empty one goes, one that
+        // still holds a process is left to a later run.
+        for number in 0..*self.made.get_mut() {
+            for (_, folder) in self.box_folders(number) {
+                let _ = fs::remove_dir(folder);
+            }
         }
     }
 }
 
-/// Removes a run's folder and the box folders in it (empty cgroups only:
-/// the kernel refuses to remove one that holds a process).
+/// Removes a box's folder, or a run's folder and the box folders in it
+/// (as arena made them before boxes were made right under its cgroup):
+/// empty cgroups only, since the kernel refuses to remove one that holds a
+/// process.
 fn remove_run(run: &Path) {
     if let Ok(entries) = fs::read_dir(run) {
         for entry in entries.flatten() {
@@ -303,7 +298,7 @@ fn remove_run(run: &Path) {
     let _ = fs::remove_dir(run);
 }
 
-/// Removes the run folders under `parent` whose arena is gone (killed
+/// Removes the box folders under `parent` whose arena is gone (killed
 /// before it could remove them).
 fn remove_runs_of_dead_arenas(parent: &Path) {
     let Ok(entries) = fs::read_dir(parent) else { return };
@@ -312,8 +307,9 @@ fn remove_runs_of_dead_arenas(parent: &Path) {
         let Some(rest) = name.to_str().and_then(|name| name.strip_prefix(RUN_PREFIX)) else {
             continue;
         };
-        // `arena-PID`, `arena-PID-N` (a later sandbox of the same arena), or
-        // `arena-PID-self`: where a v2 run put arena itself.
+        // `arena-PID-box-K`, `arena-PID-N-box-K` (a later sandbox of the
+        // same arena), `arena-PID-self` (where a v2 run put arena itself),
+        // or `arena-PID` and `arena-PID-N` (a run's folder, from before).
         let pid = rest.split('-').next().unwrap_or(rest);
         if pid.parse::<u32>().is_ok_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
             remove_run(&entry.path());

@@ -91,6 +91,8 @@ impl ChildSetup {
                 }
                 Identity::OwnUser { scratch } => become_own_user(scratch)?,
             }
+            // Before the filter, which refuses the call to the bot.
+            crate::os::linux::ask_short_slice(0);
             set_rlimits(&self.rlimits)?;
             if let Some(ruleset) = &self.ruleset {
                 // no_new_privs first: nothing the bot runs gains rights.
