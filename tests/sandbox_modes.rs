@@ -428,7 +428,8 @@ fn no_cgroup_outlives_its_run() {
             }
             let name = entry.file_name().to_string_lossy().into_owned();
             match name.strip_prefix("arena-").and_then(|pid| pid.split('-').next()) {
-                // A run's folder: its arena must still be running.
+                // A box's folder (or an older arena's run folder): its arena
+                // must still be running.
                 Some(pid) if !Path::new(&format!("/proc/{pid}")).exists() => {
                     left.push(entry.path())
                 }

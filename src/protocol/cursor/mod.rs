@@ -77,9 +77,11 @@ impl<'a> Cursor<'a> {
     }
 
     pub(super) fn skip_space(&mut self) {
-        let at = space_end(self.bytes, self.at);
-        self.spaced |= at > self.at;
-        self.at = at;
+        // Most lines are compact: a look at the next byte settles it.
+        if let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.at = space_end(self.bytes, self.at);
+            self.spaced = true;
+        }
     }
 
     /// Skips whitespace, then `byte`.
