@@ -37,7 +37,7 @@ cc -O2 -o "$work/referee" tests/fixtures/games/bench_referee.c
 for controller in cpu memory pids; do
   own=$(awk -F: -v controller="$controller" '{
     count = split($2, names, ","); for (i = 1; i <= count; i++) if (names[i] == controller) print $3 }' /proc/self/cgroup)
-  prefix="/sys/fs/cgroup/$controller${own%/}/arena-bench-$$"
+  prefix="/sys/fs/cgroup/$controller${own%/}/bench-referee-$$"
   if [ -n "$own" ] && mkdir "$prefix"-box-{0,1,2} 2>/dev/null; then
     boxes+=("$prefix")
   else

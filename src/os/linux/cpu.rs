@@ -39,11 +39,54 @@ pub fn run_current_thread_when_idle() {
 }
 
 /// The time slice a program arena starts asks the scheduler for: the
-/// shortest the kernel takes (100 us; its default is 0.75 ms and more).
+/// shortest the kernel takes (100 us; its default is longer, 1.4 ms on
+/// this project's machine).
 const PROGRAM_SLICE_NS: u64 = 100_000;
 
-/// Asks the scheduler for a short time slice for process `pid` (0: the
-/// calling one), which the processes it starts inherit. Since Linux 6.12 a
+/// `struct sched_attr`, as the kernel's first version of it.
+#[repr(C)]
+#[derive(Default)]
+struct SchedAttr {
+    size: u32,
+    policy: u32,
+    flags: u64,
+    nice: i32,
+    priority: u32,
+    runtime: u64,
+    deadline: u64,
+    period: u64,
+}
+
+const SCHED_ATTR_SIZE: u32 = std::mem::size_of::<SchedAttr>() as u32;
+
+/// The scheduling attributes of thread `pid` (0: the calling one), made
+/// ready to be set again: only those of the fair scheduler's policies,
+/// which have a slice to ask for. A raw system call.
+fn fair_attributes(pid: libc::pid_t) -> Option<SchedAttr> {
+    let mut attr = SchedAttr::default();
+    // SAFETY: sched_getattr fills the attributes on the stack, of the size
+    // given.
+    let read =
+        unsafe { libc::syscall(libc::SYS_sched_getattr, pid, &mut attr, SCHED_ATTR_SIZE, 0) };
+    let fair = [libc::SCHED_OTHER, libc::SCHED_BATCH, libc::SCHED_IDLE];
+    if read != 0 || !fair.iter().any(|policy| *policy as u32 == attr.policy) {
+        return None;
+    }
+    attr.size = SCHED_ATTR_SIZE;
+    attr.flags &= libc::SCHED_FLAG_RESET_ON_FORK as u64;
+    Some(attr)
+}
+
+/// Sets thread `pid`'s attributes. A raw system call.
+fn set_attributes(pid: libc::pid_t, attr: &SchedAttr) {
+    // SAFETY: sched_setattr reads the attributes, of the size they say.
+    unsafe {
+        libc::syscall(libc::SYS_sched_setattr, pid, attr, 0);
+    }
+}
+
+/// Asks the scheduler for a short time slice for the calling process,
+/// which the processes and threads it starts inherit. Since Linux 6.12 a
 /// process woken by a request on arena's CPU then runs at once, ahead of
 /// the referee that wrote it (a woken task with a shorter slice than the
 /// running one preempts it), instead of when the referee next gives up
@@ -51,40 +94,29 @@ const PROGRAM_SLICE_NS: u64 = 100_000;
 /// (docs/performance.md). A CPU-bound program keeps its share: a slice
 /// only says how long it runs at a time when others wait. Its policy and
 /// nice value stay as they are. Older kernels ignore the slice, and a
-/// failure only costs speed, so it is ignored. Raw system calls only:
-/// callable between fork and exec.
-pub fn ask_short_slice(pid: libc::pid_t) {
-    /// `struct sched_attr`, as the kernel's first version of it.
-    #[repr(C)]
-    #[derive(Default)]
-    struct SchedAttr {
-        size: u32,
-        policy: u32,
-        flags: u64,
-        nice: i32,
-        priority: u32,
-        runtime: u64,
-        deadline: u64,
-        period: u64,
-    }
-    const SIZE: u32 = std::mem::size_of::<SchedAttr>() as u32;
-    let mut attr = SchedAttr::default();
-    // SAFETY: sched_getattr fills the attributes on the stack, of the size
-    // given; sched_setattr reads them back.
-    unsafe {
-        if libc::syscall(libc::SYS_sched_getattr, pid, &mut attr, SIZE, 0) != 0 {
-            return;
-        }
-        // Only the fair scheduler's policies have a slice to ask for.
-        let fair = [libc::SCHED_OTHER, libc::SCHED_BATCH, libc::SCHED_IDLE];
-        if !fair.iter().any(|policy| *policy as u32 == attr.policy) {
-            return;
-        }
-        attr.size = SIZE;
-        attr.flags &= libc::SCHED_FLAG_RESET_ON_FORK as u64;
+/// failure only costs speed, so it is ignored. Raw system calls only: for
+/// a child between fork and exec.
+pub fn ask_short_slice() {
+    if let Some(mut attr) = fair_attributes(0) {
         attr.runtime = PROGRAM_SLICE_NS;
-        libc::syscall(libc::SYS_sched_setattr, pid, &attr, 0);
+        set_attributes(0, &attr);
     }
+}
+
+/// Runs `spawn` with the calling thread's slice made short, then gives the
+/// thread back the slice it had (as a slice of its own, of the same
+/// length): a process started meanwhile copies the thread's attributes,
+/// and so starts with the short slice [`ask_short_slice`] gives a child
+/// from inside, before any of its code runs, without a step between fork
+/// and exec (which would cost std its quicker way to spawn).
+pub fn with_short_slice<T>(spawn: impl FnOnce() -> T) -> T {
+    let Some(before) = fair_attributes(0) else {
+        return spawn();
+    };
+    set_attributes(0, &SchedAttr { runtime: PROGRAM_SLICE_NS, ..before });
+    let spawned = spawn();
+    set_attributes(0, &before);
+    spawned
 }
 
 /// CPU time and peak memory of this process (all threads, no children).

@@ -8,6 +8,7 @@ mod terminal;
 
 pub use cpu::{
     allowed_cpus, ask_short_slice, own_usage, pin_current_thread, run_current_thread_when_idle,
+    with_short_slice,
 };
 pub use pipe::{pidfd_of, read_available, wait_readable, write_available};
 pub use process::{

@@ -67,14 +67,11 @@ pub(super) fn start_plain(command: &BotCommand) -> Result<Started, CommandError>
     if let Some(dir) = &command.dir {
         builder.current_dir(dir);
     }
-    let mut child = builder
-        .spawn()
+    // With the short slice every program gets (a box's is asked for from
+    // inside).
+    let mut child = crate::os::with_short_slice(|| builder.spawn())
         .map_err(|source| CommandError::Spawn { command: command.display(), error: source })?;
     let pid = child.id().expect("a just-spawned child has a pid");
-    // From here, not between fork and exec, which would cost tokio its
-    // quicker way to spawn: a process the program starts at once keeps the
-    // usual slice, which only costs speed.
-    crate::os::ask_short_slice(pid as i32);
     let stdin = child.stdin.take().expect("stdin is piped");
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");

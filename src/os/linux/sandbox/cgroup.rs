@@ -10,7 +10,9 @@
 //! cgroup namespace). Not in a folder of the run's: with boxes one level
 //! deeper, the programs' short slice (`os::ask_short_slice`) saved next
 //! to nothing, and a move with a game program cost arena 1 us more than
-//! with boxes here (docs/performance.md). Box cgroups are made as
+//! with boxes here (docs/performance.md). On a CPU, each box weighs as
+//! much as arena's own cgroup (the boxes of a run no longer share one
+//! weight). Box cgroups are made as
 //! needed and reused once empty (making one costs more than a box's
 //! start); all are removed when the run ends, and a later run removes
 //! those of runs that were killed. The cgroup crates on crates.io manage

@@ -46,7 +46,7 @@ unsafe fn bot(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
         drop_capabilities()
             .map_err(|error| (Failed::BotIdentity, error.raw_os_error().unwrap_or(libc::EPERM)))?;
         // Before the filter, which refuses the call to the bot.
-        crate::os::linux::ask_short_slice(0);
+        crate::os::linux::ask_short_slice();
         set_rlimits(&start.rlimits)
             .map_err(|error| (Failed::Limits, error.raw_os_error().unwrap_or(libc::EINVAL)))?;
         close_inherited_files_at_exec();

@@ -92,7 +92,7 @@ impl ChildSetup {
                 Identity::OwnUser { scratch } => become_own_user(scratch)?,
             }
             // Before the filter, which refuses the call to the bot.
-            crate::os::linux::ask_short_slice(0);
+            crate::os::linux::ask_short_slice();
             set_rlimits(&self.rlimits)?;
             if let Some(ruleset) = &self.ruleset {
                 // no_new_privs first: nothing the bot runs gains rights.
