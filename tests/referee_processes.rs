@@ -384,6 +384,35 @@ fn processes_that_escape_the_group_of_an_exited_bot_are_killed() {
     });
 }
 
+/// Processes a bot made and that escaped its group while it still plays
+/// are killed when it ends, though its opponent ended first (arena sweeps
+/// for orphans only when something it did not start was made, and these
+/// were made before that sweep, under a bot still alive).
+#[test]
+fn processes_that_escape_while_their_bot_plays_on_are_killed_when_it_ends() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    scratch
+        .arena([
+            "match",
+            "number-snatch",
+            &fixture("escape_session.py play"),
+            &fixture("silent.py"),
+            "--games",
+            "1",
+            "--move-timeout",
+            "300ms",
+            "--no-sandbox",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ])
+        .assert_success();
+    assert_eq!(&read_games_csv(&out)[0]["forfeiter"], "silent");
+    // The bot, its child and its grandchild.
+    assert_eq!(common::recorded_pids(&out.join("logs")).len(), 4, "the fixtures' pids");
+    scratch.assert_fixture_processes_gone();
+}
+
 #[test]
 fn a_bot_that_never_reads_forfeits_at_startup() {
     assert_forfeits(&Misbehaviour {

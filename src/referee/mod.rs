@@ -178,17 +178,57 @@ impl Bot {
     /// Starts the process unless it runs already.
     pub fn ensure_running(&mut self, settings: &Settings) -> Result<&mut BotProcess, CommandError> {
         if self.process.is_none() {
-            self.process = Some(match &self.local {
+            let process = match &self.local {
                 Some(player) => BotProcess::local(player, settings.max_line_bytes),
                 None => {
                     BotProcess::spawn(&self.command, settings.max_line_bytes, settings.stderr_cap)?
                 }
-            });
-            self.next_id = 1;
-            self.answered_a_start = false;
-            self.unanswered_notice = None;
+            };
+            self.adopt(process);
         }
         Ok(self.process.as_mut().expect("started above"))
+    }
+
+    /// Starts both seats' processes where they are not running, seat 2's on
+    /// this thread's second one while seat 1's starts here
+    /// ([`process::start_alongside`]): a start waits until its program
+    /// execs, and the two waits (and the programs' start-ups, where the
+    /// machine has a CPU to spare) then overlap.
+    pub async fn ensure_both_running(
+        bots: &mut [&mut Bot; 2],
+        settings: &Settings,
+    ) -> Result<(), CommandError> {
+        let [first, second] = bots;
+        let both =
+            [&**first, &**second].iter().all(|bot| bot.process.is_none() && bot.local.is_none());
+        let command = second.command.clone();
+        let (max_line_bytes, stderr_cap) = (settings.max_line_bytes, settings.stderr_cap);
+        let alongside = both
+            .then(|| {
+                process::start_alongside(move || {
+                    BotProcess::spawn(&command, max_line_bytes, stderr_cap)
+                })
+            })
+            .flatten();
+        let started_first = first.ensure_running(settings).map(|_| ());
+        // Kept by its bot either way: a failure of the first leaves the
+        // second to be stopped as any running process is.
+        if let Some(Ok(started)) = match alongside {
+            Some(answer) => Some(answer.await),
+            None => None,
+        } {
+            second.adopt(started?);
+        }
+        second.ensure_running(settings)?;
+        started_first
+    }
+
+    /// Takes `process`, just started, as the bot's running one.
+    fn adopt(&mut self, process: BotProcess) {
+        self.process = Some(process);
+        self.next_id = 1;
+        self.answered_a_start = false;
+        self.unanswered_notice = None;
     }
 
     /// Ends the process (input closed, a grace period, then the whole group

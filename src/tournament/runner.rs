@@ -133,7 +133,12 @@ pub(crate) fn start_workers(
         recorder,
         queue,
     });
-    let cpus = if tournament.pin { crate::os::allowed_cpus() } else { Vec::new() };
+    // Pinned only where bots are kept alive: a program started on its
+    // worker's CPU runs its start-up there while the worker waits to start
+    // the other seat's, where elsewhere both would run at once (and
+    // starting a program costs more than a game's lines between quick bots).
+    let pinned = tournament.pin && !tournament.restarts_every_game();
+    let cpus = if pinned { crate::os::allowed_cpus() } else { Vec::new() };
     let mut handles = Vec::with_capacity(worker_count);
     for number in 0..worker_count {
         let cpu = (!cpus.is_empty()).then(|| cpus[number % cpus.len()]);

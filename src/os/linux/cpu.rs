@@ -2,7 +2,8 @@
 
 use super::super::Usage;
 
-/// The CPUs this process may run on.
+/// The CPUs the calling thread may run on (a worker's one CPU where it is
+/// pinned).
 pub fn allowed_cpus() -> Vec<usize> {
     // SAFETY: sched_getaffinity fills the set it is given.
     let set = unsafe {
@@ -19,10 +20,19 @@ pub fn allowed_cpus() -> Vec<usize> {
 /// Keeps the calling thread on `cpu`; processes it spawns inherit this.
 /// Failure only costs speed, so it is ignored.
 pub fn pin_current_thread(cpu: usize) {
+    keep_current_thread_on(&[cpu]);
+}
+
+/// Keeps the calling thread on `cpus` (those [`allowed_cpus`] gives another
+/// thread, say); processes it spawns inherit this. Failure only costs
+/// speed, so it is ignored.
+pub fn keep_current_thread_on(cpus: &[usize]) {
     // SAFETY: builds a CPU set on the stack and applies it to this thread (0).
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
+        for &cpu in cpus.iter().filter(|&&cpu| cpu < libc::CPU_SETSIZE as usize) {
+            libc::CPU_SET(cpu, &mut set);
+        }
         libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
     }
 }
@@ -101,22 +111,6 @@ pub fn ask_short_slice() {
         attr.runtime = PROGRAM_SLICE_NS;
         set_attributes(0, &attr);
     }
-}
-
-/// Runs `spawn` with the calling thread's slice made short, then gives the
-/// thread back the slice it had (as a slice of its own, of the same
-/// length): a process started meanwhile copies the thread's attributes,
-/// and so starts with the short slice [`ask_short_slice`] gives a child
-/// from inside, before any of its code runs, without a step between fork
-/// and exec (which would cost std its quicker way to spawn).
-pub fn with_short_slice<T>(spawn: impl FnOnce() -> T) -> T {
-    let Some(before) = fair_attributes(0) else {
-        return spawn();
-    };
-    set_attributes(0, &SchedAttr { runtime: PROGRAM_SLICE_NS, ..before });
-    let spawned = spawn();
-    set_attributes(0, &before);
-    spawned
 }
 
 /// CPU time and peak memory of this process (all threads, no children).

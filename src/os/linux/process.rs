@@ -106,11 +106,36 @@ pub fn reading_stdin(pid: u32) -> Option<bool> {
     known.then_some(false)
 }
 
-/// The pids whose parent is `parent`, from a scan of /proc.
-pub fn children_of(parent: u32) -> Vec<u32> {
+/// The pid the kernel handed out last in this process's pid namespace (the
+/// last field of /proc/loadavg): pids are handed out in increasing order,
+/// wrapping at the largest, so every process or thread made since a
+/// reading has a pid after it.
+pub fn last_pid() -> Option<u32> {
+    use std::os::unix::fs::FileExt;
+    // Kept open: each read at offset 0 is a fresh reading, one call.
+    static LOADAVG: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
+    let file = LOADAVG.get_or_init(|| std::fs::File::open("/proc/loadavg").ok()).as_ref()?;
+    let mut text = [0u8; 128];
+    let count = file.read_at(&mut text, 0).ok()?;
+    let text = std::str::from_utf8(&text[..count]).ok()?;
+    text.split_ascii_whitespace().nth(4)?.parse().ok()
+}
+
+/// Every descendant of `ancestor` (children, their children...), with its
+/// stat, from one scan of /proc.
+pub fn descendants_of(ancestor: u32) -> Vec<(u32, ProcStat)> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
+    let all: Vec<(u32, ProcStat)> = entries
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| read_stat(pid).is_some_and(|stat| stat.parent == parent))
-        .collect()
+        .filter_map(|pid| Some((pid, read_stat(pid)?)))
+        .collect();
+    let mut found: Vec<(u32, ProcStat)> = Vec::new();
+    let mut parents = vec![ancestor];
+    while let Some(parent) = parents.pop() {
+        for &(pid, stat) in all.iter().filter(|(_, stat)| stat.parent == parent) {
+            found.push((pid, stat));
+            parents.push(pid);
+        }
+    }
+    found
 }

@@ -5,6 +5,8 @@
 
 pub mod sandbox;
 
+pub use sandbox::spawn_plain;
+
 use std::time::Duration;
 
 use super::Usage;
@@ -72,8 +74,13 @@ pub fn read_stat(_pid: u32) -> Option<ProcStat> {
     None
 }
 
+/// Not known here: every sweep scans.
+pub fn last_pid() -> Option<u32> {
+    None
+}
+
 /// Nothing here: no /proc.
-pub fn children_of(_parent: u32) -> Vec<u32> {
+pub fn descendants_of(_ancestor: u32) -> Vec<(u32, ProcStat)> {
     Vec::new()
 }
 
@@ -85,13 +92,11 @@ pub fn allowed_cpus() -> Vec<usize> {
 /// Does nothing here.
 pub fn pin_current_thread(_cpu: usize) {}
 
+/// Does nothing here.
+pub fn keep_current_thread_on(_cpus: &[usize]) {}
+
 /// Nothing here.
 pub fn run_current_thread_when_idle() {}
-
-/// Only runs `spawn` here.
-pub fn with_short_slice<T>(spawn: impl FnOnce() -> T) -> T {
-    spawn()
-}
 
 /// Zero here.
 pub fn own_usage() -> Usage {

@@ -147,7 +147,59 @@ impl BotSandbox {
     }
 }
 
-/// Never called with a real descriptor here.
-pub fn wait_exited(_pidfd: &OwnedFd, _block: bool) -> io::Result<Option<ExitStatus>> {
-    Err(io::Error::from(io::ErrorKind::Unsupported))
+/// The exit status of a program [`crate::os::spawn_plain`] started, whose
+/// `pidfd` here is a pipe that ends when it exits: `None` while it runs
+/// and `block` is false.
+pub fn wait_exited(pidfd: &OwnedFd, block: bool) -> io::Result<Option<ExitStatus>> {
+    use std::os::fd::AsRawFd;
+    let ended = || ENDED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if block {
+        // The pipe ends once the status is stored.
+        let mut byte = [0u8; 1];
+        let mut pipe = std::fs::File::from(pidfd.try_clone()?);
+        while io::Read::read(&mut pipe, &mut byte)? > 0 {}
+    }
+    Ok(ended().remove(&pidfd.as_raw_fd()))
+}
+
+/// Statuses of exited programs, by their pipe's descriptor.
+static ENDED: std::sync::Mutex<std::collections::BTreeMap<i32, ExitStatus>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// Starts a program through std, with a thread that waits for it and then
+/// ends the pipe handed back as its `pidfd`.
+pub fn spawn_plain(
+    argv: &[String],
+    dir: Option<&Path>,
+    env: &[(String, String)],
+) -> io::Result<Spawned> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let mut command = Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .envs(env.iter().map(|(key, value)| (key, value)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let mut child = command.spawn()?;
+    let (ended_read, ended_write) = std::io::pipe()?;
+    let ended_read = OwnedFd::from(ended_read);
+    let key = ended_read.as_raw_fd();
+    let stdin = OwnedFd::from(child.stdin.take().expect("piped"));
+    let stdout = OwnedFd::from(child.stdout.take().expect("piped"));
+    let stderr = OwnedFd::from(child.stderr.take().expect("piped"));
+    let pid = child.id();
+    std::thread::spawn(move || {
+        let status =
+            child.wait().unwrap_or_else(|_| std::os::unix::process::ExitStatusExt::from_raw(0));
+        ENDED.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).insert(key, status);
+        drop(ended_write);
+    });
+    Ok(Spawned { pid, pidfd: ended_read, stdin, stdout, stderr })
 }

@@ -48,6 +48,7 @@ pub async fn play_game<R: Rules>(
 ) -> Result<GameReport, CommandError> {
     let [first, second] = bots;
     let mut bots = [first, second];
+    Bot::ensure_both_running(&mut bots, settings).await?;
     for (bot, log) in bots.iter_mut().zip(&files.stderr_logs) {
         bot.ensure_running(settings)?.log_stderr_to(log.as_ref());
     }

@@ -25,11 +25,13 @@ use super::{LogPath, reaper};
 use crate::os::sandbox::Handle;
 use crate::sandbox::{BotSandbox, LimitReached, limit_hit};
 
+mod alongside;
 mod command;
 mod local;
 mod start;
 mod stderr_log;
 
+pub(super) use alongside::start_alongside;
 pub use command::{BotCommand, CommandError};
 pub use local::{LocalIo, LocalPlayer};
 use start::{Started, start_plain, start_sandboxed};
@@ -222,11 +224,13 @@ impl BotProcess {
             Arc::new(Mutex::new(StderrLog::new(stderr_cap, command.sandbox.is_some())));
         let sink = Arc::clone(&stderr_log);
         let stderr_task = tokio::spawn(async move {
-            let mut chunk = vec![0u8; STDERR_CHUNK];
+            // Read into spare room: nothing to zero for a bot that is silent.
+            let mut chunk = Vec::with_capacity(STDERR_CHUNK);
             // Drained to the end even past the cap, so a chatty bot never
             // blocks on a full stderr pipe.
-            while let Ok(count @ 1..) = stderr.read(&mut chunk).await {
-                sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).write(&chunk[..count]);
+            while let Ok(1..) = stderr.read_buf(&mut chunk).await {
+                sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).write(&chunk);
+                chunk.clear();
             }
         });
 

@@ -1,19 +1,19 @@
 //! Starting a bot's program: in its sandbox, or plain in a process group
-//! of its own.
+//! of its own; either way the OS layer clones it and its exit is awaited
+//! through its pidfd.
 
 use std::os::fd::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::Arc;
 
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncRead, AsyncWrite, Interest};
 use tokio::net::unix::pipe;
-use tokio::process::Command;
 
 use super::super::reaper;
 use super::{BotCommand, BotInput, BotOutput, CommandError, Ended, Exit, RawFd};
-use crate::os::sandbox::{Handle, StartError};
+use crate::os::sandbox::{Handle, Spawned, StartError};
 use crate::sandbox::{BotSandbox, SandboxError};
 
 /// A program just started: its pid, pipes, the task that waits for its
@@ -53,36 +53,11 @@ impl Started {
     }
 }
 
-/// Starts `command` without a sandbox, through tokio, in a process group of
-/// its own.
+/// Starts `command` without a sandbox, in a process group of its own.
 pub(super) fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
-    let mut builder = Command::new(&command.argv[0]);
-    builder
-        .args(&command.argv[1..])
-        .envs(command.env.iter().map(|(key, value)| (key, value)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if let Some(dir) = &command.dir {
-        builder.current_dir(dir);
-    }
-    // With the short slice every program gets (a box's is asked for from
-    // inside).
-    let mut child = crate::os::with_short_slice(|| builder.spawn())
-        .map_err(|source| CommandError::Spawn { command: command.display(), error: source })?;
-    let pid = child.id().expect("a just-spawned child has a pid");
-    let stdin = child.stdin.take().expect("stdin is piped");
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let stderr = child.stderr.take().expect("stderr is piped");
-    let exit = Exit::new(tokio::spawn(async move {
-        let status = child.wait().await;
-        reaper::unregister(pid);
-        // Waiting only fails if the child was already reaped elsewhere;
-        // report that as a plain exit.
-        Ended::plain(status.unwrap_or_else(|_| ExitStatus::from_raw(0)))
-    }));
-    Ok(Started::new(pid, (stdin, stdout, stderr), exit, None))
+    let spawned = crate::os::spawn_plain(&command.argv, command.dir.as_deref(), &command.env)
+        .map_err(|error| CommandError::Spawn { command: command.display(), error })?;
+    watched(command, spawned, Ended::plain, None)
 }
 
 /// Starts `command` in `sandbox`, its exit watched through a pidfd.
@@ -106,12 +81,31 @@ pub(super) fn start_sandboxed(
             }
         })?;
     let crate::os::sandbox::Started { spawned, handle, ending } = started;
+    let end = move |status| {
+        let (status, reached) = ending.finish(status);
+        Ended { status, reached }
+    };
+    let sandbox = Some((Arc::clone(sandbox), handle));
+    watched(command, spawned, end, sandbox)
+}
+
+/// A program just spawned, its pipes made async and its exit awaited
+/// through its pidfd by a task that makes the [`Ended`] with `end`.
+fn watched(
+    command: &BotCommand,
+    spawned: Spawned,
+    end: impl FnOnce(ExitStatus) -> Ended + Send + 'static,
+    sandbox: Option<(Arc<BotSandbox>, Handle)>,
+) -> Result<Started, CommandError> {
     let pid = spawned.pid;
     let spawn_error = |source| CommandError::Spawn { command: command.display(), error: source };
-    let crate::os::sandbox::Spawned { stdin, stdout, stderr, pidfd, .. } = spawned;
+    let Spawned { stdin, stdout, stderr, pidfd, .. } = spawned;
     // Past this point a failure kills and reaps the process it started.
     let abandon = |pidfd: &std::os::fd::OwnedFd, error| {
-        handle.kill();
+        match &sandbox {
+            Some((_, handle)) => handle.kill(),
+            None => crate::os::kill_group(pid),
+        }
         let _ = crate::os::sandbox::wait_exited(pidfd, true);
         spawn_error(error)
     };
@@ -147,8 +141,9 @@ pub(super) fn start_sandboxed(
             }
         };
         reaper::unregister(pid);
-        let (status, reached) = ending.finish(status.unwrap_or_else(|| ExitStatus::from_raw(0)));
-        Ended { status, reached }
+        // Waiting only fails if the process was already reaped elsewhere:
+        // a plain exit.
+        end(status.unwrap_or_else(|| ExitStatus::from_raw(0)))
     }));
-    Ok(Started::new(pid, (stdin, stdout, stderr), exit, Some((Arc::clone(sandbox), handle))))
+    Ok(Started::new(pid, (stdin, stdout, stderr), exit, sandbox))
 }

@@ -7,11 +7,13 @@ mod bot;
 mod boxed;
 mod bpf;
 mod cgroup;
+pub(super) mod child;
 mod fallback;
 mod landlock;
 mod seccomp;
 mod spawn;
 mod started;
+pub(super) mod vfork;
 mod watchdog;
 
 use std::fmt;

@@ -4,9 +4,7 @@
 //! own, the seccomp allowlist and resource limits, each in its own session
 //! and process group, whose escapees arena sweeps.
 
-mod child;
 mod scratch;
-mod spawn;
 
 use std::ffi::CString;
 use std::os::fd::OwnedFd;
@@ -23,13 +21,13 @@ use ::landlock::{
 pub(super) use scratch::{SCRATCH_PREFIX, ScratchFolder, remove_scratch_of_dead_runs};
 
 use super::bot::environment;
+use super::child::{ChildSetup, Identity, Session};
 use super::spawn::wait_exited;
 use super::started::{Handle, ProcessEnd, StartError, Started};
+use super::vfork::{self, Prepared};
 use super::{Sandbox, boxed, watchdog};
 use crate::sandbox::SandboxError;
 use crate::sandbox::files::Grant;
-use child::{ChildSetup, Identity};
-use spawn::Prepared;
 
 /// A bot's fallback: what it may read, with the access each path grants
 /// (opened only to build a ruleset, once per scratch folder, so a league of
@@ -87,6 +85,7 @@ impl Fallback {
         let scratch =
             ScratchFolder { path, ruleset: Some(ruleset), free: Arc::clone(&self.free_scratch) };
         let setup = ChildSetup {
+            session: Session::New,
             identity: identity(sandbox, &scratch.path)?,
             rlimits: sandbox.rlimits(),
             ruleset: child_ruleset,
@@ -106,7 +105,7 @@ impl Fallback {
                 .map_err(|_| SandboxError::Setup("a NUL byte in the working folder".into()))?,
             setup,
         };
-        let spawned = spawn::spawn(&mut prepared).map_err(StartError::Exec)?;
+        let spawned = vfork::spawn(&mut prepared).map_err(StartError::Exec)?;
         let pidfd = spawned.pidfd.try_clone().map_err(|error| {
             crate::os::kill_group(spawned.pid);
             let _ = wait_exited(&spawned.pidfd, true);

@@ -1,5 +1,6 @@
-//! What a new bot process does to itself between fork and exec, where no
-//! box can be made.
+//! What a new process does to itself between the clone and exec outside a
+//! box: in the fallback (where no box can be made), and, with nothing but
+//! its group and descriptors, without a sandbox.
 //!
 //! This runs in the forked child of a multi-threaded program, so it makes
 //! only system calls: every path, map line and rule was prepared before the
@@ -14,9 +15,7 @@ use std::sync::Arc;
 
 use crate::os::linux::sandbox::seccomp::Filter;
 
-use crate::os::linux::sandbox::spawn::{
-    check, close_inherited_files_at_exec, load_filter, set_rlimits,
-};
+use super::spawn::{check, close_inherited_files_at_exec, load_filter, set_rlimits};
 
 /// The user id of a bot started by root is this plus the bot's pid, so
 /// that no two live bots share one (and none is a real user's).
@@ -38,8 +37,19 @@ pub enum Identity {
     OwnUser { scratch: CString },
 }
 
+/// Where the process runs among the machine's sessions and groups.
+pub enum Session {
+    /// A session of its own (and so a group): the scheduler shares CPU by
+    /// session, so a sandboxed program gets one share whatever it starts.
+    New,
+    /// A process group of its own in arena's session: what a program
+    /// started without a sandbox gets, killed as a group.
+    Group,
+}
+
 /// Everything the child applies to itself before exec.
 pub struct ChildSetup {
+    pub session: Session,
     pub identity: Identity,
     /// `(resource, soft limit, hard limit)`.
     pub rlimits: Vec<(libc::c_int, u64, u64)>,
@@ -79,7 +89,10 @@ impl ChildSetup {
         // SAFETY: plain system calls on this process, with pointers to
         // memory prepared before the fork.
         unsafe {
-            check(libc::setsid())?;
+            match self.session {
+                Session::New => check(libc::setsid())?,
+                Session::Group => check(libc::setpgid(0, 0))?,
+            };
             close_inherited_files_at_exec();
             match &self.identity {
                 Identity::Same => {}

@@ -1,11 +1,13 @@
-//! Starting a sandboxed bot process where no box can be made, the way
-//! posix_spawn starts a program:
+//! Starting a program outside a box (in the fallback, or without a
+//! sandbox), the way posix_spawn starts one:
 //! `clone` with `CLONE_VM | CLONE_VFORK`, the child running the sandbox
 //! steps on a stack of its own, then exec. Until the exec the child borrows
 //! the arena's memory instead of copying it: a fork would copy the arena's
 //! page tables and tear them down again at exec, which costs more than all
 //! the sandbox steps together. std's `Command` forks as soon as a step must
-//! run before exec, hence this module.
+//! run before exec, hence this module; and it maps and unmaps a stack for
+//! each start, where the unmapping makes every CPU arena's threads ran on
+//! flush its TLB: the stack here is an allocation, reused by the thread.
 //!
 //! The calling thread waits (`CLONE_VFORK`) until the child has exec'd or
 //! failed; a failure's errno comes back through a close-on-exec pipe. The
@@ -16,7 +18,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use super::child::ChildSetup;
-use crate::os::linux::sandbox::spawn::{
+use super::spawn::{
     Spawned, block_signals, default_signals, null_terminated, pipe, restore_signals, wait_exited,
 };
 
@@ -26,11 +28,11 @@ const CHILD_STACK: usize = 96 * 1024;
 
 /// A program ready to start: everything the child needs, made beforehand.
 pub struct Prepared {
-    pub(super) program: CString,
-    pub(super) argv: Vec<CString>,
-    pub(super) envp: Vec<CString>,
-    pub(super) dir: Option<CString>,
-    pub(super) setup: ChildSetup,
+    pub program: CString,
+    pub argv: Vec<CString>,
+    pub envp: Vec<CString>,
+    pub dir: Option<CString>,
+    pub setup: ChildSetup,
 }
 
 /// What the child reads, on the parent's stack (the parent waits).
@@ -50,17 +52,31 @@ struct ChildJob<'a> {
 
 /// Starts `prepared`.
 pub fn spawn(prepared: &mut Prepared) -> io::Result<Spawned> {
+    let argv = null_terminated(&prepared.argv);
+    let envp = null_terminated(&prepared.envp);
+    thread_local! {
+        // Kept for the thread's next starts; never zeroed (a stack needs
+        // no initial contents), never unmapped while the thread lives.
+        static STACK: std::cell::RefCell<Box<[std::mem::MaybeUninit<u8>]>> =
+            std::cell::RefCell::new(Box::new_uninit_slice(CHILD_STACK));
+    }
+    STACK.with_borrow_mut(|stack| clone_child(prepared, stack, &argv, &envp))
+}
+
+fn clone_child(
+    prepared: &Prepared,
+    stack: &mut [std::mem::MaybeUninit<u8>],
+    argv: &[*const c_char],
+    envp: &[*const c_char],
+) -> io::Result<Spawned> {
     let (stdin_read, stdin_write) = pipe()?;
     let (stdout_read, stdout_write) = pipe()?;
     let (stderr_read, stderr_write) = pipe()?;
     let (error_read, error_write) = pipe()?;
-    let argv = null_terminated(&prepared.argv);
-    let envp = null_terminated(&prepared.envp);
-    let mut stack = vec![0u8; CHILD_STACK];
     // SAFETY: the stack is ours until the child has exec'd or exited, which
     // CLONE_VFORK waits for; the top is aligned as the ABI wants.
     let stack_top = unsafe {
-        let top = stack.as_mut_ptr().add(CHILD_STACK);
+        let top = stack.as_mut_ptr().add(stack.len());
         top.sub(top as usize % 16)
     };
     let mut job = ChildJob {
@@ -103,7 +119,6 @@ pub fn spawn(prepared: &mut Prepared) -> io::Result<Spawned> {
         let _ = wait_exited(&pidfd, true);
         return Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)));
     }
-    drop(stack);
     Ok(Spawned {
         pid: pid as u32,
         pidfd,
@@ -150,7 +165,7 @@ unsafe fn run_child(job: &ChildJob<'_>) -> c_int {
 
 #[cfg(test)]
 mod tests {
-    use super::super::child::Identity;
+    use super::super::child::{Identity, Session};
     use super::*;
     use std::os::unix::process::ExitStatusExt;
 
@@ -163,6 +178,7 @@ mod tests {
             envp: strings(&["PATH=/usr/bin:/bin"]),
             dir: Some(CString::new("/").unwrap()),
             setup: ChildSetup {
+                session: Session::New,
                 identity: Identity::Same,
                 rlimits: Vec::new(),
                 ruleset: None,
