@@ -142,12 +142,25 @@ impl SeedKey {
         hasher.finalize()[..8].iter().map(|byte| format!("{byte:02x}")).collect()
     }
 
-    /// The seed `seat` gets in `start` for a game set up with `setup_seed`,
-    /// at most [`MAX_SEED`]. SipHash is a keyed pseudo-random function: the
-    /// other seat's seed cannot be computed without the key.
-    pub fn seat_seed(&self, setup_seed: u64, seat: Seat) -> u64 {
+    /// The seed `seat` gets in `start` in a game: the one of `round`
+    /// (its setup's number in the pairing) set up with `setup_seed`, the
+    /// bots named `names` in seat order; at most [`MAX_SEED`]. SipHash is a
+    /// keyed pseudo-random function: the other seat's seed cannot be
+    /// computed without the key. Keyed by the game (its round and who sits
+    /// where) as well as its setup: the two games of a setup swap the
+    /// seats, and a seed of the setup and the seat alone would hand each
+    /// bot in the second game the seed its opponent held in the first (a
+    /// bot seeding its generator from it is then played back move for
+    /// move). A game is the same game whatever else the schedule holds, so
+    /// it gets the same seeds in a run of more games per pair.
+    pub fn seat_seed(&self, setup_seed: u64, round: u64, names: [&str; 2], seat: Seat) -> u64 {
         let mut hasher = SipHasher24::new_with_keys(self.halves[0], self.halves[1]);
         hasher.write_u64(setup_seed);
+        hasher.write_u64(round);
+        for name in names {
+            hasher.write_u64(name.len() as u64);
+            hasher.write(name.as_bytes());
+        }
         hasher.write_u8(seat.number());
         hasher.finish() & MAX_SEED
     }
@@ -173,21 +186,41 @@ mod tests {
     fn seat_seeds_differ_by_seat_and_key_and_repeat() {
         let public = SeedKey::default();
         let secret = SeedKey::from_secret("a CI secret");
-        assert_ne!(public.seat_seed(7, Seat::One), public.seat_seed(7, Seat::Two));
-        assert_eq!(
-            secret.seat_seed(7, Seat::One),
-            SeedKey::from_secret("a CI secret").seat_seed(7, Seat::One)
+        assert_ne!(
+            public.seat_seed(7, 1, ["a", "b"], Seat::One),
+            public.seat_seed(7, 1, ["a", "b"], Seat::Two)
         );
-        assert_ne!(secret.seat_seed(7, Seat::One), public.seat_seed(7, Seat::One));
-        assert_ne!(secret.seat_seed(7, Seat::One), secret.seat_seed(8, Seat::One));
-        assert!(secret.seat_seed(u64::MAX, Seat::Two) <= MAX_SEED);
+        assert_eq!(
+            secret.seat_seed(7, 1, ["a", "b"], Seat::One),
+            SeedKey::from_secret("a CI secret").seat_seed(7, 1, ["a", "b"], Seat::One)
+        );
+        assert_ne!(
+            secret.seat_seed(7, 1, ["a", "b"], Seat::One),
+            public.seat_seed(7, 1, ["a", "b"], Seat::One)
+        );
+        assert_ne!(
+            secret.seat_seed(7, 1, ["a", "b"], Seat::One),
+            secret.seat_seed(8, 1, ["a", "b"], Seat::One)
+        );
+        assert!(secret.seat_seed(u64::MAX, 1, ["a", "b"], Seat::Two) <= MAX_SEED);
+        // The two games of a setup: no seed of the first is one of the
+        // second's (the seats swap; each bot would hold its opponent's).
+        let first = Seat::BOTH.map(|seat| secret.seat_seed(7, 1, ["a", "b"], seat));
+        let second = Seat::BOTH.map(|seat| secret.seat_seed(7, 1, ["b", "a"], seat));
+        assert!(first.iter().all(|seed| !second.contains(seed)), "{first:?} {second:?}");
+        assert_ne!(first, Seat::BOTH.map(|seat| secret.seat_seed(7, 2, ["a", "b"], seat)));
+        // Names are told apart by their lengths too.
+        assert_ne!(
+            secret.seat_seed(7, 1, ["ab", "c"], Seat::One),
+            secret.seat_seed(7, 1, ["a", "bc"], Seat::One)
+        );
         // A game program's seed is keyed too, and neither seat's.
         assert_eq!(secret.game_seed(7), SeedKey::from_secret("a CI secret").game_seed(7));
         assert_ne!(secret.game_seed(7), public.game_seed(7));
         assert_ne!(secret.game_seed(7), secret.game_seed(8));
         assert_ne!(secret.game_seed(7), 7);
         for seat in Seat::BOTH {
-            assert_ne!(secret.game_seed(7), secret.seat_seed(7, seat));
+            assert_ne!(secret.game_seed(7), secret.seat_seed(7, 1, ["a", "b"], seat));
         }
         assert!(secret.game_seed(u64::MAX) <= MAX_SEED);
         assert!(secret.is_secret() && !public.is_secret());

@@ -1,8 +1,11 @@
 //! Bots with dependencies play in the box with nothing to set: a Python bot
-//! run by a virtual environment's interpreter (made from the system's
-//! Python or from a pyenv one) sees the environment's packages and the
-//! installation it was made from; a JavaScript bot sees its project's
-//! node_modules. As root and as an unprivileged user.
+//! run by a virtual environment's interpreter in its folder (made from the
+//! system's Python or from a pyenv one) sees the environment's packages and
+//! the installation it was made from; a JavaScript bot sees the
+//! node_modules beside it, or its project's where a tournament file makes
+//! the project its folder (`dir`). As root and as an unprivileged user. An
+//! environment outside the bot's folder is refused before the first game,
+//! naming it: the box would not show it.
 
 #[allow(dead_code)]
 mod common;
@@ -49,12 +52,11 @@ lines.on("line", (line) => {
 
 const JS_PACKAGE: &str = "module.exports = (legal) => legal[0];\n";
 
-/// A virtual environment made by `python` in `folder/env`, holding the
-/// package `arenatestpkg`, and a bot in `folder/bot` (so that nothing of the
-/// environment is in the bot's own folder); returns the environment's
-/// `python`.
-fn environment(python: &str, folder: &Path) -> PathBuf {
-    let venv = folder.join("env/venv");
+/// A bot in `folder/bot` with a virtual environment made by `python` in
+/// `at` (below `folder`), holding the package `arenatestpkg`; returns the
+/// environment's `python`.
+fn environment_at(python: &str, folder: &Path, at: &str) -> PathBuf {
+    let venv = folder.join(at);
     let made = Command::new(python)
         .args(["-m", "venv", "--without-pip"])
         .arg(&venv)
@@ -74,8 +76,14 @@ fn environment(python: &str, folder: &Path) -> PathBuf {
     interpreter
 }
 
-/// A JavaScript project in `folder`: the bot in src/, its package in
-/// node_modules/ at the project's root.
+/// [`environment_at`] with the environment in the bot's folder, as
+/// `bot/.venv`.
+fn environment(python: &str, folder: &Path) -> PathBuf {
+    environment_at(python, folder, "bot/.venv")
+}
+
+/// A JavaScript project in `folder`: the bot at its root (`bot.js`) and in
+/// src/ (`src/bot.js`), its package in node_modules/ at the root.
 fn node_project(folder: &Path) -> PathBuf {
     std::fs::create_dir_all(folder.join("src")).expect("a folder");
     std::fs::create_dir_all(folder.join("node_modules/arenatestpkg")).expect("a folder");
@@ -83,7 +91,23 @@ fn node_project(folder: &Path) -> PathBuf {
         .expect("the package");
     std::fs::write(folder.join("package.json"), "{\"name\": \"bot\"}\n").expect("package.json");
     std::fs::write(folder.join("src/bot.js"), JS_BOT).expect("the bot");
-    folder.join("src/bot.js")
+    std::fs::write(folder.join("bot.js"), JS_BOT).expect("the bot");
+    folder.join("bot.js")
+}
+
+/// A tournament file in `folder` of the project's bot in src/, its folder
+/// the project (`dir`), against the Python random bot.
+fn project_league(folder: &Path, project: &Path, random_bot: &str) -> PathBuf {
+    let file = folder.join("project.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"number-snatch\"\ngames_per_pair = 2\n\n[[bot]]\nname = \"js\"\ndir = \"{}\"\ncommand = [\"node\", \"src/bot.js\"]\n\n[[bot]]\nname = \"random\"\ncommand = [\"python3\", \"{random_bot}\"]\n",
+            project.display()
+        ),
+    )
+    .expect("a tournament file");
+    file
 }
 
 fn assert_played(run: &Run, out: &Path) {
@@ -155,6 +179,43 @@ fn bots_with_dependencies_play_in_the_box() {
         "--out",
         out.to_str().expect("UTF-8"),
     ]);
+    assert_played(&run, &out);
+    let random_bot = common::repo_dir().join("bots/python/random_bot.py");
+    let file = project_league(&base, &base.join("node"), random_bot.to_str().expect("UTF-8"));
+    let out = scratch.out().join("project");
+    let run = scratch.arena([
+        "run",
+        file.to_str().expect("UTF-8"),
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    assert_played(&run, &out);
+}
+
+/// An environment the bot's command names outside its folder is refused
+/// before any game, naming the word and what to do; the bot plays once the
+/// environment is a path every bot may read.
+#[test]
+fn an_environment_outside_the_bots_folder_is_refused_by_name() {
+    let scratch = Scratch::new();
+    let folder = scratch.out().with_file_name("apart");
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let interpreter = environment_at("/usr/bin/python3", &folder, "env/venv");
+    let command = format!("{} {}", interpreter.display(), folder.join("bot/bot.py").display());
+    let out = scratch.out();
+    let out_text = out.to_str().expect("UTF-8");
+    let args = ["match", "number-snatch", &command, "python3 bots/python/random_bot.py"];
+    let run = scratch.arena(args.iter().copied().chain(["--games", "2", "--out", out_text]));
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    for words in
+        [interpreter.to_str().expect("UTF-8"), "does not show", "read_paths", "--allow-read"]
+    {
+        assert!(run.stderr.contains(words), "`{words}` not said:\n{}", run.stderr);
+    }
+    assert!(!out.join("games.csv").exists() || read_games_csv(&out).is_empty());
+    let allowed = format!("--allow-read={}", folder.join("env").display());
+    let run =
+        scratch.arena(args.iter().copied().chain(["--games", "2", "--out", out_text, &allowed]));
     assert_played(&run, &out);
 }
 

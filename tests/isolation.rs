@@ -321,21 +321,28 @@ fn the_two_seats_cannot_talk_through_abstract_sockets() {
     assert!(closed.iter().all(|outcome| outcome.starts_with("failed")), "{closed:?}");
 }
 
-/// A command word naming a file inside `.git` does not open it.
+/// A command word naming a file inside `.git` is refused before any game
+/// (without the sandbox, the bot reads it).
 #[test]
-fn a_path_in_the_command_inside_git_stays_closed() {
+fn a_path_in_the_command_inside_git_is_refused() {
     for sandbox in [false, true] {
         let scratch = Scratch::new();
         let checkout = scratch.out().with_file_name("checkout");
         std::fs::create_dir_all(checkout.join(".git")).expect("a .git folder");
         std::fs::write(checkout.join(".git/config"), "token = secret\n").expect("a config");
         common::hostile::copy_bot_to(&checkout);
-        // Named as itself: a word that names a file makes it the bot's own.
+        // Named as itself, inside the bot's own folder.
         let config = checkout.join(".git/config").to_str().expect("UTF-8").to_owned();
         let hostile = checkout.join("hostile.py").to_str().expect("UTF-8").to_owned();
         let attack = attack_in(scratch, &hostile, "read-file", Some(&config), sandbox, &[]);
-        attack.run.assert_success();
-        assert_eq!(attack.succeeded(), !sandbox, "sandbox {sandbox}: {}", attack.outcome);
+        if sandbox {
+            assert_eq!(attack.run.status.code(), Some(2), "{:?}", attack.run);
+            assert!(attack.run.stderr.contains("inside a `.git` folder"), "{}", attack.run.stderr);
+            assert!(attack.rows.is_empty());
+        } else {
+            attack.run.assert_success();
+            assert!(attack.succeeded(), "{}", attack.outcome);
+        }
     }
 }
 
@@ -365,10 +372,12 @@ fn a_tournament_file_sets_the_scratch_size() {
 }
 
 /// What a box shows whole (the system folders, an interpreter's
-/// installation) never shows the results, the tournament file or another
-/// bot's files inside it; and a home folder is never shown whole.
+/// installation) never shows the results or the tournament file inside it;
+/// a bot installed in a system folder is not hidden there (nothing in the
+/// system folders changes for a bot), and the run says so; and a home
+/// folder is never shown whole.
 #[test]
-fn the_results_and_other_bots_stay_hidden_inside_the_system_folders() {
+fn the_results_stay_hidden_inside_the_system_folders() {
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 {
         panic!("this test needs root: it writes in /opt and /root (CI runs as root)");
@@ -405,7 +414,15 @@ fn the_results_and_other_bots_stay_hidden_inside_the_system_folders() {
         if !sandbox {
             args.push("--no-sandbox");
         }
-        place.arena(args).assert_success();
+        let run = place.arena(args);
+        run.assert_success();
+        if sandbox {
+            assert!(
+                run.stderr.contains("lie in a system folder, which every box shows"),
+                "{}",
+                run.stderr
+            );
+        }
         common::hostile::hostile_outcome(&out, "read-file")
     };
     let results = out.join("games.csv");
@@ -413,11 +430,10 @@ fn the_results_and_other_bots_stay_hidden_inside_the_system_folders() {
     assert!(open.contains("reads as empty") || open.starts_with("succeeded"), "{open}");
     let closed = read(&results, true);
     assert!(closed.contains("No such file"), "{closed}");
-    // Another bot installed in a system folder: its files are hidden (an
-    // empty file lies over each).
+    // Another bot installed in a system folder: every box shows it.
     assert!(read(&opponent, false).starts_with("succeeded"));
     let closed = read(&opponent, true);
-    assert!(closed.starts_with("failed"), "{closed}");
+    assert!(closed.starts_with("succeeded"), "{closed}");
     // A program found in PATH in a folder of a home (no `lib` beside its
     // `bin`: not an interpreter's installation) shows its own folder only.
     let home = tempfile::Builder::new()

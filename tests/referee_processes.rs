@@ -307,8 +307,11 @@ fn a_bot_that_writes_megabytes_without_a_newline_forfeits() {
     }
 }
 
+/// A bot that writes more than its game's stderr cap is read no further:
+/// its writes wait once the pipe is full, and it forfeits by its own
+/// timeout, told why; its log keeps the cap and a note.
 #[test]
-fn a_bot_that_floods_stderr_plays_on_and_its_log_is_capped() {
+fn a_bot_that_floods_stderr_waits_on_its_own_time_and_its_log_is_capped() {
     const CAP: u64 = 100_000;
     let scratch = Scratch::new();
     let cap = CAP.to_string();
@@ -321,10 +324,10 @@ fn a_bot_that_floods_stderr_plays_on_and_its_log_is_capped() {
     );
     for (row, fixture_seat) in rows.iter().zip([1, 2]) {
         let game = &row["game_index"];
-        assert_eq!(&row["reason"], "normal", "game {game}: {}", &row["forfeit_detail"]);
-        for column in ["forfeiter", "forfeit1", "forfeit2", "forfeit_detail"] {
-            assert_eq!(&row[column], "", "game {game}: {column}");
-        }
+        assert_eq!(&row["reason"], "timeout", "game {game}: {}", &row["forfeit_detail"]);
+        assert_eq!(&row["forfeiter"], "stderr_flood", "game {game}");
+        let detail = &row["forfeit_detail"];
+        assert!(detail.contains("to stderr in this game, its cap"), "game {game}: {detail}");
         check_transcript(&transcript_of(&scratch.out(), row), row);
         // The fixture wrote 4 MB to stderr in this game; the log keeps the
         // cap and a note saying so.
@@ -439,4 +442,60 @@ fn a_bot_that_stops_reading_does_not_block_the_referee() {
         reason: "timeout",
         detail: "could not be written within 500 ms: the bot does not read its input",
     });
+}
+
+/// arena's own CPU over a run of `games` between the Python random bot and
+/// `bot`, from the run's summary line (microseconds per move).
+fn arena_cpu_per_move(scratch: &Scratch, bot: &str, games: u32) -> f64 {
+    let file = scratch.out().with_file_name("cpu.toml");
+    // Paths from the repository, where the file is not.
+    let words = |command: &str| {
+        let words: Vec<String> = command
+            .split(' ')
+            .map(|word| match word.contains('/') {
+                true => format!("\"{}\"", common::repo_dir().join(word).display()),
+                false => format!("\"{word}\""),
+            })
+            .collect();
+        words.join(", ")
+    };
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"number-snatch\"\ngames_per_pair = {games}\nmove_timeout = \"2s\"\n\n[[bot]]\nname = \"bot\"\ncommand = [{}]\n\n[[bot]]\nname = \"random\"\ncommand = [{}]\n",
+            words(bot),
+            words(common::PYTHON_RANDOM_BOT)
+        ),
+    )
+    .expect("a tournament file");
+    let out = scratch.out().join(bot.len().to_string());
+    let run = scratch.arena([
+        "run",
+        file.to_str().expect("UTF-8"),
+        "--out",
+        out.to_str().expect("UTF-8"),
+    ]);
+    run.assert_success();
+    for row in read_games_csv(&out) {
+        assert_eq!(&row["reason"], "normal", "{}", &row["forfeit_detail"]);
+    }
+    let line = run.stdout.lines().find(|line| line.starts_with("played")).expect("a summary");
+    let cpu = line.split("own CPU ").nth(1).and_then(|rest| rest.split(' ').next());
+    cpu.and_then(|cpu| cpu.parse().ok()).unwrap_or_else(|| panic!("no CPU in `{line}`"))
+}
+
+/// A bot whose thread writes to stderr without end plays its games as a
+/// quiet one does, and costs arena no more than twice a quiet bot's CPU a
+/// move: past the game's cap nothing more is read (arena used to read it
+/// all, on its own CPU).
+#[test]
+fn a_stderr_stream_costs_arena_nothing() {
+    let scratch = Scratch::new();
+    let quiet = arena_cpu_per_move(&scratch, &fixture("stderr_stream.py quiet"), 6);
+    let streaming = arena_cpu_per_move(&scratch, &fixture("stderr_stream.py"), 6);
+    assert!(
+        streaming <= 2.0 * quiet + 100.0,
+        "arena's CPU a move: {streaming} us against a quiet bot's {quiet} us"
+    );
+    scratch.assert_fixture_processes_gone();
 }

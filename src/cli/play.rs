@@ -105,8 +105,16 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     if !commands.is_empty() {
         let (sandbox, sandbox_line) = start_sandbox(&sandbox_settings, &protected)?;
         settings.sandbox_line = sandbox_line.into();
-        if let Some(sandbox) = &sandbox {
-            BotCommand::sandbox_all(&mut commands, sandbox)?;
+        let names: Vec<String> = commands
+            .iter()
+            .enumerate()
+            .map(|(index, _)| {
+                let game = matches!(args.game, GameArg::Program(_)) && index + 1 == commands.len();
+                if game { "the game program".to_owned() } else { "the opponent".to_owned() }
+            })
+            .collect();
+        for message in BotCommand::prepare_all(&mut commands, &names, sandbox.as_ref())? {
+            super::reporters::warn(&message);
         }
     }
     let game_command = matches!(args.game, GameArg::Program(_)).then(|| commands.pop()).flatten();
@@ -195,7 +203,8 @@ async fn play_one<R: Rules>(
     // The opponent's stderr is left out: it would mix with the game.
     let files =
         GameFiles { transcript, keep_transcript: false, stderr_logs: [None, None], game_log: None };
-    let report = play_game(rules, setup, seated, seed, settings, &files)
+    // The one game, its setup's first.
+    let report = play_game(rules, setup, seated, seed, 1, settings, &files)
         .await
         .context("the opponent could not be started")?;
     you.stop(settings).await;

@@ -176,6 +176,9 @@ pub enum Activity {
     WaitingForInput,
     /// Computing, sleeping or in some other call: still at work.
     Busy,
+    /// It had written this game's whole stderr cap (`cap` bytes), past
+    /// which arena reads none of it: a write to stderr then waits.
+    StderrFull { cap: u64 },
     /// The system did not say (another platform, or the process is gone).
     Unknown,
 }
@@ -239,6 +242,10 @@ impl Timeout {
             ),
             Stall::NoLine { partial_bytes: 0, bot_was: Activity::Busy } => format!(
                 "no reply to {request} {within}; nothing arrived, and the bot was still at work (not waiting for input): a slow bot"
+            ),
+            Stall::NoLine { partial_bytes: 0, bot_was: Activity::StderrFull { cap } } => format!(
+                "no reply to {request} {within}; nothing arrived, and the bot had written {} to stderr in this game, its cap: arena reads no more of it until the next game, so a bot that writes more waits (log less, or raise `stderr_cap`)",
+                bytes(cap as usize)
             ),
             Stall::NoLine { partial_bytes: 0, bot_was: Activity::Unknown } => format!(
                 "no reply to {request} {within}; nothing arrived: a slow bot, or is your output buffered? (protocol.md §8)"

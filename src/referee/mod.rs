@@ -29,7 +29,7 @@ pub use clock::{GameClock, Leeway, TimeControl};
 pub use forfeit::{Activity, Cause, Notice, Request, Stall};
 pub use game::play_game;
 pub use game_program::{GameFault, GameProgram, ProgramSettings};
-pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, Stopped};
+pub use process::{BotCommand, BotProcess, CommandError, LocalIo, LocalPlayer, PastCap, Stopped};
 pub use script::Script;
 pub use table::{BuiltinRules, Rules, Table};
 
@@ -166,12 +166,7 @@ impl Bot {
 
     /// A bot played by a local player (its label stands in for a command).
     pub fn local(name: impl Into<String>, player: LocalPlayer) -> Bot {
-        let command = BotCommand {
-            argv: vec![player.label.clone()],
-            dir: None,
-            env: Vec::new(),
-            sandbox: None,
-        };
+        let command = BotCommand { argv: vec![player.label.clone()], ..BotCommand::default() };
         Bot { local: Some(player), ..Bot::new(name, command) }
     }
 
@@ -180,9 +175,12 @@ impl Bot {
         if self.process.is_none() {
             let process = match &self.local {
                 Some(player) => BotProcess::local(player, settings.max_line_bytes),
-                None => {
-                    BotProcess::spawn(&self.command, settings.max_line_bytes, settings.stderr_cap)?
-                }
+                None => BotProcess::spawn(
+                    &self.command,
+                    settings.max_line_bytes,
+                    settings.stderr_cap,
+                    PastCap::Unread,
+                )?,
             };
             self.adopt(process);
         }
@@ -206,7 +204,7 @@ impl Bot {
         let alongside = both
             .then(|| {
                 process::start_alongside(move || {
-                    BotProcess::spawn(&command, max_line_bytes, stderr_cap)
+                    BotProcess::spawn(&command, max_line_bytes, stderr_cap, PastCap::Unread)
                 })
             })
             .flatten();

@@ -1,181 +1,116 @@
-//! The files a bot's command names, found as the bot would find them: its
-//! program (by path or in PATH), the interpreter of a `#!` line, the
-//! scripts, class paths and folders its words name, and the command `env`
-//! runs. What a box shows (`files`) starts from these.
+//! What a program's command names, found as the program would find it: its
+//! program (by path, or in PATH, through a version manager's shim), the
+//! interpreters that run (a `#!` line's, a virtual environment's base), the
+//! files and folders its later words name (a script, a class path), and the
+//! command `env` runs. Nothing here decides what a box shows: the command
+//! is its author's words, and [`super::view`] holds them against what the
+//! maintainer declared.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::files::in_system_folder;
+use super::shims::{self, Resolved, Unresolved};
 
-/// The files a bot's command names, found as the bot would find them.
+/// A path a command reaches, as written and as it resolves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reached {
+    /// The word (or line) that names it.
+    pub word: String,
+    /// Absolute, as written: links not resolved.
+    pub written: PathBuf,
+    /// Links resolved.
+    pub real: PathBuf,
+}
+
+/// An interpreter a command runs, and what names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Interpreter {
+    /// The program, absolute (links not resolved).
+    pub path: PathBuf,
+    /// Whether it was found in PATH (`#!/usr/bin/env NAME`, a venv made
+    /// from a program in PATH): arena's environment chose it.
+    pub in_path: bool,
+    /// What names it: "the #! line of FILE", "the virtual environment FOLDER".
+    pub named_by: String,
+}
+
+/// What a command names, found as its program would find it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CommandFiles {
-    /// The bot's own program and script files (absolute, links resolved):
-    /// the program when named by a path, and every later word that names
-    /// an existing file (see [`named_paths`]).
-    pub own: Vec<PathBuf>,
-    /// Folders its command names (a class path, a package folder).
-    pub own_folders: Vec<PathBuf>,
-    /// The file it executes (links resolved), unless a system folder's: named
-    /// by a path, or found in PATH.
-    pub program: Option<PathBuf>,
-    /// Installations of the interpreters it runs (a program found in PATH,
-    /// the interpreter of a `#!` line), outside the system folders.
-    pub installations: Vec<PathBuf>,
-    /// The paths the command reaches as written (absolute, links not
-    /// resolved): its program, the files and folders it names, the
-    /// interpreters it runs. A box recreates the links on their way.
+    /// The program exec'd, when it exists.
+    pub program: Option<Reached>,
+    /// Whether the program was found in PATH (the command names it by name).
+    pub in_path: bool,
+    /// The shim PATH found, and the program it runs (which is `program`).
+    pub shim: Option<Resolved>,
+    /// The virtual environment the program is the interpreter of.
+    pub venv: Option<PathBuf>,
+    /// Existing files and folders the later words name.
+    pub named: Vec<Reached>,
+    /// Interpreters the program and the named files run.
+    pub interpreters: Vec<Interpreter>,
+    /// Every path the command reaches as written, the working folder first:
+    /// a box recreates the links on their way.
     pub reached: Vec<PathBuf>,
 }
 
 impl CommandFiles {
     /// Looks up the files of `argv` run in `dir` with `path` as PATH.
-    pub fn of(argv: &[String], dir: &Path, path: &std::ffi::OsStr) -> CommandFiles {
+    pub fn of(
+        argv: &[String],
+        dir: &Path,
+        path: &std::ffi::OsStr,
+    ) -> Result<CommandFiles, Unresolved> {
         let mut files = CommandFiles::default();
-        // The working folder must exist where the bot runs.
+        // The working folder must exist where the program runs.
         files.reach(dir);
-        let Some((program, arguments)) = argv.split_first() else { return files };
+        let Some((program, arguments)) = argv.split_first() else { return Ok(files) };
         if let Some(run) = run_by_env(program, arguments) {
             return CommandFiles::of(run, dir, path);
         }
         if program.contains('/') {
-            if let Some(file) = existing_file(&dir.join(program)) {
-                files.add_interpreter_of(&file, path);
-                files.reach(&dir.join(program));
-                // A virtual environment's interpreter is an installation's
-                // program, and one of the system's (`/usr/bin/python3`) the
-                // system's: neither is the bot's own.
-                if !files.add_python_environment(&dir.join(program)) && !in_system_folder(&file) {
-                    files.program = Some(file.clone());
-                    files.own.push(file);
-                }
+            let written = absolute(&dir.join(program));
+            if let Ok(real) = written.canonicalize() {
+                files.add_interpreter_of(&real, path);
+                files.venv = python_environment(&written);
+                files.reach(&written);
+                files.program = Some(Reached { word: program.clone(), written, real });
             }
         } else if let Some(found) = find_in_path(program, path) {
+            files.in_path = true;
             files.reach(&found);
-            files.add_python_environment(&found);
-            files.add_installation(&found);
-            if let Ok(real) = found.canonicalize() {
-                files.add_installation(&real);
+            let shim = shims::resolve(&found, program, dir)?;
+            let run = shim.as_ref().map_or(found.clone(), |shim| shim.program.clone());
+            files.reach(&run);
+            if let Ok(real) = run.canonicalize() {
                 files.add_interpreter_of(&real, path);
-                if !in_system_folder(&real) {
-                    files.program = Some(real);
-                }
+                files.venv = python_environment(&run);
+                files.program = Some(Reached { word: program.clone(), written: run, real });
             }
+            files.shim = shim;
+        }
+        if let Some(venv) = files.venv.clone() {
+            files.add_venv_base(&venv);
         }
         let before = std::iter::once(None).chain(arguments.iter().map(Some));
-        for word in arguments
-            .iter()
-            .zip(before)
-            .flat_map(|(word, before)| named_paths(word, before.map(String::as_str)))
-        {
-            let named = dir.join(word);
-            if let Some(file) = existing_file(&named) {
-                files.add_interpreter_of(&file, path);
-                files.own.push(file);
-                files.reach(&named);
-            } else if let Ok(folder) = named.canonicalize()
-                && folder.is_dir()
-            {
-                files.own_folders.push(folder);
-                files.reach(&named);
+        for (word, before) in arguments.iter().zip(before) {
+            for named in named_paths(word, before.map(String::as_str)) {
+                let written = absolute(&dir.join(named));
+                let Ok(real) = written.canonicalize() else { continue };
+                if real.is_file() {
+                    files.add_interpreter_of(&real, path);
+                }
+                files.reach(&written);
+                files.named.push(Reached { word: word.clone(), written, real });
             }
         }
-        files.own.sort();
-        files.own.dedup();
-        files.add_node_modules();
-        files.installations.sort();
-        files.installations.dedup();
-        files
+        Ok(files)
     }
 
     fn reach(&mut self, path: &Path) {
-        if let Ok(absolute) = std::path::absolute(path) {
-            self.reached.push(absolute);
+        let path = absolute(path);
+        if !self.reached.contains(&path) {
+            self.reached.push(path);
         }
-    }
-
-    /// The folders holding the bot's own files, and those its command names.
-    pub fn folders(&self) -> BTreeSet<PathBuf> {
-        let parents = self.own.iter().filter_map(|file| file.parent().map(Path::to_path_buf));
-        parents.chain(self.own_folders.iter().cloned()).collect()
-    }
-
-    /// The installation a program belongs to: the folder above `bin` or
-    /// `shims` when it holds what an interpreter needs beside its program (a
-    /// pyenv or nvm tree, a JDK: `lib`, `libexec` or `versions`), else the
-    /// program's folder alone (`~/.cargo/bin`, not `~/.cargo` and its
-    /// credentials).
-    fn add_installation(&mut self, program: &Path) {
-        let Some(folder) = program.parent() else { return };
-        let above = folder.parent().filter(|above| {
-            ["lib", "lib64", "libexec", "versions"].iter().any(|name| above.join(name).is_dir())
-        });
-        let root = match (folder.file_name().and_then(|name| name.to_str()), above) {
-            (Some("bin" | "shims" | "sbin"), Some(above)) => above,
-            _ => folder,
-        };
-        if !in_system_folder(root) && root != Path::new("/") {
-            self.installations.push(root.to_path_buf());
-        }
-    }
-
-    /// The Python virtual environment `program` (as written) runs in, if
-    /// it is one's interpreter (a `pyvenv.cfg` above its `bin` folder): the
-    /// environment, and the installation it was made from (its `home`),
-    /// which its interpreter is a link to and reads its standard library
-    /// from.
-    /// Returns whether it is one.
-    fn add_python_environment(&mut self, program: &Path) -> bool {
-        let Some(root) = program.parent().filter(|bin| bin.ends_with("bin")).and_then(Path::parent)
-        else {
-            return false;
-        };
-        let Ok(config) = std::fs::read_to_string(root.join("pyvenv.cfg")) else { return false };
-        if let Ok(root) = root.canonicalize() {
-            self.installations.push(root);
-        }
-        let home = config.lines().find_map(|line| {
-            let (key, value) = line.split_once('=')?;
-            (key.trim() == "home").then(|| PathBuf::from(value.trim()))
-        });
-        if let Some(home) = home {
-            self.reach(&home);
-            self.add_installation(&home.join("python"));
-            if let Ok(real) = home.canonicalize() {
-                self.add_installation(&real.join("python"));
-            }
-        }
-        true
-    }
-
-    /// The `node_modules` folders a JavaScript file of the bot's resolves
-    /// packages from: in its folder and each above it, up to its project's
-    /// root (the folder with `.git`) or eight levels.
-    fn add_node_modules(&mut self) {
-        let scripts: Vec<PathBuf> = self
-            .own
-            .iter()
-            .filter(|file| {
-                file.extension()
-                    .and_then(|extension| extension.to_str())
-                    .is_some_and(|extension| matches!(extension, "js" | "mjs" | "cjs" | "ts"))
-            })
-            .cloned()
-            .collect();
-        for script in scripts {
-            for folder in script.ancestors().skip(1).take(8) {
-                let modules = folder.join("node_modules");
-                if modules.is_dir() {
-                    self.own_folders.push(modules);
-                }
-                if folder.join(".git").exists() {
-                    break;
-                }
-            }
-        }
-        self.own_folders.sort();
-        self.own_folders.dedup();
     }
 
     /// The interpreter named by `file`'s `#!` line, if it has one.
@@ -183,21 +118,58 @@ impl CommandFiles {
         let Some(line) = shebang(file) else { return };
         let mut words = line.split_ascii_whitespace();
         let Some(interpreter) = words.next() else { return };
+        let named_by = format!("the #! line of {}", file.display());
         // `#!/usr/bin/env python3` names its program in PATH.
-        let program = if interpreter.ends_with("/env") {
-            words.find(|word| !word.starts_with('-')).and_then(|name| find_in_path(name, path))
+        let found = if interpreter.ends_with("/env") {
+            let Some(name) = words.find(|word| !word.starts_with('-')) else { return };
+            let Some(found) = find_in_path(name, path) else { return };
+            // A shim there runs what its manager says (or, unresolved,
+            // the shim itself, which then has to be shown).
+            let program = shims::resolve(&found, name, file.parent().unwrap_or(file))
+                .ok()
+                .flatten()
+                .map_or(found.clone(), |shim| shim.program);
+            self.reach(&found);
+            Interpreter { path: program, in_path: true, named_by }
         } else {
-            Some(PathBuf::from(interpreter))
+            Interpreter { path: PathBuf::from(interpreter), in_path: false, named_by }
         };
-        if let Some(program) = program {
-            self.reach(&program);
-            self.add_python_environment(&program);
-            self.add_installation(&program);
-            if let Ok(real) = program.canonicalize() {
-                self.add_installation(&real);
-            }
+        self.reach(&found.path);
+        if !self.interpreters.contains(&found) {
+            self.interpreters.push(found);
         }
     }
+
+    /// The installation a virtual environment was made from (its
+    /// `pyvenv.cfg`'s `home`), which its interpreter is a link to and reads
+    /// its standard library from.
+    fn add_venv_base(&mut self, venv: &Path) {
+        let Ok(config) = std::fs::read_to_string(venv.join("pyvenv.cfg")) else { return };
+        let home = config.lines().find_map(|line| {
+            let (key, value) = line.split_once('=')?;
+            (key.trim() == "home").then(|| PathBuf::from(value.trim()))
+        });
+        if let Some(home) = home {
+            self.reach(&home);
+            self.interpreters.push(Interpreter {
+                path: home.join("python"),
+                in_path: false,
+                named_by: format!("the virtual environment {}", venv.display()),
+            });
+        }
+    }
+}
+
+/// `path` made absolute against arena's folder, without resolving links.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The Python virtual environment `program` (as written) is the
+/// interpreter of: the folder above its `bin` holding a `pyvenv.cfg`.
+fn python_environment(program: &Path) -> Option<PathBuf> {
+    let root = program.parent().filter(|bin| bin.ends_with("bin"))?.parent()?;
+    root.join("pyvenv.cfg").is_file().then(|| root.to_path_buf())
 }
 
 /// The command `env` runs, when `program` is `env` (`env NAME=VALUE ...
@@ -251,11 +223,6 @@ pub fn path_list(list: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-fn existing_file(path: &Path) -> Option<PathBuf> {
-    let real = path.canonicalize().ok()?;
-    real.is_file().then_some(real)
-}
-
 /// The first executable file called `name` in the folders of `path`.
 pub fn find_in_path(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
@@ -280,9 +247,12 @@ fn shebang(file: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn words(line: &str) -> Vec<String> {
+        line.split(' ').map(str::to_owned).collect()
+    }
+
     #[test]
     fn a_command_run_by_env_names_what_env_runs() {
-        let words = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();
         let run = |line: &str| run_by_env("/usr/bin/env", &words(line)).map(<[String]>::to_vec);
         assert_eq!(run("A=1 -u B python3 bot.py"), Some(words("python3 bot.py")));
         assert_eq!(run("-- ./bot"), Some(words("./bot")));
@@ -292,8 +262,10 @@ mod tests {
         let root = scratch.path().canonicalize().unwrap();
         std::fs::write(root.join("bot.py"), "").unwrap();
         let argv = words("env OB=1 python3 bot.py");
-        let files = CommandFiles::of(&argv, &root, std::ffi::OsStr::new("/usr/bin"));
-        assert_eq!(files.own, [root.join("bot.py")]);
+        let files = CommandFiles::of(&argv, &root, std::ffi::OsStr::new("/usr/bin")).unwrap();
+        let named: Vec<&PathBuf> = files.named.iter().map(|named| &named.real).collect();
+        assert_eq!(named, [&root.join("bot.py")]);
+        assert!(files.in_path);
     }
 
     #[test]
@@ -304,20 +276,15 @@ mod tests {
             std::fs::create_dir(root.join(folder)).unwrap();
         }
         std::fs::write(root.join("lib/json.jar"), "").unwrap();
-        let argv: Vec<String> = [
-            "java",
-            "-Xmx256m",
-            "-cp",
-            "game:lib/json.jar",
-            "--class-path=more:native/*",
-            "-Djava.library.path=native",
-            "Main",
-        ]
-        .map(str::to_owned)
-        .to_vec();
-        let files = CommandFiles::of(&argv, &root, std::ffi::OsStr::new("/usr/bin"));
-        assert_eq!(files.own, [root.join("lib/json.jar")]);
-        assert_eq!(files.own_folders, [root.join("game"), root.join("more"), root.join("native")]);
+        let argv = words(
+            "java -Xmx256m -cp game:lib/json.jar --class-path=more:native/* -Djava.library.path=native Main",
+        );
+        let files = CommandFiles::of(&argv, &root, std::ffi::OsStr::new("/usr/bin")).unwrap();
+        let named: Vec<PathBuf> = files.named.iter().map(|named| named.real.clone()).collect();
+        assert_eq!(
+            named,
+            ["game", "lib/json.jar", "more", "native", "native"].map(|name| root.join(name))
+        );
         assert_eq!(named_paths("-q", None), Vec::<&str>::new());
         // Only a path list's option splits its value.
         assert_eq!(named_paths("a:b", Some("-cp")), ["a", "b"]);
@@ -337,15 +304,18 @@ mod tests {
         std::fs::set_permissions(&interpreter, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
         std::fs::write(root.join("bot.lang"), "#!/usr/bin/env lang\n").unwrap();
-        let argv = ["lang".to_owned(), "-q".to_owned(), "bot.lang".to_owned()];
-        // Without a `lib` beside its `bin`, an installation is its program's
-        // folder alone; with one, the folder above.
-        let files = CommandFiles::of(&argv, &root, tools.as_os_str());
-        assert_eq!(files.own, [root.join("bot.lang")]);
-        assert_eq!(files.installations, [root.join("tools/bin")]);
-        assert_eq!(files.folders().into_iter().collect::<Vec<_>>(), std::slice::from_ref(&root));
-        std::fs::create_dir_all(root.join("tools/lib")).unwrap();
-        let files = CommandFiles::of(&argv, &root, tools.as_os_str());
-        assert_eq!(files.installations, [root.join("tools")]);
+        let argv = words("lang -q bot.lang");
+        let files = CommandFiles::of(&argv, &root, tools.as_os_str()).unwrap();
+        assert_eq!(files.program.as_ref().map(|program| &program.real), Some(&interpreter));
+        assert!(files.in_path);
+        assert_eq!(files.named.len(), 1);
+        assert_eq!(
+            files.interpreters,
+            [Interpreter {
+                path: interpreter.clone(),
+                in_path: true,
+                named_by: format!("the #! line of {}", root.join("bot.lang").display()),
+            }]
+        );
     }
 }

@@ -1,9 +1,11 @@
-//! Which files a bot may read: system folders, its interpreter's
-//! installation, and the folders of the files its command names, less what
-//! belongs to the arena or to other bots, and never anything inside a
-//! `.git` folder (where a CI checkout keeps its token).
+//! Which files a box shows, from its program's [`View`]: the system folders
+//! (the same for every box: nothing in them is ever hidden because of a
+//! program), its interpreter's installation, its own folder and the
+//! `read_paths`, less what belongs to arena (the results, the tournament
+//! file), other programs' own folders inside those, and never anything
+//! inside a `.git` folder (where a CI checkout keeps its token).
 
-use super::command_files::CommandFiles;
+use super::view::View;
 use std::path::{Path, PathBuf};
 
 /// Folders every bot may read and execute from, where they exist.
@@ -101,10 +103,10 @@ impl Shown {
     }
 }
 
-/// Folders too wide to show whole for a file in them: a bot's script kept
-/// directly in one of these is shown alone, and an interpreter's
+/// Folders too wide to show whole for a file in them: a program's script
+/// kept directly in one of these is shown alone, and an interpreter's
 /// installation is never guessed to be one.
-fn too_wide(folder: &Path) -> bool {
+pub fn too_wide(folder: &Path) -> bool {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     folder == Path::new("/")
         || ["/home", "/root", "/tmp", "/var/tmp", "/var"]
@@ -116,63 +118,52 @@ fn too_wide(folder: &Path) -> bool {
         })
 }
 
-/// What the bot whose command names `own` may see: the system paths, its
-/// interpreter's installation, the folders of its own files and those it
-/// names, and `read_paths` (a setting); hidden inside them, `protected`
-/// (the results folder, the tournament file), the other bots' files
-/// (`others`), and every `.git` folder at the top of a shown folder. A file
-/// or folder the command names inside one of those is not shown at all.
-pub fn shown(
-    own: &CommandFiles,
-    others: &[CommandFiles],
-    protected: &[PathBuf],
-    read_paths: &[PathBuf],
-) -> Shown {
-    let mut excluded = protected.to_vec();
-    let own_folders = own.folders();
-    // A file that another bot's command names but that this bot runs too
-    // (an interpreter of this bot's installation) is not that bot's to keep.
-    let shared = |file: &Path| {
-        own.own.iter().any(|mine| mine == file)
-            || own.installations.iter().any(|installation| file.starts_with(installation))
-    };
-    for other in others.iter().filter(|other| *other != own) {
-        excluded.extend(other.own.iter().filter(|file| !shared(file)).cloned());
-        // Another bot's folder, unless this bot's own files are in it, or
-        // it is a system folder (where only its files are kept out).
-        excluded.extend(other.folders().into_iter().filter(|folder| {
-            !in_system_folder(folder)
-                && !own.own.iter().any(|file| file.starts_with(folder))
-                && !own_folders.iter().any(|mine| mine.starts_with(folder))
-        }));
-    }
-    // Only what exists needs keeping out.
-    excluded.retain(|path| path.exists());
-    let forbidden = |path: &Path| {
-        in_git_folder(path) || excluded.iter().any(|excluded| path.starts_with(excluded))
-    };
+/// What the box of the program whose view is `view` shows: the system
+/// paths, its interpreters' installations, its own folder, `shared` (the
+/// `read_paths` of every program) and its own `read_paths`; hidden inside
+/// them, `protected` (the results folder, the tournament file), every
+/// `.git` folder at the top of a shown folder, and the own folder of each
+/// of `others` that lies inside its own folder or a read path (unless its
+/// own folder is that one too, or a read path names something in it: the
+/// maintainer shared it).
+pub fn shown(view: &View, others: &[&View], protected: &[PathBuf], shared: &[PathBuf]) -> Shown {
+    let shared: Vec<PathBuf> = shared.iter().map(|path| real_path(path)).collect();
+    let reads: Vec<&PathBuf> = view.read_paths.iter().chain(&shared).collect();
     let mut whole: Vec<PathBuf> = system_paths();
-    whole.extend(own.installations.iter().filter(|folder| !too_wide(folder)).cloned());
-    for file in own.own.iter().filter(|file| !forbidden(file)) {
-        match file.parent() {
-            Some(folder) if !too_wide(folder) => whole.push(folder.to_path_buf()),
-            _ => whole.push(file.clone()),
-        }
-    }
-    whole.extend(own.own_folders.iter().filter(|folder| !too_wide(folder)).cloned());
-    whole.extend(read_paths.iter().map(|path| real_path(path)));
-    whole.retain(|path| !forbidden(path));
+    whole.extend(view.installations.iter().cloned());
+    whole.extend(view.own.iter().cloned());
+    whole.extend(reads.iter().map(|path| (*path).clone()));
+    whole.retain(|path| !in_git_folder(path));
     whole.sort();
     whole.dedup();
-    let mut hidden = excluded;
-    for folder in &whole {
+    let mut hidden: Vec<PathBuf> = protected.to_vec();
+    for other in others {
+        let Some(theirs) = &other.own else { continue };
+        let named_by_maintainer = reads.iter().any(|read| read.starts_with(theirs));
+        // Their folder is this one's, or holds it: nothing of it to hide.
+        let ours = view.own.as_ref().is_some_and(|own| own.starts_with(theirs));
+        if !named_by_maintainer && !ours && !in_system_folder(theirs) {
+            hidden.push(theirs.clone());
+        }
+    }
+    for folder in view.own.iter().chain(reads.iter().copied()) {
         let git = folder.join(".git");
         if git.exists() {
             hidden.push(git);
         }
     }
-    // Only what a shown path holds needs hiding.
-    hidden.retain(|path| whole.iter().any(|shown| path.starts_with(shown) && path != shown));
+    // Only what exists, inside something shown but the system folders and
+    // installations (which no program's folder changes), needs hiding.
+    hidden.retain(|path| {
+        path.exists()
+            && whole.iter().any(|shown| path.starts_with(shown) && path != shown)
+            && (protected.contains(path)
+                || !in_system_folder(path)
+                    && !view
+                        .installations
+                        .iter()
+                        .any(|installation| path.starts_with(installation)))
+    });
     hidden.sort();
     hidden.dedup();
     // What lies inside a hidden folder is hidden with it.
@@ -228,25 +219,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn what_another_bot_names_is_hidden_but_a_shared_interpreter_is_not() {
+    fn another_programs_folder_inside_a_shown_one_is_hidden_unless_shared() {
         let scratch = tempfile::tempdir().unwrap();
         let root = scratch.path().canonicalize().unwrap();
-        for folder in ["mine", "theirs", "results", "mine/.git"] {
+        for folder in ["bots/mine/.git", "bots/theirs", "results", "lib"] {
             std::fs::create_dir_all(root.join(folder)).unwrap();
         }
-        std::fs::write(root.join("mine/bot.py"), "").unwrap();
-        std::fs::write(root.join("theirs/bot.py"), "").unwrap();
-        let path = std::ffi::OsStr::new("/usr/bin:/bin");
-        let mine = CommandFiles::of(&["python3".into(), "mine/bot.py".into()], &root, path);
-        let theirs_argv = ["/usr/bin/python3".to_owned(), "theirs/bot.py".to_owned()];
-        let theirs = CommandFiles::of(&theirs_argv, &root, path);
-        assert_eq!(theirs.own, [root.join("theirs/bot.py")], "the system's python is not its own");
-        let shown = shown(&mine, std::slice::from_ref(&theirs), &[root.join("results")], &[]);
-        assert!(shown.whole.contains(&root.join("mine")), "{shown:?}");
-        assert!(!shown.whole.contains(&root.join("theirs")), "{shown:?}");
-        assert!(shown.hidden.contains(&root.join("mine/.git")), "{shown:?}");
-        // The interpreter the other bot names by path is this bot's too.
+        let view = |own: &str| View { own: Some(root.join(own)), ..View::default() };
+        let (mine, theirs) = (view("bots"), view("bots/theirs"));
+        let shown = shown(&mine, &[&theirs], &[root.join("results")], &[]);
+        assert!(shown.whole.contains(&root.join("bots")), "{shown:?}");
+        assert!(shown.hidden.contains(&root.join("bots/theirs")), "{shown:?}");
         assert!(!shown.hidden.iter().any(|path| path.starts_with("/usr")), "{shown:?}");
+        // A read path the maintainer wrote inside it shares it.
+        let shared = super::shown(&mine, &[&theirs], &[], &[root.join("bots/theirs")]);
+        assert!(!shared.hidden.contains(&root.join("bots/theirs")), "{shared:?}");
+        // Two programs of one folder each see it.
+        let same = super::shown(&view("bots/theirs"), &[&theirs], &[], &[]);
+        assert!(
+            same.whole.contains(&root.join("bots/theirs")) && same.hidden.is_empty(),
+            "{same:?}"
+        );
+        // `.git` at the top of its own folder is hidden.
+        let own = super::shown(&view("bots/mine"), &[], &[], &[]);
+        assert_eq!(own.hidden, [root.join("bots/mine/.git")]);
+        // Nothing in the system folders is hidden for another program.
+        let system = View { own: Some(PathBuf::from("/usr/lib")), ..View::default() };
+        let beside = super::shown(&mine, &[&system], &[], &[]);
+        assert!(!beside.hidden.iter().any(|path| path.starts_with("/usr")), "{beside:?}");
     }
 
     #[test]

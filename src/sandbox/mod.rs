@@ -38,6 +38,9 @@ pub(crate) mod files;
 #[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
 pub(crate) mod layout;
 mod limits;
+pub mod shims;
+#[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
+pub mod view;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -46,6 +49,7 @@ use serde::{Deserialize, Serialize};
 
 pub use command_files::{CommandFiles, path_list, run_by_env};
 pub use files::in_system_folder;
+pub use view::{Declared, NotShown, Roots, View};
 
 /// How the line a JVM writes first to stderr in a box begins: it notes the
 /// options arena gives it (the memory limit, in `JAVA_TOOL_OPTIONS`), not
@@ -133,6 +137,12 @@ pub enum SandboxError {
     // The cause is part of the message, not a source: said once.
     #[error("cannot make a scratch folder for a bot in {path}: {error}")]
     Scratch { path: PathBuf, error: std::io::Error },
+    /// A path a program's command names that its box would not show.
+    #[error("{program}: {error}")]
+    NotShown { program: String, error: Box<NotShown> },
+    /// A shim in PATH whose version manager could not say what it runs.
+    #[error("{program}: {error}")]
+    Shim { program: String, error: Box<shims::Unresolved> },
 }
 
 impl SandboxError {
@@ -145,6 +155,8 @@ impl SandboxError {
             SandboxError::Required(_)
                 | SandboxError::AboveOwnLimit { .. }
                 | SandboxError::ClosedToOthers { .. }
+                | SandboxError::NotShown { .. }
+                | SandboxError::Shim { .. }
         )
     }
 }
@@ -178,6 +190,11 @@ pub struct Protections {
     /// namespace of its own (arena not root), so that the process limit
     /// counts it alone.
     pub user_namespace: bool,
+    /// Programs keep arena's supplementary groups (unprivileged, where the
+    /// kernel lets a user namespace of arena's own id drop none): every
+    /// host file or socket of those groups is theirs as it is arena's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub groups_kept: bool,
 }
 
 impl Protections {
@@ -206,6 +223,11 @@ impl Protections {
         if !self.boxes && !self.as_root && !self.user_namespace {
             missing.push("unprivileged user namespaces (so no process limit)");
         }
+        if self.groups_kept {
+            missing.push(
+                "boxes without arena's supplementary groups (programs keep them for every permission check on host files and sockets: give arena's user subordinate ids, /etc/subuid and /etc/subgid with newuidmap and newgidmap, or run arena in no supplementary group)",
+            );
+        }
         missing
     }
 
@@ -213,7 +235,11 @@ impl Protections {
     /// cgroups, Landlock and seccomp.
     #[cfg_attr(any(not(target_os = "linux"), arena_os_stub), allow(dead_code))]
     pub fn complete(&self) -> bool {
-        self.boxes && self.cgroup.is_some() && self.landlock_abi.is_some() && self.seccomp
+        self.boxes
+            && self.cgroup.is_some()
+            && self.landlock_abi.is_some()
+            && self.seccomp
+            && !self.groups_kept
     }
 }
 
@@ -272,6 +298,7 @@ mod tests {
             cgroup: Some(CgroupVersion::V1),
             cgroup_cpu: true,
             user_namespace: false,
+            groups_kept: false,
         }
     }
 

@@ -54,6 +54,7 @@ impl BotEntry {
             argv: command.argv,
             env: command.env.into_iter().collect(),
             written_dir: None,
+            read_paths: Vec::new(),
             version: None,
             build: None,
             time_keys: TimeKeys::default(),

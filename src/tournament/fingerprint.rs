@@ -66,6 +66,7 @@ pub(super) fn fingerprint_game(tournament: &Tournament) -> anyhow::Result<Option
         env: std::collections::BTreeMap::new(),
         written_command: program.written.clone(),
         written_dir: tournament.game_dir.clone(),
+        read_paths: Vec::new(),
         version: None,
         build: None,
         time_keys: Default::default(),

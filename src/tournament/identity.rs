@@ -69,6 +69,9 @@ pub struct BotMaterial<'a> {
     pub version: Option<&'a str>,
     /// The bot's build command, if it has one.
     pub build: Option<&'a [String]>,
+    /// The program a version manager's shim runs for it (its path: which
+    /// version the manager chose), when PATH finds a shim for its program.
+    pub interpreter: Option<PathBuf>,
     /// Leave out of `trees` what `.gitignore` files leave out: a built
     /// bot's fingerprint covers its sources, not what its build made.
     pub sources_only: bool,
@@ -120,6 +123,9 @@ impl BotMaterial<'_> {
             for word in build {
                 field(&mut hasher, b'b', word.as_bytes());
             }
+        }
+        if let Some(interpreter) = &self.interpreter {
+            field(&mut hasher, b'I', interpreter.as_os_str().as_encoded_bytes());
         }
         let entries = self.entries()?;
         let mut buffer = vec![0; 64 * 1024];
@@ -327,6 +333,7 @@ mod tests {
                 env: &self.env,
                 version,
                 build: None,
+                interpreter: None,
                 sources_only: false,
                 trees: vec![Tree { path: folder.clone(), relative_to: folder }],
                 excluded: vec![self.root.path().join("bot/results")],
@@ -417,6 +424,7 @@ mod tests {
                 env: &env,
                 version: None,
                 build: Some(build),
+                interpreter: None,
                 sources_only,
                 trees: vec![Tree { path: folder.clone(), relative_to: folder.clone() }],
                 excluded: Vec::new(),

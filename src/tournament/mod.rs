@@ -345,6 +345,21 @@ pub async fn run(
     options: &RunOptions,
     interrupt: impl Future<Output = ()>,
 ) -> anyhow::Result<RunEnd> {
+    // Before the folder is made: a command a box refuses is said first.
+    let mut commands: Vec<BotCommand> = tournament.bots.iter().map(BotEntry::command).collect();
+    // A game program runs in the same sandbox as the bots, its files set
+    // apart from theirs as theirs are from each other's.
+    let program = tournament.setup.game().program();
+    commands.extend(program.map(|program| crate::referee::game_program::command_of(program)));
+    let names: Vec<String> = tournament.bots.iter().map(|bot| bot.name.clone()).collect();
+    let programs: Vec<String> = names
+        .iter()
+        .map(|name| format!("bot `{name}`"))
+        .chain(program.map(|_| "the game program".to_owned()))
+        .collect();
+    for message in BotCommand::prepare_all(&mut commands, &programs, options.sandbox.as_ref())? {
+        options.reporter.report(&Event::Warning { message: &message });
+    }
     let fingerprints = fingerprint_bots(tournament)?;
     let game_fingerprint = fingerprint_game(tournament)?;
     let recorded = RecordedSettings::of(tournament, &fingerprints, game_fingerprint.as_ref());
@@ -357,16 +372,7 @@ pub async fn run(
         options.new_seed_key.clone(),
         options.reporter.as_ref(),
     )?;
-    let mut commands: Vec<BotCommand> = tournament.bots.iter().map(BotEntry::command).collect();
-    // A game program runs in the same sandbox as the bots, its files set
-    // apart from theirs as theirs are from each other's.
-    let program = tournament.setup.game().program();
-    commands.extend(program.map(|program| crate::referee::game_program::command_of(program)));
-    if let Some(sandbox) = &options.sandbox {
-        BotCommand::sandbox_all(&mut commands, sandbox)?;
-    }
     let game_command = program.and_then(|_| commands.pop());
-    let names: Vec<String> = tournament.bots.iter().map(|bot| bot.name.clone()).collect();
     let stopped_already = match &options.stop_when {
         Some(rule) => counts_recorded_games(rule.as_ref(), &folder, &schedule, &names)?,
         None => false,

@@ -303,7 +303,7 @@ async fn work<R: Rules>(
             let outcome = tokio::select! {
                 biased;
                 _ = &mut cancelled => break 'jobs,
-                outcome = play_game(rules, setup, seated, game.seed, settings, &files) => outcome,
+                outcome = play_game(rules, setup, seated, game.seed, game.round, settings, &files) => outcome,
             };
             let mut report = match outcome {
                 Ok(report) => report,

@@ -59,11 +59,24 @@ impl Unprivileged {
     /// with the system's PATH (an interpreter under root's home is out of
     /// this user's reach).
     pub fn arena(&self, args: &[&str]) -> Run {
+        self.arena_in_groups(args, &[])
+    }
+
+    /// [`Unprivileged::arena`] with `groups` as the user's supplementary
+    /// groups (as root only; none otherwise).
+    pub fn arena_in_groups(&self, args: &[&str], groups: &[u32]) -> Run {
         let arena = self.base().join("arena");
         let mut command = if self.root {
             let mut command = Command::new("setpriv");
-            command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
-            command.arg(&arena);
+            command.args(["--reuid=65534", "--regid=65534"]);
+            match groups {
+                [] => command.arg("--clear-groups"),
+                _ => command.arg(format!(
+                    "--groups={}",
+                    groups.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+                )),
+            };
+            command.arg("--").arg(&arena);
             command
         } else {
             Command::new(&arena)

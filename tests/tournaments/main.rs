@@ -92,9 +92,11 @@ impl Scratch {
     }
 
     fn marker(&self) -> String {
-        // A flag, not a path: a path in the command would be part of the
-        // bot (its fingerprint), and this folder changes with every run.
-        format!("--marker={}", self.path().to_str().expect("a UTF-8 temporary path"))
+        // A flag naming no path: a path in the command would be part of the
+        // bot (its fingerprint), and this folder changes with every run;
+        // and a box refuses a command naming a folder it does not show.
+        let name = self.path().file_name().and_then(|name| name.to_str());
+        format!("--marker=arena-test-{}", name.expect("a UTF-8 temporary path"))
     }
 
     fn join(&self, name: &str) -> PathBuf {

@@ -226,8 +226,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     if let Some(program) = program {
         commands.push(command_of(program));
     }
-    if let Some(sandbox) = &sandbox {
-        BotCommand::sandbox_all(&mut commands, sandbox)?;
+    let names = ["the bot".to_owned(), "the game program".to_owned()];
+    for message in BotCommand::prepare_all(&mut commands, &names, sandbox.as_ref())? {
+        super::reporters::warn(&message);
     }
     crate::say!(
         "Checking {}{} against the built-in random player: {} game{} of {}{} ({})",
@@ -398,10 +399,17 @@ async fn gather<R: Rules>(
         let names = [seated[0].name.clone(), seated[1].name.clone()];
         let files = layout.files(index + 1, [&names[0], &names[1]]);
         let log = files.stderr_logs[seat.index()].as_ref().map(LogPath::path).unwrap_or_default();
-        let report =
-            play_game(rules, setup, seated, derive_seed(args.seed, index), &settings, &files)
-                .await
-                .context("cannot start the bot")?;
+        let report = play_game(
+            rules,
+            setup,
+            seated,
+            derive_seed(args.seed, index),
+            index + 1,
+            &settings,
+            &files,
+        )
+        .await
+        .context("cannot start the bot")?;
         if let Some(fault) = &report.void {
             // The bot cannot be judged on a game that failed.
             bot.stop(base).await;

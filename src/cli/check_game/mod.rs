@@ -93,8 +93,11 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
     let (sandbox, sandbox_line) = prepare_sandbox(&sandbox_settings, &[])?;
     crate::say!("{sandbox_line}");
     let mut sandboxed = command.clone();
-    if let Some(sandbox) = &sandbox {
-        BotCommand::sandbox_all(std::slice::from_mut(&mut sandboxed), sandbox)?;
+    let names = ["the game program".to_owned()];
+    for message in
+        BotCommand::prepare_all(std::slice::from_mut(&mut sandboxed), &names, sandbox.as_ref())?
+    {
+        super::reporters::warn(&message);
     }
     let plan = gather::Plan {
         command: &sandboxed,

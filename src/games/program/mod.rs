@@ -32,6 +32,9 @@ pub struct ProgramGame {
     pub written: Vec<String>,
     /// The folder it runs in; arena's own when `None`.
     pub dir: Option<PathBuf>,
+    /// Its own folder, as `game_dir` declares it (its box shows it; else
+    /// the folder of its program or script).
+    pub folder: Option<PathBuf>,
     /// What it said of itself.
     pub declaration: Declaration,
 }

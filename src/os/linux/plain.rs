@@ -13,10 +13,11 @@ use super::sandbox::child::{ChildSetup, Identity, Session};
 use super::sandbox::vfork::{self, Prepared};
 
 /// Starts `argv` in `dir` (arena's own folder when `None`) with arena's
-/// environment and `env` over it; the program is looked up in PATH (the
-/// one `env` gives, else arena's) unless it names a path, which is then
-/// taken from `dir`.
+/// environment and `env` over it; the program is `program` when given,
+/// else looked up in PATH (the one `env` gives, else arena's) unless it
+/// names a path, which is then taken from `dir`.
 pub fn spawn_plain(
+    program: Option<&Path>,
     argv: &[String],
     dir: Option<&Path>,
     env: &[(String, String)],
@@ -25,6 +26,7 @@ pub fn spawn_plain(
         CString::new(bytes).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
     };
     let program = match argv.first() {
+        _ if let Some(program) = program => c_string(program.as_os_str().as_bytes())?,
         Some(program) if program.contains('/') => c_string(program.as_bytes())?,
         Some(program) => {
             let path = env

@@ -8,7 +8,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 
 use crate::sandbox::{
-    CommandFiles, LimitReached, Limits, Protections, SandboxError, SandboxMode, SandboxSettings,
+    LimitReached, Limits, Protections, SandboxError, SandboxMode, SandboxSettings, View,
 };
 
 /// Never made here.
@@ -118,15 +118,20 @@ impl Sandbox {
     pub fn for_bot(
         self: &Arc<Sandbox>,
         _command: &str,
-        _own: &CommandFiles,
-        _others: &[CommandFiles],
+        _view: &View,
+        _others: &[&View],
     ) -> Result<Arc<BotSandbox>, SandboxError> {
         match **self {}
     }
 
-    /// The files `argv` names.
-    pub fn command_files(argv: &[String], dir: &Path) -> CommandFiles {
-        CommandFiles::of(argv, dir, &std::env::var_os("PATH").unwrap_or_default())
+    /// Never called.
+    pub fn read_paths(&self) -> Vec<std::path::PathBuf> {
+        match *self {}
+    }
+
+    /// Never called.
+    pub fn protected(&self) -> &[std::path::PathBuf] {
+        match *self {}
     }
 }
 
@@ -139,6 +144,7 @@ impl BotSandbox {
     /// Never called.
     pub fn start(
         &self,
+        _program: Option<&Path>,
         _argv: &[String],
         _dir: Option<&Path>,
         _env: &[(String, String)],
@@ -169,6 +175,7 @@ static ENDED: std::sync::Mutex<std::collections::BTreeMap<i32, ExitStatus>> =
 /// Starts a program through std, with a thread that waits for it and then
 /// ends the pipe handed back as its `pidfd`.
 pub fn spawn_plain(
+    program: Option<&Path>,
     argv: &[String],
     dir: Option<&Path>,
     env: &[(String, String)],
@@ -176,7 +183,8 @@ pub fn spawn_plain(
     use std::os::fd::AsRawFd;
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
-    let mut command = Command::new(&argv[0]);
+    let mut command = Command::new(program.map_or(Path::new(&argv[0]), |program| program));
+    command.arg0(&argv[0]);
     command
         .args(&argv[1..])
         .envs(env.iter().map(|(key, value)| (key, value)))

@@ -30,7 +30,10 @@ mod messages;
 mod replies;
 
 /// Plays one game of `setup` (its rules set up by `rules`) between `bots`
-/// (seat 1 first) and reports it.
+/// (seat 1 first) and reports it. `seed` is the setup's, `round` its
+/// number in the pairing: each seat's seed is keyed by both and by who sits
+/// where, so no bot ever holds a seed another bot held (the seats of a
+/// setup's second game are its first game's, swapped).
 ///
 /// Bots that are not running are started. A bot whose forfeit leaves it in
 /// doubt (see [`ForfeitReason::leaves_bot_in_doubt`]) is stopped before this
@@ -43,6 +46,7 @@ pub async fn play_game<R: Rules>(
     setup: &GameSetup,
     bots: [&mut Bot; 2],
     seed: u64,
+    round: u64,
     settings: &Settings,
     files: &GameFiles,
 ) -> Result<GameReport, CommandError> {
@@ -77,7 +81,8 @@ pub async fn play_game<R: Rules>(
         clocks: controls.map(|control| Clock::new(control, settings.leeway())),
         settings,
     };
-    let seat_seeds = Seat::BOTH.map(|seat| settings.seed_key.seat_seed(seed, seat));
+    let names = [bots[0].name.as_str(), bots[1].name.as_str()];
+    let seat_seeds = Seat::BOTH.map(|seat| settings.seed_key.seat_seed(seed, round, names, seat));
     let rules_seed = rules.seed_for(seed, &settings.seed_key);
     let seeds = GameSeeds { setup: seed, rules: rules_seed, seats: seat_seeds };
     let header = |referee: &mut Referee<'_, R::Move>, state: &serde_json::value::RawValue| {

@@ -58,7 +58,14 @@ pub fn describe_program(
 ) -> Result<GameSetup, DescribeError> {
     let mut sandboxed = command.clone();
     if let Some(sandbox) = Sandbox::new(sandbox, protected).map_err(DescribeError::Sandbox)? {
-        BotCommand::sandbox_all(std::slice::from_mut(&mut sandboxed), &sandbox)
+        BotCommand::prepare_all(
+            std::slice::from_mut(&mut sandboxed),
+            &["the game program".to_owned()],
+            Some(&sandbox),
+        )
+        .map_err(DescribeError::Sandbox)?;
+    } else {
+        BotCommand::prepare_all(std::slice::from_mut(&mut sandboxed), &[], None)
             .map_err(DescribeError::Sandbox)?;
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -87,6 +94,7 @@ async fn describe(
         argv: command.argv.clone(),
         written: written.to_vec(),
         dir: command.dir.clone(),
+        folder: command.declared.folder.clone(),
         declaration,
     });
     let setup = GameSetup::program(game, overrides).map_err(DescribeError::Params)?;

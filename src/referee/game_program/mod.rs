@@ -27,7 +27,7 @@ pub use fault::{FaultCause, GameFault, GameRequest};
 use memo::Memo;
 
 use super::process::Failure;
-use super::{BotCommand, BotProcess, LogPath, Stopped};
+use super::{BotCommand, BotProcess, LogPath, PastCap, Stopped};
 use crate::games::program::{Declaration, JsonMove, Moves, ProgramGame};
 use crate::games::{GameSetup, Played};
 use crate::protocol::game::{
@@ -72,7 +72,12 @@ impl Default for ProgramSettings {
 /// The command that runs `game`, as a bot's runs: the program's `argv` in
 /// its `dir`, no environment of its own, not yet put in a sandbox.
 pub fn command_of(game: &ProgramGame) -> BotCommand {
-    BotCommand { argv: game.argv.clone(), dir: game.dir.clone(), env: Vec::new(), sandbox: None }
+    BotCommand {
+        argv: game.argv.clone(),
+        dir: game.dir.clone(),
+        declared: crate::sandbox::Declared { folder: game.folder.clone(), read_paths: Vec::new() },
+        ..BotCommand::default()
+    }
 }
 
 /// One exchange with the program: the request, its answer and the time
@@ -221,8 +226,12 @@ impl GameProgram {
         request: impl FnOnce(u64) -> Vec<u8>,
     ) -> Result<Result<Exchanged, GameFault>, Sent> {
         if self.process.is_none() {
-            let spawned =
-                BotProcess::spawn(&self.command, GAME_LINE_LIMIT, self.settings.stderr_cap);
+            let spawned = BotProcess::spawn(
+                &self.command,
+                GAME_LINE_LIMIT,
+                self.settings.stderr_cap,
+                PastCap::Dropped,
+            );
             let mut process = match spawned {
                 Ok(process) => process,
                 Err(error) => {

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::sandbox::{BotSandbox, CommandFiles, Sandbox, SandboxError};
+use crate::sandbox::{BotSandbox, CommandFiles, Declared, Roots, Sandbox, SandboxError, View};
 
 /// How to start a bot.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct BotCommand {
     /// Program and arguments; no shell is involved.
     pub argv: Vec<String>,
@@ -16,6 +16,12 @@ pub struct BotCommand {
     /// Variables added to the environment: to the sandbox's allowed few,
     /// or to the arena's own when there is no sandbox.
     pub env: Vec<(String, String)>,
+    /// What the maintainer declared of its box (its own folder, what it
+    /// alone may read).
+    pub declared: Declared,
+    /// The program to exec in place of the one PATH finds for `argv[0]`,
+    /// when that is a shim: what the shim runs ([`BotCommand::prepare_all`]).
+    pub program: Option<PathBuf>,
     /// The sandbox its processes start in; `None` runs them as they are.
     pub sandbox: Option<Arc<BotSandbox>>,
 }
@@ -50,7 +56,7 @@ impl BotCommand {
         if argv.first().is_none_or(|program| program.is_empty()) {
             return Err(CommandError::Empty);
         }
-        Ok(BotCommand { argv, dir: None, env: Vec::new(), sandbox: None })
+        Ok(BotCommand { argv, ..BotCommand::default() })
     }
 
     /// Checks that a bot's program can be found and run, so a typo is reported
@@ -92,29 +98,88 @@ impl BotCommand {
         }
     }
 
-    /// Puts each of `commands` in `sandbox`, each bot's files set apart
-    /// from the others' (no bot may read another's program or script).
-    pub fn sandbox_all(
+    /// Makes `commands` (one run's programs, named in messages by
+    /// `names`: "bot `x`", "the game program") ready to start: the program
+    /// a shim first in PATH runs is looked up once (and started in its
+    /// place, with its folder first in PATH, so no start goes through a
+    /// version manager); with a sandbox, each one's box is worked out from
+    /// what was declared for it ([`View`]) and a path a command names that
+    /// its box would not show is refused here, before any game. Returns
+    /// what the user should be warned of: a program whose own folder lies
+    /// in a system folder, which every box shows.
+    pub fn prepare_all(
         commands: &mut [BotCommand],
-        sandbox: &Arc<Sandbox>,
-    ) -> Result<(), SandboxError> {
+        names: &[String],
+        sandbox: Option<&Arc<Sandbox>>,
+    ) -> Result<Vec<String>, SandboxError> {
         let here = std::env::current_dir().unwrap_or_default();
-        let files: Vec<CommandFiles> = commands
-            .iter()
-            .map(|command| {
-                Sandbox::command_files(&command.argv, command.dir.as_deref().unwrap_or(&here))
-            })
-            .collect();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let name = |index: usize| names.get(index).cloned().unwrap_or_else(|| "a program".into());
+        let mut files = Vec::with_capacity(commands.len());
         for (index, command) in commands.iter_mut().enumerate() {
-            let others: Vec<CommandFiles> = files
+            let dir = command.dir.clone().unwrap_or_else(|| here.clone());
+            let found = CommandFiles::of(&command.argv, &dir, &path).map_err(|error| {
+                SandboxError::Shim { program: name(index), error: Box::new(error) }
+            })?;
+            if let Some(shim) = &found.shim {
+                command.program = Some(shim.program.clone());
+                if let Some(folder) = shim.program.parent() {
+                    let before = std::env::join_paths(
+                        std::iter::once(folder.to_path_buf())
+                            .chain(std::env::split_paths(&command.path_variable())),
+                    )
+                    .unwrap_or_else(|_| path.clone());
+                    command.env.retain(|(key, _)| key != "PATH");
+                    command.env.push(("PATH".to_owned(), before.to_string_lossy().into_owned()));
+                }
+            }
+            files.push(found);
+        }
+        let Some(sandbox) = sandbox else { return Ok(Vec::new()) };
+        let roots = Roots::of_path(&path);
+        let views: Vec<View> = files
+            .iter()
+            .zip(commands.iter())
+            .enumerate()
+            .map(|(index, (found, command))| {
+                View::of(found, &command.declared, &sandbox.read_paths(), &roots).map_err(|error| {
+                    SandboxError::NotShown { program: name(index), error: Box::new(error) }
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        for (index, command) in commands.iter_mut().enumerate() {
+            let others: Vec<&View> = views
                 .iter()
                 .enumerate()
                 .filter(|(other, _)| *other != index)
-                .map(|(_, files)| files.clone())
+                .map(|(_, view)| view)
                 .collect();
-            command.sandbox = Some(sandbox.for_bot(&command.display(), &files[index], &others)?);
+            views[index].check_against(&others, sandbox.protected()).map_err(|error| {
+                SandboxError::NotShown { program: name(index), error: Box::new(error) }
+            })?;
+            command.sandbox = Some(sandbox.for_bot(&command.display(), &views[index], &others)?);
         }
-        Ok(())
+        let warnings = views
+            .iter()
+            .enumerate()
+            .filter_map(|(index, view)| {
+                let own = view.own.as_ref().filter(|own| crate::sandbox::in_system_folder(own))?;
+                Some(format!(
+                    "{}: its files (in {}) lie in a system folder, which every box shows: other programs can read them (keep a bot that must stay private in a folder of its own outside /usr and /opt)",
+                    name(index),
+                    own.display()
+                ))
+            })
+            .collect();
+        Ok(warnings)
+    }
+
+    /// The PATH the program gets: its own `env`'s, else arena's.
+    fn path_variable(&self) -> std::ffi::OsString {
+        match self.env.iter().find(|(key, _)| key == "PATH") {
+            Some((_, value)) => value.into(),
+            None => std::env::var_os("PATH").unwrap_or_default(),
+        }
     }
 
     /// Where a path the command names lies: as typed (relative to arena's

@@ -35,6 +35,7 @@ pub(super) use alongside::start_alongside;
 pub use command::{BotCommand, CommandError};
 pub use local::{LocalIo, LocalPlayer};
 use start::{Started, start_plain, start_sandboxed};
+pub use stderr_log::PastCap;
 use stderr_log::StderrLog;
 
 /// Why a read or write with a bot failed; the referee makes it a forfeit,
@@ -200,6 +201,7 @@ impl BotProcess {
         command: &BotCommand,
         max_line_bytes: usize,
         stderr_cap: u64,
+        past_cap: PastCap,
     ) -> Result<BotProcess, CommandError> {
         // Registered before a sweep may look: it must never take the new
         // bot for an escaped process.
@@ -221,14 +223,24 @@ impl BotProcess {
             sandbox,
         } = started;
         let stderr_log =
-            Arc::new(Mutex::new(StderrLog::new(stderr_cap, command.sandbox.is_some())));
+            Arc::new(Mutex::new(StderrLog::new(stderr_cap, past_cap, command.sandbox.is_some())));
         let sink = Arc::clone(&stderr_log);
         let stderr_task = tokio::spawn(async move {
             // Read into spare room: nothing to zero for a bot that is silent.
             let mut chunk = Vec::with_capacity(STDERR_CHUNK);
-            // Drained to the end even past the cap, so a chatty bot never
-            // blocks on a full stderr pipe.
-            while let Ok(1..) = stderr.read_buf(&mut chunk).await {
+            loop {
+                // At this game's cap the pipe is left unread until the
+                // next game (see `StderrLog`).
+                let full =
+                    sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).wait_when_full();
+                if let Some(resumed) = full {
+                    resumed.notified().await;
+                    continue;
+                }
+                match stderr.read_buf(&mut chunk).await {
+                    Ok(1..) => {}
+                    _ => break,
+                }
                 sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).write(&chunk);
                 chunk.clear();
             }
@@ -297,7 +309,13 @@ impl BotProcess {
             return;
         }
         let mut chunk = Vec::new();
-        while let Ok(1..) = crate::os::read_available(stderr_fd, &mut chunk, STDERR_CHUNK) {
+        loop {
+            let room = stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).room();
+            let most = (STDERR_CHUNK as u64).min(room) as usize;
+            if most == 0 {
+                break;
+            }
+            let Ok(1..) = crate::os::read_available(stderr_fd, &mut chunk, most) else { break };
             stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).write(&chunk);
             chunk.clear();
         }
@@ -541,6 +559,12 @@ impl BotProcess {
     /// waiting to read its input (so any reply it wrote is stuck in its
     /// output buffer), or busy.
     pub fn activity(&self) -> Activity {
+        if let Runner::Program { stderr_log, .. } = &self.runner {
+            let log = stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if log.full() {
+                return Activity::StderrFull { cap: log.cap() };
+            }
+        }
         let bot_pid = match &self.runner {
             Runner::Program { sandbox: Some((_, handle)), .. } => handle.bot_pid(),
             Runner::Program { pid, .. } => Some(*pid),
@@ -577,11 +601,17 @@ impl BotProcess {
         self.runner.kill();
         let leaves_orphans = self.runner.may_leave_orphans();
         match &mut self.runner {
-            Runner::Program { stderr_task, .. } => {
+            Runner::Program { stderr_task, stderr_log, .. } => {
                 self.exit.wait().await;
                 // stderr ends once every writer is gone; one that escaped the
-                // group is killed by the sweep, so do not wait for it here.
-                if tokio::time::timeout(Duration::from_millis(50), &mut *stderr_task).await.is_err()
+                // group is killed by the sweep, so do not wait for it here
+                // (nor for a drain at its cap, which reads no more).
+                let full =
+                    stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).full();
+                if full
+                    || tokio::time::timeout(Duration::from_millis(50), &mut *stderr_task)
+                        .await
+                        .is_err()
                 {
                     stderr_task.abort();
                 }
@@ -654,9 +684,10 @@ fn crash(exit: &mut Exit, runner: &Runner, ending: Ending) -> Crash {
 /// Gives the stderr drain of a bot that is gone a moment to read what the
 /// bot wrote last, for [`crash`].
 async fn let_stderr_drain(runner: &Runner) {
-    if let Runner::Program { stderr_task, .. } = runner {
+    if let Runner::Program { stderr_task, stderr_log, .. } = runner {
         let until = Instant::now() + Duration::from_millis(50);
-        while !stderr_task.is_finished() && Instant::now() < until {
+        let full = || stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).full();
+        while !stderr_task.is_finished() && Instant::now() < until && !full() {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
     }

@@ -55,8 +55,13 @@ impl Started {
 
 /// Starts `command` without a sandbox, in a process group of its own.
 pub(super) fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
-    let spawned = crate::os::spawn_plain(&command.argv, command.dir.as_deref(), &command.env)
-        .map_err(|error| CommandError::Spawn { command: command.display(), error })?;
+    let spawned = crate::os::spawn_plain(
+        command.program.as_deref(),
+        &command.argv,
+        command.dir.as_deref(),
+        &command.env,
+    )
+    .map_err(|error| CommandError::Spawn { command: command.display(), error })?;
     watched(command, spawned, Ended::plain, None)
 }
 
@@ -65,20 +70,19 @@ pub(super) fn start_sandboxed(
     command: &BotCommand,
     sandbox: &Arc<BotSandbox>,
 ) -> Result<Started, CommandError> {
-    let started =
-        sandbox.start(&command.argv, command.dir.as_deref(), &command.env).map_err(|error| {
-            match error {
-                StartError::Exec(source) => {
-                    CommandError::Spawn { command: command.display(), error: source }
-                }
-                StartError::Sandbox(source) => {
-                    CommandError::Sandbox { command: command.display(), error: source }
-                }
-                StartError::Box { doing, error } => CommandError::Sandbox {
-                    command: command.display(),
-                    error: SandboxError::Setup(format!("{doing}: {error}")),
-                },
+    let started = sandbox
+        .start(command.program.as_deref(), &command.argv, command.dir.as_deref(), &command.env)
+        .map_err(|error| match error {
+            StartError::Exec(source) => {
+                CommandError::Spawn { command: command.display(), error: source }
             }
+            StartError::Sandbox(source) => {
+                CommandError::Sandbox { command: command.display(), error: source }
+            }
+            StartError::Box { doing, error } => CommandError::Sandbox {
+                command: command.display(),
+                error: SandboxError::Setup(format!("{doing}: {error}")),
+            },
         })?;
     let crate::os::sandbox::Started { spawned, handle, ending } = started;
     let end = move |status| {

@@ -5,7 +5,21 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use super::super::LogPath;
+
+/// What comes of a program's stderr past a game's cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PastCap {
+    /// Nothing more of the game is read: the program's writes wait once
+    /// its pipe is full (its own time runs meanwhile), so a bot's flood
+    /// costs arena nothing; the next game's log reads on.
+    Unread,
+    /// Read and dropped: a game program, which the tournament file chose,
+    /// is never held up by its own log.
+    Dropped,
+}
 
 /// Where a bot's stderr goes: the current game's log file, capped in size.
 /// The file is created on the first byte, so silent bots cost no file.
@@ -17,7 +31,13 @@ pub(super) struct StderrLog {
     /// or a name beside it when an earlier game's log has that one.
     pub(super) created: Option<PathBuf>,
     written: u64,
+    /// Bytes read in this game, logged or not.
+    read: u64,
     cap: u64,
+    past_cap: PastCap,
+    /// Wakes the drain that waits at the cap, when the next game's log
+    /// begins.
+    resumed: Arc<tokio::sync::Notify>,
     pub(super) tail: StderrTail,
     /// Why logging stopped in this game, until someone takes it to tell.
     pub(super) lost: Option<String>,
@@ -86,13 +106,16 @@ fn create_log(path: &Path) -> std::io::Result<(File, PathBuf)> {
 impl StderrLog {
     /// A log for a program's stderr, `boxed` when the program runs in a
     /// sandbox (where a JVM begins with a line of its own).
-    pub(super) fn new(cap: u64, boxed: bool) -> StderrLog {
+    pub(super) fn new(cap: u64, past_cap: PastCap, boxed: bool) -> StderrLog {
         StderrLog {
             path: None,
             file: None,
             created: None,
             written: 0,
+            read: 0,
             cap,
+            past_cap,
+            resumed: Arc::default(),
             tail: StderrTail::default(),
             lost: None,
             jvm_note: boxed,
@@ -100,6 +123,7 @@ impl StderrLog {
     }
 
     pub(super) fn write(&mut self, mut bytes: &[u8]) {
+        self.read = self.read.saturating_add(bytes.len() as u64);
         if std::mem::take(&mut self.jvm_note) {
             bytes = without_jvm_note(bytes);
         }
@@ -151,7 +175,32 @@ impl StderrLog {
         self.file = None;
         self.created = None;
         self.written = 0;
+        self.read = 0;
         self.path = path;
+        self.resumed.notify_one();
+    }
+
+    /// The most bytes read of a game.
+    pub(super) fn cap(&self) -> u64 {
+        self.cap
+    }
+
+    /// Whether this game's cap is reached: nothing more is read of it.
+    pub(super) fn full(&self) -> bool {
+        self.past_cap == PastCap::Unread && self.read >= self.cap
+    }
+
+    /// At the cap, what wakes the drain when the next game begins.
+    pub(super) fn wait_when_full(&self) -> Option<Arc<tokio::sync::Notify>> {
+        self.full().then(|| Arc::clone(&self.resumed))
+    }
+
+    /// How many bytes may still be read in this game.
+    pub(super) fn room(&self) -> u64 {
+        match self.past_cap {
+            PastCap::Unread => self.cap.saturating_sub(self.read),
+            PastCap::Dropped => u64::MAX,
+        }
     }
 }
 

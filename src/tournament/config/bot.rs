@@ -10,7 +10,7 @@ use crate::printable::check_bot_name;
 use crate::referee::clock::{TimeKey, TimeKeys};
 use crate::referee::{BotCommand, TimeControl};
 use crate::sandbox::command_files::find_in_path;
-use crate::sandbox::in_system_folder;
+use crate::sandbox::{Declared, in_system_folder};
 use crate::tournament::identity::{BotMaterial, Fingerprint, FingerprintError, Tree};
 
 /// The build script of a starter kit's folder: a file named in a command
@@ -29,8 +29,11 @@ pub struct BotEntry {
     /// The command as the file writes it (what results folders record, so
     /// that they do not depend on where the checkout lives).
     pub written_command: Vec<String>,
-    /// The `dir` key as the file writes it, if set.
+    /// The `dir` key as the file writes it, if set: the bot's own folder,
+    /// which its box shows (else its script's or program's).
     pub written_dir: Option<String>,
+    /// The `read_paths` key: what this bot alone may read besides (absolute).
+    pub read_paths: Vec<PathBuf>,
     /// The `version` key: stands for the bot's files in its fingerprint.
     pub version: Option<String>,
     /// The `build` key: the command that builds the bot, run in `dir`
@@ -65,7 +68,11 @@ impl BotEntry {
             argv: self.argv.clone(),
             dir: Some(self.dir.clone()),
             env: self.env.iter().map(|(key, value)| (key.clone(), value.clone())).collect(),
-            sandbox: None,
+            declared: Declared {
+                folder: self.written_dir.as_ref().map(|_| self.dir.clone()),
+                read_paths: self.read_paths.clone(),
+            },
+            ..BotCommand::default()
         }
     }
 
@@ -80,7 +87,7 @@ impl BotEntry {
             argv,
             dir: Some(self.dir.clone()),
             env: self.env.iter().map(|(key, value)| (key.clone(), value.clone())).collect(),
-            sandbox: None,
+            ..BotCommand::default()
         })
     }
 
@@ -95,22 +102,26 @@ impl BotEntry {
     /// program found in PATH when the command names no file of its own
     /// for it to run (`mybot --level 3` is the bot `mybot`; in `python3
     /// bot.py`, python3 is its interpreter, left out as upgrades of it
-    /// are). Nothing under `excluded` (the results folder).
+    /// are, though where PATH's `python3` is a version manager's shim,
+    /// which version it runs counts: its path). Nothing under `excluded`
+    /// (the results folder).
     ///
     /// Returns the fingerprint, and the one arena made before it covered
-    /// absolute paths and programs in PATH, when that differs (a folder
-    /// recorded then resumes without replaying a bot that did not change).
+    /// absolute paths, programs in PATH and shims, when that differs (a
+    /// folder recorded then resumes without replaying a bot that did not
+    /// change).
     pub fn fingerprints(
         &self,
         excluded: &[PathBuf],
     ) -> Result<(Fingerprint, Option<Fingerprint>), FingerprintError> {
         let (mut relative, elsewhere) = self.trees();
-        if elsewhere.is_empty() {
-            return Ok((self.material(relative, excluded).fingerprint()?, None));
+        let interpreter = crate::sandbox::shims::interpreter_of(&self.argv, &self.dir);
+        if elsewhere.is_empty() && interpreter.is_none() {
+            return Ok((self.material(relative, excluded, None).fingerprint()?, None));
         }
-        let earlier = self.material(relative.clone(), excluded).fingerprint()?;
+        let earlier = self.material(relative.clone(), excluded, None).fingerprint()?;
         relative.extend(elsewhere);
-        Ok((self.material(relative, excluded).fingerprint()?, Some(earlier)))
+        Ok((self.material(relative, excluded, interpreter).fingerprint()?, Some(earlier)))
     }
 
     /// Each file the bot's fingerprint covers, by the name it has there,
@@ -121,7 +132,7 @@ impl BotEntry {
     ) -> Result<BTreeMap<String, Fingerprint>, FingerprintError> {
         let (mut trees, elsewhere) = self.trees();
         trees.extend(elsewhere);
-        self.material(trees, excluded).file_digests()
+        self.material(trees, excluded, None).file_digests()
     }
 
     /// The files and folders of the bot's fingerprint (see
@@ -177,13 +188,20 @@ impl BotEntry {
         (relative, elsewhere)
     }
 
-    /// What goes into the fingerprint of this bot with `trees`.
-    fn material<'a>(&'a self, trees: Vec<Tree>, excluded: &[PathBuf]) -> BotMaterial<'a> {
+    /// What goes into the fingerprint of this bot with `trees` and the
+    /// program its shim runs.
+    fn material<'a>(
+        &'a self,
+        trees: Vec<Tree>,
+        excluded: &[PathBuf],
+        interpreter: Option<PathBuf>,
+    ) -> BotMaterial<'a> {
         BotMaterial {
             command: &self.written_command,
             env: &self.env,
             version: self.version.as_deref(),
             build: self.build.as_deref(),
+            interpreter,
             // A built bot is its sources, not what its build made.
             sources_only: self.build.is_some() && self.version.is_none(),
             trees,

@@ -99,6 +99,7 @@ const BOT_KEYS: &[Key] = &[
     key("command", Expect::Texts("the program and its arguments")),
     key("build", Expect::Texts("the build program and its arguments")),
     key("dir", Expect::Text("a path")),
+    key("read_paths", Expect::Texts("paths")),
     key("env", Expect::TableOfTexts),
     key("version", Expect::Text("a version")),
     key("time_control", Expect::OneOf(CONTROLS)),

@@ -73,6 +73,8 @@ pub(super) struct RawBot {
     pub(super) env: BTreeMap<String, String>,
     pub(super) version: Option<Spanned<String>>,
     pub(super) build: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    pub(super) read_paths: Vec<Spanned<String>>,
     pub(super) time_control: Option<Spanned<ControlKind>>,
     pub(super) move_timeout: Option<Spanned<String>>,
     pub(super) bank: Option<Spanned<String>>,

@@ -48,9 +48,11 @@ impl BotSandbox {
     }
 
     /// Starts `argv` (run in `dir`, with `env` added to the allowed
-    /// environment) in its sandbox.
+    /// environment; `program` exec'd when given, else the one PATH finds)
+    /// in its sandbox.
     pub fn start(
         &self,
+        program: Option<&Path>,
         argv: &[String],
         dir: Option<&Path>,
         env: &[(String, String)],
@@ -58,7 +60,10 @@ impl BotSandbox {
         let c_string = |bytes: &[u8]| {
             CString::new(bytes).map_err(|_| SandboxError::Setup("a NUL byte in the command".into()))
         };
-        let program = program_path(argv)?;
+        let program = match program {
+            Some(program) => program.to_path_buf(),
+            None => program_path(argv)?,
+        };
         let argv_c: Vec<CString> =
             argv.iter().map(|word| c_string(word.as_bytes())).collect::<Result<_, _>>()?;
         match &self.kind {
@@ -199,9 +204,11 @@ pub(super) fn environment(
     };
     let mut envp = Vec::new();
     for (key, value) in std::env::vars_os() {
-        let passed = key
-            .to_str()
-            .is_some_and(|key| PASSED_VARIABLES.contains(&key) || key.starts_with("LC_"));
+        // The bot's own (a PATH before arena's, say) replaces arena's.
+        let passed = key.to_str().is_some_and(|key| {
+            (PASSED_VARIABLES.contains(&key) || key.starts_with("LC_"))
+                && env.iter().all(|(theirs, _)| theirs != key)
+        });
         if passed {
             envp.push(c_string([key.as_bytes(), b"=", value.as_bytes()].concat())?);
         }
@@ -231,12 +238,16 @@ pub(super) fn environment(
 /// variable: else a JVM commits a 64th of the machine at start and grows
 /// to a quarter, and Go and V8 let garbage pile up far past the limit
 /// before collecting. A JVM grows to a quarter of the limit (half of a
-/// small one), as in a container, and its home is the scratch folder, as
+/// small one), as in a container, keeps no performance data file, and its
+/// home is the scratch folder, as
 /// HOME says (not the host's home of the box's user, which is not shown);
 /// Go collects harder past three quarters of the limit, and V8's old
 /// space stops there.
 fn runtime_sizes(scratch: &[u8], memory: u64) -> [(&'static str, String); 3] {
-    let mut java = format!("-XX:MaxRAM={memory}");
+    // No performance data file: the JVM locks it (a lock no box may take:
+    // see the seccomp filter), and says so on stdout, which is the bot's
+    // protocol.
+    let mut java = format!("-XX:MaxRAM={memory} -XX:-UsePerfData");
     if let Ok(home) = std::str::from_utf8(scratch)
         && !home.contains(char::is_whitespace)
     {
@@ -264,7 +275,7 @@ mod tests {
 
     #[test]
     fn runtimes_are_told_the_memory_limit_before_the_bots_own_options() {
-        let ours = "JAVA_TOOL_OPTIONS=-XX:MaxRAM=1073741824 -Duser.home=/tmp";
+        let ours = "JAVA_TOOL_OPTIONS=-XX:MaxRAM=1073741824 -XX:-UsePerfData -Duser.home=/tmp";
         assert_eq!(told(&[], "JAVA_TOOL_OPTIONS"), [ours]);
         let theirs = [("JAVA_TOOL_OPTIONS".to_owned(), "-Xmx200m".to_owned())];
         assert_eq!(told(&theirs, "JAVA_TOOL_OPTIONS"), [format!("{ours} -Xmx200m")]);

@@ -27,9 +27,7 @@ pub use started::{Handle, StartError, Started};
 
 use crate::sandbox::files::{self, real_path};
 use crate::sandbox::layout::Layout;
-use crate::sandbox::{
-    CommandFiles, Limits, Protections, SandboxError, SandboxMode, SandboxSettings,
-};
+use crate::sandbox::{Limits, Protections, SandboxError, SandboxMode, SandboxSettings, View};
 use bot::BotKind;
 use boxed::BoxPlan;
 use fallback::{SCRATCH_PREFIX, remove_scratch_of_dead_runs};
@@ -88,6 +86,24 @@ fn as_root() -> bool {
         let numbers: Vec<u64> = line.split_ascii_whitespace().filter_map(|n| n.parse().ok()).collect();
         matches!(numbers[..], [inside, _, count] if inside <= wanted.start && wanted.end <= inside + count)
     })
+}
+
+/// The supplementary groups of this process, other than its own group.
+fn supplementary_groups() -> Vec<libc::gid_t> {
+    // SAFETY: getgroups with a zero size returns the count; then fills a
+    // buffer of that size.
+    unsafe {
+        let count = libc::getgroups(0, std::ptr::null_mut());
+        if count <= 0 {
+            return Vec::new();
+        }
+        let mut groups = vec![0; count as usize];
+        let filled = libc::getgroups(count, groups.as_mut_ptr());
+        groups.truncate(filled.max(0) as usize);
+        let own = libc::getegid();
+        groups.retain(|&group| group != own);
+        groups
+    }
 }
 
 /// Resource limits a bot gets, checked against arena's own hard limits: a
@@ -188,6 +204,9 @@ impl Sandbox {
             cgroup: cgroups.as_ref().map(|cgroups| cgroups.version()),
             cgroup_cpu: cgroups.as_ref().is_some_and(|cgroups| cgroups.shares_cpu()),
             user_namespace: !boxes && !as_root && user_namespaces_work(),
+            // A box of arena's own id cannot drop them (setgroups is denied
+            // there); a program outside a box keeps them too.
+            groups_kept: !as_root && !supplementary_groups().is_empty(),
         };
         if settings.mode == SandboxMode::Required && !protections.complete() {
             let mut missing = protections.missing().join("; ");
@@ -246,28 +265,28 @@ impl Sandbox {
         format!("{}; {network}; {}{processes}", self.protections, self.settings.limits)
     }
 
-    /// What the bot whose command names `own` may see, its files set apart
-    /// from those of `others` (the other bots of the run).
+    /// The box of the program whose view is `view`, its own folder set
+    /// apart from those of `others` (the run's other programs).
     pub fn for_bot(
         self: &Arc<Sandbox>,
         command: &str,
-        own: &CommandFiles,
-        others: &[CommandFiles],
+        view: &View,
+        others: &[&View],
     ) -> Result<Arc<BotSandbox>, SandboxError> {
-        let shown = files::shown(own, others, &self.protected, &self.settings.read_paths);
+        let shown = files::shown(view, others, &self.protected, &self.settings.read_paths);
         let kind = if self.protections.boxes {
-            let plan = BoxPlan::new(&Layout::new(&shown, &own.reached));
+            let plan = BoxPlan::new(&Layout::new(&shown, &view.reached));
             if self.protections.as_root {
                 // Said before the first game rather than as a crash in each.
-                let needed = own
+                let needed = view
                     .reached
                     .iter()
-                    .chain(&own.own)
-                    .chain(&own.installations)
-                    .chain(&own.program);
+                    .chain(view.named.iter().map(|named| &named.real))
+                    .chain(&view.installations)
+                    .chain(&view.program);
                 // The program may be reached through a link.
                 let is_program = |path: &Path| {
-                    own.program.as_ref().is_some_and(|program| {
+                    view.program.as_ref().is_some_and(|program| {
                         path == program || path.canonicalize().is_ok_and(|real| real == *program)
                     })
                 };
@@ -288,9 +307,15 @@ impl Sandbox {
         Ok(Arc::new(BotSandbox { sandbox: Arc::clone(self), kind }))
     }
 
-    /// The files `argv` names, for [`Sandbox::for_bot`]'s `others`.
-    pub fn command_files(argv: &[String], dir: &Path) -> CommandFiles {
-        CommandFiles::of(argv, dir, &std::env::var_os("PATH").unwrap_or_default())
+    /// The paths every program may read (`read_paths`, a setting).
+    pub fn read_paths(&self) -> Vec<PathBuf> {
+        self.settings.read_paths.clone()
+    }
+
+    /// What no program may read: the results folder, the tournament file,
+    /// what the setups are made from, the seat-seed key's file.
+    pub fn protected(&self) -> &[PathBuf] {
+        &self.protected
     }
 
     fn rlimits(&self) -> Vec<(libc::c_int, u64, u64)> {

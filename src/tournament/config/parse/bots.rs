@@ -116,6 +116,18 @@ fn read_bot(
         })?),
     };
     let build = read_build(bot, name, fail)?;
+    // As the command's words: relative to the bot's folder.
+    let mut read_paths = Vec::new();
+    for path in &bot.read_paths {
+        let full = dir.join(path.get_ref());
+        if !full.exists() {
+            return Err(fail(
+                Some(path.span()),
+                format!("bot `{name}`: read_paths: {} does not exist", full.display()),
+            ));
+        }
+        read_paths.push(std::path::absolute(&full).unwrap_or(full));
+    }
     let entry = BotEntry {
         name: name.to_owned(),
         argv,
@@ -123,6 +135,7 @@ fn read_bot(
         env: bot.env.clone(),
         written_command: bot.command.get_ref().clone(),
         written_dir: bot.dir.as_ref().map(|dir| dir.get_ref().clone()),
+        read_paths,
         version,
         build,
         time_keys,

@@ -261,7 +261,11 @@ fn read_setup(
     if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
         argv[0] = dir.join(&argv[0]).to_string_lossy().into_owned();
     }
-    let program = BotCommand { argv, dir: Some(dir), env: Vec::new(), sandbox: None };
+    let declared = crate::sandbox::Declared {
+        folder: raw.game_dir.as_ref().map(|_| dir.clone()),
+        read_paths: Vec::new(),
+    };
+    let program = BotCommand { argv, dir: Some(dir), declared, ..BotCommand::default() };
     program
         .check_files()
         .map_err(|problem| fail(Some(command.span()), format!("game_command: {problem}")))?;
