@@ -190,11 +190,19 @@ pub struct Protections {
     /// namespace of its own (arena not root), so that the process limit
     /// counts it alone.
     pub user_namespace: bool,
+    /// Each box is ids of its own from the subordinate ids of arena's
+    /// user (unprivileged).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub subordinate_ids: bool,
     /// Programs keep arena's supplementary groups (unprivileged, where the
     /// kernel lets a user namespace of arena's own id drop none): every
     /// host file or socket of those groups is theirs as it is arena's.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub groups_kept: bool,
+    /// Programs run as arena's own user (unprivileged, without subordinate
+    /// ids): they share its per-user kernel quotas.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub shares_user: bool,
 }
 
 impl Protections {
@@ -223,10 +231,12 @@ impl Protections {
         if !self.boxes && !self.as_root && !self.user_namespace {
             missing.push("unprivileged user namespaces (so no process limit)");
         }
-        if self.groups_kept {
-            missing.push(
-                "boxes without arena's supplementary groups (programs keep them for every permission check on host files and sockets: give arena's user subordinate ids, /etc/subuid and /etc/subgid with newuidmap and newgidmap, or run arena in no supplementary group)",
-            );
+        if self.shares_user {
+            missing.push(if self.groups_kept {
+                "user ids of their own for programs: they run as arena's user, keep its supplementary groups for every permission check on host files and sockets, and share its per-user kernel quotas (epoll watches, pending signals, message queues); give arena's user subordinate ids (/etc/subuid and /etc/subgid, with Debian's uidmap for newuidmap and newgidmap), or run arena in no supplementary group"
+            } else {
+                "user ids of their own for programs: they run as arena's user and share its per-user kernel quotas (epoll watches, pending signals, message queues); give arena's user subordinate ids (/etc/subuid and /etc/subgid, with Debian's uidmap for newuidmap and newgidmap)"
+            });
         }
         missing
     }
@@ -239,7 +249,7 @@ impl Protections {
             && self.cgroup.is_some()
             && self.landlock_abi.is_some()
             && self.seccomp
-            && !self.groups_kept
+            && !self.shares_user
     }
 }
 
@@ -274,7 +284,13 @@ impl fmt::Display for Protections {
         }
         write!(f, ", {}", if self.seccomp { "seccomp allowlist" } else { "no seccomp" })?;
         if self.boxes {
-            Ok(())
+            if self.as_root {
+                write!(f, ", user ids of its own per box")
+            } else if self.subordinate_ids {
+                write!(f, ", user ids of its own per box (subordinate ids of arena's user)")
+            } else {
+                write!(f, ", arena's user id in every box")
+            }
         } else if self.as_root {
             write!(f, ", a user id per program (arena runs as root; capabilities dropped)")
         } else if self.user_namespace {
@@ -298,7 +314,9 @@ mod tests {
             cgroup: Some(CgroupVersion::V1),
             cgroup_cpu: true,
             user_namespace: false,
+            subordinate_ids: false,
             groups_kept: false,
+            shares_user: false,
         }
     }
 

@@ -145,7 +145,13 @@ impl View {
                 // it) and where its links lead, each in the view or an
                 // interpreter's installation arena's PATH holds
                 // (`/root/.pyenv/versions/3.12/bin/python`).
-                for path in [&program.written, &program.real] {
+                // As written: its folder's links resolved (it may itself be
+                // a link, which the box makes where it is).
+                let written = match (program.written.parent(), program.written.file_name()) {
+                    (Some(folder), Some(name)) => real_path(folder).join(name),
+                    _ => program.written.clone(),
+                };
+                for path in [&written, &program.real] {
                     if in_view(&view, path) {
                         continue;
                     }
@@ -153,7 +159,7 @@ impl View {
                         return Err(NotShown {
                             what: "its program".to_owned(),
                             word: program.word.clone(),
-                            path: path.clone(),
+                            path: path.to_path_buf(),
                             why: OUTSIDE.to_owned(),
                         });
                     }

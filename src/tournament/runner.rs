@@ -140,7 +140,14 @@ pub(crate) fn start_workers(
     let pinned = tournament.pin && !tournament.restarts_every_game();
     let cpus = if pinned { crate::os::allowed_cpus() } else { Vec::new() };
     let mut handles = Vec::with_capacity(worker_count);
-    for number in 0..worker_count {
+    // Every worker's runtime made before any worker starts a program: a
+    // runtime is epoll instances and pipes, which a bot that exhausts its
+    // user's quotas (arena's own, without subordinate ids) would otherwise
+    // keep a later worker from making.
+    let runtimes: Vec<_> = (0..worker_count)
+        .map(|_| tokio::runtime::Builder::new_current_thread().enable_all().build())
+        .collect();
+    for (number, runtime) in runtimes.into_iter().enumerate() {
         let cpu = (!cpus.is_empty()).then(|| cpus[number % cpus.len()]);
         let shared = Arc::clone(&shared);
         let worker_sender = sender.clone();
@@ -152,15 +159,13 @@ pub(crate) fn start_workers(
                 if let Some(cpu) = cpu {
                     crate::os::pin_current_thread(cpu);
                 }
-                let runtime =
-                    match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-                        Ok(runtime) => runtime,
-                        Err(error) => {
-                            let _ =
-                                worker_sender.send(worker_failed(number, "its runtime", &error));
-                            return;
-                        }
-                    };
+                let runtime = match runtime {
+                    Ok(runtime) => runtime,
+                    Err(error) => {
+                        let _ = worker_sender.send(worker_failed(number, "its runtime", &error));
+                        return;
+                    }
+                };
                 runtime.block_on(async {
                     let program = |game| {
                         let command =

@@ -13,6 +13,8 @@ use super::{Run, repo_dir, rust_random_bot, rust_strong_bot};
 pub struct Unprivileged {
     place: tempfile::TempDir,
     root: bool,
+    /// The user and group the arena runs as (under root).
+    ids: (u32, u32),
 }
 
 impl Unprivileged {
@@ -26,8 +28,9 @@ impl Unprivileged {
         let fixtures = base.join("fixtures");
         std::fs::create_dir(&fixtures).expect("a folder");
         super::hostile::copy_bot_to(&fixtures);
-        let copies: [(PathBuf, &str); 8] = [
+        let copies: [(PathBuf, &str); 9] = [
             (repo_dir().join("tests/fixtures/cpu_hungry.py"), "fixtures/cpu_hungry.py"),
+            (repo_dir().join("tests/fixtures/tells_ids.py"), "fixtures/tells_ids.py"),
             (repo_dir().join("tests/fixtures/tells_slice.py"), "fixtures/tells_slice.py"),
             (repo_dir().join("tests/fixtures/games/tinygame.py"), "fixtures/tinygame.py"),
             (repo_dir().join("bots/python/random_bot.py"), "random_bot.py"),
@@ -42,7 +45,13 @@ impl Unprivileged {
         let runs = base.join("runs");
         std::fs::create_dir(&runs).expect("a folder");
         std::fs::set_permissions(&runs, std::fs::Permissions::from_mode(0o777)).expect("chmod");
-        Unprivileged { place, root }
+        Unprivileged { place, root, ids: (65534, 65534) }
+    }
+
+    /// The same folder, the arena run as user `uid` of group `gid` (as
+    /// root; the tests' own user otherwise).
+    pub fn as_user(uid: u32, gid: u32) -> Unprivileged {
+        Unprivileged { ids: (uid, gid), ..Unprivileged::new() }
     }
 
     /// The folder everything is in (the runs' working folder).
@@ -68,7 +77,7 @@ impl Unprivileged {
         let arena = self.base().join("arena");
         let mut command = if self.root {
             let mut command = Command::new("setpriv");
-            command.args(["--reuid=65534", "--regid=65534"]);
+            command.arg(format!("--reuid={}", self.ids.0)).arg(format!("--regid={}", self.ids.1));
             match groups {
                 [] => command.arg("--clear-groups"),
                 _ => command.arg(format!(

@@ -48,6 +48,11 @@ const BOT_IDENTITY: [&str; 6] = ["name", "command", "dir", "env", "version", "fi
 /// is [`NOT_IN_EARLIER_FORMAT`].
 pub const ADDED_KEYS: &[(u32, &str)] = &[(3, "game_program")];
 
+/// Keys written only when set: a record without one had it unset, and is
+/// compared so (no new format, nothing adopted).
+#[cfg_attr(not(test), allow(dead_code))]
+pub const WRITTEN_WHEN_SET: [&str; 1] = ["bots.read_paths"];
+
 /// What a resume may do with a folder's record.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Resume {

@@ -10,7 +10,7 @@
 //! key, so nothing recorded can be left out of the comparison.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -124,6 +124,12 @@ pub struct RecordedBot {
     pub fingerprint: String,
     /// The bot's own time control (a handicap), if it has one.
     pub time_control: Option<TimeControl>,
+    /// What the bot alone may read besides ([[bot]]'s `read_paths`), as
+    /// written (relative to its folder); written only when set, so an
+    /// earlier record without it had none (see
+    /// [`super::compare::WRITTEN_WHEN_SET`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_paths: Vec<PathBuf>,
     /// The fingerprint as arena made it before it covered files named by
     /// absolute paths and programs found in PATH: a folder recorded then
     /// resumes without replaying a bot that did not change. Not recorded.
@@ -334,6 +340,11 @@ impl RecordedBot {
             version: bot.version.clone(),
             fingerprint: fingerprint.hex(),
             time_control: bot.time_control,
+            read_paths: bot
+                .read_paths
+                .iter()
+                .map(|path| path.strip_prefix(&bot.dir).unwrap_or(path).to_path_buf())
+                .collect(),
             earlier_fingerprint: earlier.as_ref().map(Fingerprint::hex),
         }
     }
@@ -440,6 +451,7 @@ impl EarlierSettings {
                     version: bot.version,
                     fingerprint: bot.fingerprint,
                     time_control: bot.time_control,
+                    read_paths: Vec::new(),
                     earlier_fingerprint: None,
                 })
                 .collect(),
@@ -466,6 +478,7 @@ pub(crate) mod tests {
             version: None,
             fingerprint: format!("{name:0>64}"),
             time_control: None,
+            read_paths: Vec::new(),
             earlier_fingerprint: None,
         };
         RecordedSettings {

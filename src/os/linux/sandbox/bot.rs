@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use super::boxed::{self, BoxPlan, BoxStart};
 use super::landlock::InBoxRuleset;
 use super::started::{Handle, ProcessEnd, StartError, Started};
-use super::{Sandbox, fallback, spawn, watchdog};
+use super::{Sandbox, fallback, ids, spawn, watchdog};
 use crate::sandbox::command_files;
 use crate::sandbox::{Limits, SandboxError};
 
@@ -115,7 +115,7 @@ impl BotSandbox {
             scratch_options: CString::new(format!("size={},mode=1777", limits.scratch))
                 .expect("no NUL in a number"),
             command_line: sandbox.command_line.clone(),
-            as_root: sandbox.protections.as_root,
+            ids: sandbox.ids.clone(),
             network,
             cgroup_joins: cgroup.as_ref().map(|cgroup| cgroup.join_files()).unwrap_or_default(),
         };
@@ -132,7 +132,7 @@ impl BotSandbox {
         };
         let network = match (start.network, joined) {
             (boxed::Network::Join(_), Some(namespace)) => Some(namespace),
-            (boxed::Network::Own, _) if sandbox.protections.as_root => {
+            (boxed::Network::Own, _) if matches!(sandbox.ids, ids::BoxIds::Root) => {
                 // Kept for the bot's next boxes (see `BotKind::Boxed`).
                 std::fs::File::open(format!("/proc/{}/ns/net", spawned.pid)).ok().map(OwnedFd::from)
             }
@@ -159,6 +159,7 @@ impl BotSandbox {
                 cgroup,
                 watch,
                 network: network.map(|namespace| (namespace, Arc::clone(free_networks))),
+                ids: started.ids,
             },
             spawned,
         })
@@ -171,7 +172,8 @@ impl BotSandbox {
         if self.sandbox.settings.network {
             return (boxed::Network::Host, None);
         }
-        if !self.sandbox.protections.as_root {
+        // Only root may enter a namespace it did not make.
+        if !matches!(self.sandbox.ids, ids::BoxIds::Root) {
             return (boxed::Network::Own, None);
         }
         match free.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop() {

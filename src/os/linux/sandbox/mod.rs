@@ -9,6 +9,7 @@ mod bpf;
 mod cgroup;
 pub(super) mod child;
 mod fallback;
+mod ids;
 mod landlock;
 mod seccomp;
 mod spawn;
@@ -162,6 +163,8 @@ pub struct Sandbox {
     scratch_count: AtomicU64,
     /// Where arena's command line lies in its memory.
     command_line: std::ops::Range<usize>,
+    /// Who each box is on the host.
+    ids: ids::BoxIds,
 }
 
 impl fmt::Debug for Sandbox {
@@ -187,7 +190,19 @@ impl Sandbox {
         check_own_limits(&settings.limits, as_root)?;
         let mut protected: Vec<PathBuf> = protected.iter().map(|path| real_path(path)).collect();
         let landlock_abi = landlock_abi();
-        let no_boxes = boxed::probe(settings.network, as_root).err();
+        // Ids of its own for each box: root's, else the user's subordinate
+        // ids where they work, else arena's own.
+        let subordinate = (!as_root)
+            .then(ids::Subordinate::of_this_user)
+            .flatten()
+            .map(ids::BoxIds::Subordinate)
+            .filter(|ids| boxed::probe(settings.network, ids).is_ok());
+        let ids = match subordinate {
+            Some(ids) => ids,
+            None if as_root => ids::BoxIds::Root,
+            None => ids::BoxIds::Shared,
+        };
+        let no_boxes = boxed::probe(settings.network, &ids).err();
         let boxes = no_boxes.is_none();
         let cgroups = if boxes { cgroup::Cgroups::new(&settings.limits) } else { None };
         let policy = seccomp::Policy {
@@ -204,9 +219,11 @@ impl Sandbox {
             cgroup: cgroups.as_ref().map(|cgroups| cgroups.version()),
             cgroup_cpu: cgroups.as_ref().is_some_and(|cgroups| cgroups.shares_cpu()),
             user_namespace: !boxes && !as_root && user_namespaces_work(),
+            subordinate_ids: boxes && matches!(ids, ids::BoxIds::Subordinate(_)),
             // A box of arena's own id cannot drop them (setgroups is denied
             // there); a program outside a box keeps them too.
-            groups_kept: !as_root && !supplementary_groups().is_empty(),
+            groups_kept: !(boxes && ids.own()) && !as_root && !supplementary_groups().is_empty(),
+            shares_user: !(boxes && ids.own()) && !as_root,
         };
         if settings.mode == SandboxMode::Required && !protections.complete() {
             let mut missing = protections.missing().join("; ");
@@ -236,6 +253,7 @@ impl Sandbox {
             scratch_root,
             scratch_count: AtomicU64::new(0),
             command_line: boxed::command_line(),
+            ids,
         })))
     }
 
@@ -276,7 +294,7 @@ impl Sandbox {
         let shown = files::shown(view, others, &self.protected, &self.settings.read_paths);
         let kind = if self.protections.boxes {
             let plan = BoxPlan::new(&Layout::new(&shown, &view.reached));
-            if self.protections.as_root {
+            if self.ids.own() {
                 // Said before the first game rather than as a crash in each.
                 let needed = view
                     .reached

@@ -77,6 +77,9 @@ pub enum ProcessEnd {
         cgroup: Option<cgroup::Lease>,
         watch: Option<watchdog::Watch>,
         network: Option<(OwnedFd, Arc<Mutex<Vec<OwnedFd>>>)>,
+        /// Its subordinate ids, given back once it is gone.
+        #[expect(dead_code, reason = "held until the box is gone, for its Drop")]
+        ids: Option<super::ids::IdLease>,
     },
     /// The fallback: the process itself, and its memory watch.
     Plain { watch: watchdog::Watch },
@@ -87,7 +90,7 @@ impl ProcessEnd {
     /// status of the process arena waited for (a box's first process).
     pub fn finish(self, waited: ExitStatus) -> (ExitStatus, Option<LimitReached>) {
         match self {
-            ProcessEnd::Box { report, cgroup, watch, network } => {
+            ProcessEnd::Box { report, cgroup, watch, network, ids: _ } => {
                 if let Some((namespace, free)) = network {
                     free.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(namespace);
                 }

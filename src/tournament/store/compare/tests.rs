@@ -173,6 +173,7 @@ fn full() -> RecordedSettings {
     full.bots[1].env.insert("LEVEL".into(), "3".into());
     full.bots[1].version = Some("1.0".into());
     full.bots[1].dir = Some("bots".into());
+    full.bots[1].read_paths = vec!["data".into()];
     full
 }
 
@@ -351,11 +352,12 @@ fn every_key_of_the_record_belongs_to_a_format() {
     }
     let mut known: Vec<&str> = FORMAT_2_KEYS.to_vec();
     known.extend(ADDED_KEYS.iter().map(|(_, path)| *path));
+    known.extend(WRITTEN_WHEN_SET);
     let unknown: Vec<&String> =
         paths.iter().filter(|path| !known.contains(&path.as_str())).collect();
     assert!(
         unknown.is_empty(),
-        "keys not in FORMAT_2_KEYS nor ADDED_KEYS: {unknown:?}; raise SETTINGS_FORMAT and list them in ADDED_KEYS with it"
+        "keys not in FORMAT_2_KEYS, ADDED_KEYS nor WRITTEN_WHEN_SET: {unknown:?}; raise SETTINGS_FORMAT and list them in ADDED_KEYS with it (or write the key only when set)"
     );
     assert!(ADDED_KEYS.iter().all(|(format, _)| *format <= SETTINGS_FORMAT));
 }

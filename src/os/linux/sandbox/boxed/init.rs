@@ -83,8 +83,9 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
             ),
         )?;
         open_views(start, job.views)?;
-        if start.as_root {
-            // The box's root, which the host knows as an id of no user's.
+        if start.ids.own() {
+            // The box's root, which the host knows as an id of no user's
+            // (and, where a helper wrote the map, without arena's groups).
             at(
                 Failed::Identity,
                 libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) as c_int,

@@ -59,13 +59,8 @@ use super::spawn::{
 };
 use crate::sandbox::layout::Layout;
 
-/// The bot's user and group id inside its box.
-pub const BOT_ID: u32 = 1000;
-
-/// The user id a box's root and bot get on the host when arena runs as
-/// root: this plus twice the box's pid (plus one for the bot), so that no
-/// two live boxes share one and none is a real user's.
-pub const ROOT_BOX_UID_BASE: u32 = 0x4000_0000;
+pub use super::ids::{BOT_ID, ROOT_BOX_UID_BASE};
+use super::ids::{BoxIds, IdLease, write_maps};
 
 /// Where the first process mounts the box's new root while building it: a
 /// folder every Linux system has, hidden only inside the box's own mount
@@ -109,8 +104,8 @@ pub struct BoxStart {
     /// Where arena's command line lies in memory (its copy in the box's
     /// first process is blanked: the bot may read /proc/1/cmdline).
     pub command_line: std::ops::Range<usize>,
-    /// Arena is root: the box gets ids of its own on the host.
-    pub as_root: bool,
+    /// Who the box is on the host.
+    pub ids: BoxIds,
     /// The network the box gets.
     pub network: Network,
     /// Files the first process joins its cgroup by (it writes "0" to each).
@@ -251,9 +246,10 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
         let _ = wait_exited(&pidfd, true);
         failure
     };
-    if let Err(error) = identity_maps(pid as u32, start.as_root) {
-        return Err(gone(StartFailure { step: Failed::Identity, error }));
-    }
+    let ids = match write_maps(&start.ids, pid as u32) {
+        Ok(lease) => lease,
+        Err(error) => return Err(gone(StartFailure { step: Failed::Identity, error })),
+    };
     let go = [1u8];
     // SAFETY: writes one byte from the stack to our end of the sync pipe.
     if unsafe { libc::write(sync_write.as_raw_fd(), go.as_ptr().cast(), 1) } != 1 {
@@ -282,35 +278,16 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
         stdout: stdout_read,
         stderr: stderr_read,
     };
-    Ok(StartedBox { spawned, report: report_read })
+    Ok(StartedBox { spawned, report: report_read, ids })
 }
 
-/// A box just started, and the pipe on which its first process reports
-/// the bot's exit status (read it with [`bot_status`] once that process
-/// has exited).
+/// A box just started, the pipe on which its first process reports the
+/// bot's exit status (read it with [`bot_status`] once that process has
+/// exited), and the subordinate ids it holds until it ends.
 pub struct StartedBox {
     pub spawned: Spawned,
     pub report: OwnedFd,
-}
-
-/// Writes the box's id maps: under root, the box's root and bot get ids of
-/// their own on the host; otherwise the bot's id is arena's own (the only
-/// one an unprivileged user may map).
-fn identity_maps(pid: u32, as_root: bool) -> io::Result<()> {
-    let file = |name: &str| format!("/proc/{pid}/{name}");
-    if as_root {
-        let base = ROOT_BOX_UID_BASE + 2 * pid;
-        let map = format!("0 {base} 1\n{BOT_ID} {} 1", base + 1);
-        std::fs::write(file("uid_map"), &map)?;
-        std::fs::write(file("gid_map"), &map)?;
-    } else {
-        // SAFETY: getuid and getgid cannot fail.
-        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-        std::fs::write(file("setgroups"), "deny")?;
-        std::fs::write(file("uid_map"), format!("{BOT_ID} {uid} 1"))?;
-        std::fs::write(file("gid_map"), format!("{BOT_ID} {gid} 1"))?;
-    }
-    Ok(())
+    pub ids: Option<IdLease>,
 }
 
 fn read_report(report: &OwnedFd) -> Option<Report> {
@@ -330,9 +307,9 @@ pub fn bot_status(report: &OwnedFd) -> Option<ExitStatus> {
     }
 }
 
-/// Whether boxes can be made here: one is made, with the system folders,
-/// and runs `true`. Returns what failed when it cannot be.
-pub fn probe(network: bool, as_root: bool) -> Result<(), String> {
+/// Whether boxes can be made here, with `ids`: one is made, with the
+/// system folders, and runs `true`. Returns what failed when it cannot be.
+pub fn probe(network: bool, ids: &BoxIds) -> Result<(), String> {
     let program = ["/usr/bin/true", "/bin/true"]
         .into_iter()
         .find(|path| Path::new(path).exists())
@@ -353,7 +330,7 @@ pub fn probe(network: bool, as_root: bool) -> Result<(), String> {
         filter: None,
         scratch_options: c"size=1m,mode=1777".to_owned(),
         command_line: command_line(),
-        as_root,
+        ids: ids.clone(),
         network: if network { Network::Host } else { Network::Own },
         cgroup_joins: Vec::new(),
     };
