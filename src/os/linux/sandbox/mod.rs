@@ -204,6 +204,9 @@ impl Sandbox {
         };
         let no_boxes = boxed::probe(settings.network, &ids).err();
         let boxes = no_boxes.is_none();
+        // Programs that are arena's user on the host: unprivileged, without
+        // a box of ids of its own.
+        let shares_user = !as_root && !(boxes && ids.own());
         let cgroups = if boxes { cgroup::Cgroups::new(&settings.limits) } else { None };
         let policy = seccomp::Policy {
             boxed: boxes,
@@ -222,8 +225,8 @@ impl Sandbox {
             subordinate_ids: boxes && matches!(ids, ids::BoxIds::Subordinate(_)),
             // A box of arena's own id cannot drop them (setgroups is denied
             // there); a program outside a box keeps them too.
-            groups_kept: !(boxes && ids.own()) && !as_root && !supplementary_groups().is_empty(),
-            shares_user: !(boxes && ids.own()) && !as_root,
+            groups_kept: shares_user && !supplementary_groups().is_empty(),
+            shares_user,
         };
         if settings.mode == SandboxMode::Required && !protections.complete() {
             let mut missing = protections.missing().join("; ");
