@@ -206,7 +206,7 @@ impl Sandbox {
         let boxes = no_boxes.is_none();
         // Programs that are arena's user on the host: unprivileged, without
         // a box of ids of its own.
-        let shares_user = !as_root && !(boxes && ids.own());
+        let shares_user = !(as_root || boxes && ids.own());
         let cgroups = if boxes { cgroup::Cgroups::new(&settings.limits) } else { None };
         let policy = seccomp::Policy {
             boxed: boxes,
