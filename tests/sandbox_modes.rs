@@ -544,3 +544,106 @@ fn two_games(scratch: &Scratch, bot: &str, out: &Path) -> common::Run {
     let out = out.to_str().expect("UTF-8");
     scratch.arena(["match", "number-snatch", bot, bot, "--games", "2", "--fresh", "--out", out])
 }
+
+/// The children arena `pid` has (box first processes, helpers), from /proc.
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut children = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(child) = entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let parent = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1));
+        if parent.and_then(|parent| parent.parse::<u32>().ok()) == Some(pid) {
+            children.push(child);
+        }
+    }
+    children
+}
+
+/// The box cgroup folders arena `pid` made, anywhere under /sys/fs/cgroup.
+fn cgroups_of(pid: u32) -> Vec<std::path::PathBuf> {
+    let prefix = format!("arena-{pid}-");
+    let mut found = Vec::new();
+    let mut folders = vec![std::path::PathBuf::from("/sys/fs/cgroup")];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else { continue };
+        for entry in entries.flatten() {
+            if !entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                continue;
+            }
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                found.push(entry.path());
+            } else {
+                folders.push(entry.path());
+            }
+        }
+    }
+    found
+}
+
+/// An arena killed (SIGKILL) while its bots restart every game, with boxes
+/// made ahead waiting: nothing of it remains a moment later, no process of
+/// a box (they die with it), no cgroup (removed by its cleaner), no mount
+/// or System V object on the machine.
+#[test]
+fn nothing_outlives_an_arena_killed_with_boxes_made_ahead() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").expect("mounts").lines().count();
+    let ipc =
+        |table: &str| std::fs::read_to_string(format!("/proc/sysvipc/{table}")).unwrap_or_default();
+    let ipc_before = [ipc("shm"), ipc("sem"), ipc("msg")];
+    let mut arena = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(repo_dir())
+        .args([
+            "match",
+            "number-snatch",
+            PYTHON_RANDOM_BOT,
+            PYTHON_RANDOM_BOT,
+            "--games",
+            "400",
+            "--restart-each-game",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the arena starts");
+    let pid = arena.id();
+    let started = std::time::Instant::now();
+    let played = || {
+        std::fs::read_to_string(out.join("games.csv")).map(|text| text.lines().count()).unwrap_or(0)
+    };
+    while played() < 6 && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(played() >= 6, "the run played no games");
+    let children = children_of(pid);
+    assert!(children.len() >= 3, "boxes (and the cleaner) under arena: {children:?}");
+    if unsafe { libc::geteuid() } == 0 {
+        assert!(!cgroups_of(pid).is_empty(), "the boxes' cgroups");
+    }
+    arena.kill().expect("SIGKILL");
+    arena.wait().expect("reaped");
+    let gone = || {
+        children.iter().all(|child| !std::path::Path::new(&format!("/proc/{child}")).exists())
+            && cgroups_of(pid).is_empty()
+    };
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !gone() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let left: Vec<&u32> = children
+        .iter()
+        .filter(|child| std::path::Path::new(&format!("/proc/{child}")).exists())
+        .collect();
+    assert!(left.is_empty(), "processes left: {left:?}");
+    assert_eq!(cgroups_of(pid), Vec::<std::path::PathBuf>::new(), "cgroups left");
+    let mounts_after =
+        std::fs::read_to_string("/proc/self/mountinfo").expect("mounts").lines().count();
+    assert_eq!(mounts_after, mounts, "the machine's mounts");
+    assert_eq!([ipc("shm"), ipc("sem"), ipc("msg")], ipc_before, "System V objects");
+}

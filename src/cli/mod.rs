@@ -171,6 +171,15 @@ pub enum Command {
     /// two lists finds the bots a change adds or changes.
     #[command(after_help = "Example:\n  arena bots tournaments/league.toml")]
     Bots(BotsArgs),
+    /// Waits for the arena of PID to end (its standard input to close) and
+    /// removes what its sandbox left (cgroups, scratch folders) were it
+    /// killed: started by the sandbox itself.
+    #[command(name = "after-sandbox", hide = true)]
+    AfterSandbox {
+        /// The arena whose end to wait for.
+        #[arg(value_name = "PID")]
+        pid: u32,
+    },
     /// List the games with their parameters and defaults.
     Games,
 }
@@ -195,6 +204,10 @@ pub fn run(command: Command) -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Build(args) => build::run(args),
         Command::Bots(args) => bots::run(args),
+        Command::AfterSandbox { pid } => {
+            crate::sandbox::clean_after(pid);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::CheckGame(args) => check_game::run(args),
         Command::Games => {
             crate::say_raw!("{}", options::describe_games());

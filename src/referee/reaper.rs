@@ -231,7 +231,11 @@ fn sweep() -> usize {
         if orphans.is_empty() || rounds == 16 {
             // Settled only when nothing but arena's own live programs is
             // left below it.
-            if descendants.iter().all(|(pid, _)| arenas(pid)) {
+            // (A helper of arena's own, in its group and session, is none
+            // of a bot's.)
+            let ours =
+                |stat: &crate::os::ProcStat| stat.group == own.group && stat.session == own.session;
+            if descendants.iter().all(|(pid, stat)| arenas(pid) || ours(stat)) {
                 drop(registry);
                 since().settle(now);
             }

@@ -58,7 +58,7 @@ pub use view::{Declared, NotShown, Roots, View};
 pub const JVM_NOTE: &[u8] = b"Picked up JAVA_TOOL_OPTIONS: -XX:MaxRAM=";
 pub use limits::{LimitReached, Limits, limit_hit};
 // The sandbox itself makes system calls: it lives in the OS layer.
-pub use crate::os::sandbox::{BotSandbox, Sandbox};
+pub use crate::os::sandbox::{BotSandbox, Sandbox, clean_after};
 
 /// Whether bots run sandboxed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

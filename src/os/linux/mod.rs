@@ -14,7 +14,7 @@ pub use cpu::{
 pub use pipe::{pidfd_of, read_available, wait_readable, write_available};
 pub use plain::spawn_plain;
 pub use process::{
-    become_subreaper, descendants_of, kill_group, kill_process_and_group, last_pid, read_stat,
-    reading_stdin, reap_by_pid, user_ids,
+    ProcStat, become_subreaper, descendants_of, kill_group, kill_process_and_group, last_pid,
+    read_stat, reading_stdin, reap_by_pid, user_ids,
 };
 pub use terminal::EchoOff;

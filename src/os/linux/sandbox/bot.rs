@@ -3,15 +3,13 @@
 
 use std::ffi::CString;
 use std::fmt;
-use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use super::boxed::{self, BoxPlan, BoxStart};
-use super::landlock::InBoxRuleset;
-use super::started::{Handle, ProcessEnd, StartError, Started};
-use super::{Sandbox, fallback, ids, spawn, watchdog};
+use super::bot_boxes::{BotBoxes, Inputs};
+use super::started::{StartError, Started};
+use super::{Sandbox, fallback};
 use crate::sandbox::command_files;
 use crate::sandbox::{Limits, SandboxError};
 
@@ -22,11 +20,8 @@ pub struct BotSandbox {
 }
 
 pub(super) enum BotKind {
-    /// The steps that build this bot's boxes, and (under root) the network
-    /// namespaces its ended boxes made, which its next boxes enter: a box
-    /// is alone in its namespace while it runs, and leaves nothing in it
-    /// when it ends.
-    Boxed { plan: Arc<BoxPlan>, free_networks: Arc<Mutex<Vec<OwnedFd>>> },
+    /// Its boxes: the steps that build one, and those made ahead.
+    Boxed(Arc<BotBoxes>),
     /// The fallback, where no box can be made.
     Fallback(fallback::Fallback),
 }
@@ -67,118 +62,18 @@ impl BotSandbox {
         let argv_c: Vec<CString> =
             argv.iter().map(|word| c_string(word.as_bytes())).collect::<Result<_, _>>()?;
         match &self.kind {
-            BotKind::Boxed { plan, free_networks } => {
+            BotKind::Boxed(boxes) => {
+                let workdir = match dir {
+                    Some(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()),
+                    None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+                };
                 let program = c_string(program.as_os_str().as_bytes())?;
-                self.start_boxed(plan, free_networks, program, argv_c, dir, env)
+                boxes.start(Inputs { program, argv: argv_c, workdir, env: env.to_vec() })
             }
             BotKind::Fallback(fallback) => {
                 let program = c_string(program.as_os_str().as_bytes())?;
                 fallback.start(&self.sandbox, program, argv_c, dir, env)
             }
-        }
-    }
-
-    fn start_boxed(
-        &self,
-        plan: &Arc<BoxPlan>,
-        free_networks: &Arc<Mutex<Vec<OwnedFd>>>,
-        program: CString,
-        argv: Vec<CString>,
-        dir: Option<&Path>,
-        env: &[(String, String)],
-    ) -> Result<Started, StartError> {
-        let sandbox = &self.sandbox;
-        let limits = &sandbox.settings.limits;
-        let workdir = match dir {
-            Some(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()),
-            None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-        };
-        let cgroup = match &sandbox.cgroups {
-            Some(cgroups) => Some(cgroups.lease().map_err(|error| {
-                SandboxError::Setup(format!("cannot make a cgroup for a bot: {error}"))
-            })?),
-            None => None,
-        };
-        let (network, joined) = self.network(free_networks);
-        let start = BoxStart {
-            plan: Arc::clone(plan),
-            program,
-            argv,
-            envp: environment(b"/tmp", env, limits.memory)?,
-            workdir: CString::new(workdir.as_os_str().as_bytes())
-                .map_err(|_| SandboxError::Setup("a NUL byte in the working folder".into()))?,
-            rlimits: sandbox.rlimits(),
-            landlock: sandbox.protections.landlock_abi.map(|abi| {
-                InBoxRuleset::new(abi, &boxed::SCRATCH, &boxed::DEVICES, sandbox.settings.network)
-            }),
-            filter: sandbox.filter.clone(),
-            scratch_options: CString::new(format!("size={},mode=1777", limits.scratch))
-                .expect("no NUL in a number"),
-            command_line: sandbox.command_line.clone(),
-            ids: sandbox.ids.clone(),
-            network,
-            cgroup_joins: cgroup.as_ref().map(|cgroup| cgroup.join_files()).unwrap_or_default(),
-        };
-        let started = boxed::spawn(&start).map_err(|failure| match failure.step {
-            boxed::Failed::Exec => StartError::Exec(failure.error),
-            step => StartError::Box { doing: step.doing(), error: failure.error },
-        })?;
-        let spawned = started.spawned;
-        // Past this point a failure must not leave the box running.
-        let abandon = |doing: &'static str, error: std::io::Error| {
-            spawn::kill_pidfd(&spawned.pidfd);
-            let _ = spawn::wait_exited(&spawned.pidfd, true);
-            StartError::Box { doing, error }
-        };
-        let network = match (start.network, joined) {
-            (boxed::Network::Join(_), Some(namespace)) => Some(namespace),
-            (boxed::Network::Own, _) if matches!(sandbox.ids, ids::BoxIds::Root) => {
-                // Kept for the bot's next boxes (see `BotKind::Boxed`).
-                std::fs::File::open(format!("/proc/{}/ns/net", spawned.pid)).ok().map(OwnedFd::from)
-            }
-            _ => None,
-        };
-        let watch = match cgroup {
-            Some(_) => None,
-            None => {
-                let pidfd = spawned
-                    .pidfd
-                    .try_clone()
-                    .map_err(|error| abandon("watching the box's memory", error))?;
-                Some(watchdog::Watch::first_process(spawned.pid, pidfd, limits.memory))
-            }
-        };
-        let killer = spawned
-            .pidfd
-            .try_clone()
-            .map_err(|error| abandon("keeping the box's descriptor", error))?;
-        Ok(Started {
-            handle: Handle::Box { pidfd: killer, pid: spawned.pid },
-            ending: ProcessEnd::Box {
-                report: started.report,
-                cgroup,
-                watch,
-                network: network.map(|namespace| (namespace, Arc::clone(free_networks))),
-                ids: started.ids,
-            },
-            spawned,
-        })
-    }
-
-    /// The network a new box of this bot gets, and the namespace it enters
-    /// (taken from the bot's free ones, given back when the box ends).
-    fn network(&self, free: &Mutex<Vec<OwnedFd>>) -> (boxed::Network, Option<OwnedFd>) {
-        use std::os::fd::AsRawFd;
-        if self.sandbox.settings.network {
-            return (boxed::Network::Host, None);
-        }
-        // Only root may enter a namespace it did not make.
-        if !matches!(self.sandbox.ids, ids::BoxIds::Root) {
-            return (boxed::Network::Own, None);
-        }
-        match free.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop() {
-            Some(namespace) => (boxed::Network::Join(namespace.as_raw_fd()), Some(namespace)),
-            None => (boxed::Network::Own, None),
         }
     }
 }

@@ -300,6 +300,38 @@ fn remove_run(run: &Path) {
     let _ = fs::remove_dir(run);
 }
 
+/// Removes the box folders arena `pid` made (it is gone), under arena's
+/// own cgroup in each hierarchy; returns how many are left (a box's
+/// process not gone yet).
+pub fn remove_runs_of(pid: u32) -> usize {
+    let (Ok(mounts), Ok(own)) =
+        (fs::read_to_string("/proc/self/mountinfo"), fs::read_to_string("/proc/self/cgroup"))
+    else {
+        return 0;
+    };
+    let parents: Vec<PathBuf> = v1_candidates(&mounts, &own)
+        .into_iter()
+        .flatten()
+        .map(|(_, folder)| folder)
+        .chain(v2_folder(&mounts, &own))
+        .collect();
+    let mut left = 0;
+    for parent in parents {
+        let Ok(entries) = fs::read_dir(&parent) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(rest) = name.to_str().and_then(|name| name.strip_prefix(RUN_PREFIX)) else {
+                continue;
+            };
+            if rest.split('-').next() == Some(pid.to_string().as_str()) {
+                remove_run(&entry.path());
+                left += usize::from(entry.path().exists());
+            }
+        }
+    }
+    left
+}
+
 /// Removes the box folders under `parent` whose arena is gone (killed
 /// before it could remove them).
 fn remove_runs_of_dead_arenas(parent: &Path) {

@@ -4,10 +4,12 @@
 //! promises is told in `crate::sandbox`.
 
 mod bot;
+mod bot_boxes;
 mod boxed;
 mod bpf;
 mod cgroup;
 pub(super) mod child;
+mod cleaner;
 mod fallback;
 mod ids;
 mod landlock;
@@ -23,6 +25,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 pub use bot::BotSandbox;
+pub use cleaner::clean_after;
 pub use spawn::{Spawned, wait_exited};
 pub use started::{Handle, StartError, Started};
 
@@ -30,6 +33,7 @@ use crate::sandbox::files::{self, real_path};
 use crate::sandbox::layout::Layout;
 use crate::sandbox::{Limits, Protections, SandboxError, SandboxMode, SandboxSettings, View};
 use bot::BotKind;
+use bot_boxes::BotBoxes;
 use boxed::BoxPlan;
 use fallback::{SCRATCH_PREFIX, remove_scratch_of_dead_runs};
 use seccomp::Filter;
@@ -165,6 +169,9 @@ pub struct Sandbox {
     command_line: std::ops::Range<usize>,
     /// Who each box is on the host.
     ids: ids::BoxIds,
+    /// What removes the cgroups and scratch folders were arena killed.
+    #[expect(dead_code, reason = "held while the sandbox lives, for its Drop")]
+    cleaner: Option<cleaner::Cleaner>,
 }
 
 impl fmt::Debug for Sandbox {
@@ -246,6 +253,7 @@ impl Sandbox {
             protected.push(real_path(root.path()));
             Some(root)
         };
+        let cleaner = (cgroups.is_some() || scratch_root.is_some()).then(cleaner::Cleaner::start);
         Ok(Some(Arc::new(Sandbox {
             settings: settings.clone(),
             protections,
@@ -257,6 +265,7 @@ impl Sandbox {
             scratch_count: AtomicU64::new(0),
             command_line: boxed::command_line(),
             ids,
+            cleaner,
         })))
     }
 
@@ -321,7 +330,7 @@ impl Sandbox {
                     });
                 }
             }
-            BotKind::Boxed { plan: Arc::new(plan), free_networks: Arc::default() }
+            BotKind::Boxed(Arc::new(BotBoxes::new(Arc::clone(self), plan)))
         } else {
             BotKind::Fallback(fallback::Fallback::new(shown.grants()))
         };

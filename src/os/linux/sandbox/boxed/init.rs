@@ -11,8 +11,8 @@ use super::plan::Step;
 /// The empty file in a box's root that hidden files are covered with.
 const EMPTY: &std::ffi::CStr = c".empty";
 use super::{
-    BUILD_AT, BoxStart, Failed, InitJob, Network, REPORT_ENDED, REPORT_FAILED, REPORT_STARTED,
-    Report,
+    BUILD_AT, BoxStart, Failed, InitJob, Network, REPORT_ENDED, REPORT_FAILED, REPORT_READY,
+    REPORT_STARTED, Report,
 };
 
 /// Sends a report from inside the box.
@@ -57,7 +57,6 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
         if libc::read(job.sync_read, (&raw mut go).cast(), 1) != 1 {
             libc::_exit(1);
         }
-        libc::close(job.sync_read);
         // Into the box's cgroup, as a single thread (see `cgroup`); after
         // the go, so that a failure comes back as a report.
         for &join in &start.cgroup_joins {
@@ -99,6 +98,19 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
             bring_up_loopback();
         }
         at(Failed::WorkingFolder, libc::chdir(start.workdir.as_ptr()))?;
+        // Built: the box waits for the word to start its bot (at once, or
+        // for a box made ahead of need, when a game wants it), with the
+        // CPUs to start it on.
+        send(job.report, Report { kind: REPORT_READY, ..Report::default() });
+        let mut cpus: libc::cpu_set_t = std::mem::zeroed();
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        if libc::read(job.sync_read, (&raw mut cpus).cast(), size) != size as isize {
+            libc::_exit(1);
+        }
+        libc::close(job.sync_read);
+        if libc::CPU_COUNT(&cpus) > 0 {
+            libc::syscall(libc::SYS_sched_setaffinity, 0, size, &raw const cpus);
+        }
         let bot = libc::clone(
             bot_main,
             job.bot_stack_top,

@@ -87,6 +87,8 @@ struct Report {
 const REPORT_STARTED: u32 = 1;
 const REPORT_FAILED: u32 = 2;
 const REPORT_ENDED: u32 = 3;
+/// The box is built and waits for the word to start its bot.
+const REPORT_READY: u32 = 4;
 
 /// Everything one box's start needs, prepared by the arena.
 pub struct BoxStart {
@@ -150,6 +152,79 @@ struct InitJob<'a> {
 
 /// Starts `start`'s bot in a new box.
 pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
+    prepare(start)?.go(None)
+}
+
+/// A box made ahead of need: its first process has built its root and
+/// waits for the word to start the bot ([`PreparedBox::go`]); ended, with
+/// everything it holds, when dropped unused.
+pub struct PreparedBox(Option<Ready>);
+
+/// What a prepared box holds.
+struct Ready {
+    spawned: Spawned,
+    report: OwnedFd,
+    go: OwnedFd,
+    ids: Option<IdLease>,
+}
+
+impl PreparedBox {
+    /// Starts the bot, on `cpus` (the CPUs of the thread that asks, where
+    /// given); returns once it has exec'd.
+    pub fn go(mut self, cpus: Option<&[usize]>) -> Result<StartedBox, StartFailure> {
+        let Ready { spawned, report, go, ids } = self.0.take().expect("a box is started once");
+        let gone = |failure: StartFailure| {
+            kill_pidfd(&spawned.pidfd);
+            let _ = wait_exited(&spawned.pidfd, true);
+            failure
+        };
+        // SAFETY: fills a CPU set on the stack and writes it whole to our
+        // end of the sync pipe (well under a pipe's atomic size).
+        let written = unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &cpu in cpus.unwrap_or(&[]).iter().filter(|&&cpu| cpu < libc::CPU_SETSIZE as usize)
+            {
+                libc::CPU_SET(cpu, &mut set);
+            }
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            libc::write(go.as_raw_fd(), (&raw const set).cast(), size) == size as isize
+        };
+        if !written {
+            let error = io::Error::last_os_error();
+            return Err(gone(StartFailure { step: Failed::Isolate, error }));
+        }
+        drop(go);
+        match read_report(&report) {
+            Some(Report { kind: REPORT_STARTED, .. }) => {}
+            Some(Report { kind: REPORT_FAILED, value, errno }) => {
+                let step = Failed::from_code(value);
+                return Err(gone(StartFailure {
+                    step,
+                    error: io::Error::from_raw_os_error(errno),
+                }));
+            }
+            _ => {
+                let error =
+                    io::Error::other("the box's first process ended before the bot started");
+                return Err(gone(StartFailure { step: Failed::Isolate, error }));
+            }
+        }
+        Ok(StartedBox { spawned, report, ids })
+    }
+}
+
+impl Drop for PreparedBox {
+    fn drop(&mut self) {
+        if let Some(ready) = self.0.take() {
+            kill_pidfd(&ready.spawned.pidfd);
+            let _ = wait_exited(&ready.spawned.pidfd, true);
+        }
+    }
+}
+
+/// Makes `start`'s box, up to the bot's start: namespaces, id maps, the
+/// cgroup, the root; returns once its first process waits for the word.
+pub fn prepare(start: &BoxStart) -> Result<PreparedBox, StartFailure> {
     let fail = |step: Failed| move |error: io::Error| StartFailure { step, error };
     let (stdin_read, stdin_write) = pipe().map_err(fail(Failed::Pipes))?;
     let (stdout_read, stdout_write) = pipe().map_err(fail(Failed::Pipes))?;
@@ -258,18 +333,18 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
             error: io::Error::last_os_error(),
         }));
     }
-    drop(sync_write);
     match read_report(&report_read) {
-        Some(Report { kind: REPORT_STARTED, .. }) => {}
+        Some(Report { kind: REPORT_READY, .. }) => {}
         Some(Report { kind: REPORT_FAILED, value, errno }) => {
             let step = Failed::from_code(value);
             return Err(gone(StartFailure { step, error: io::Error::from_raw_os_error(errno) }));
         }
         _ => {
-            let error = io::Error::other("the box's first process ended before the bot started");
+            let error = io::Error::other("the box's first process ended before its root was built");
             return Err(gone(StartFailure { step: Failed::Isolate, error }));
         }
     }
+    // The child has its own copy of these.
     drop((init_stack, bot_stack, views));
     let spawned = Spawned {
         pid: pid as u32,
@@ -278,7 +353,7 @@ pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
         stdout: stdout_read,
         stderr: stderr_read,
     };
-    Ok(StartedBox { spawned, report: report_read, ids })
+    Ok(PreparedBox(Some(Ready { spawned, report: report_read, go: sync_write, ids })))
 }
 
 /// A box just started, the pipe on which its first process reports the

@@ -18,7 +18,9 @@ use ::landlock::{
     RulesetCreated, RulesetCreatedAttr, Scope,
 };
 
-pub(super) use scratch::{SCRATCH_PREFIX, ScratchFolder, remove_scratch_of_dead_runs};
+pub(super) use scratch::{
+    SCRATCH_PREFIX, ScratchFolder, remove_scratch_of, remove_scratch_of_dead_runs,
+};
 
 use super::bot::environment;
 use super::child::{ChildSetup, Identity, Session};

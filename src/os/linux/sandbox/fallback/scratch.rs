@@ -29,6 +29,26 @@ pub(in crate::os::linux::sandbox) fn remove_scratch_of_dead_runs() {
     }
 }
 
+/// Removes the scratch folders of arena `pid` (it is gone); returns how
+/// many are left.
+pub(in crate::os::linux::sandbox) fn remove_scratch_of(pid: u32) -> usize {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return 0 };
+    let mut left = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let ours = name
+            .to_str()
+            .and_then(|name| name.strip_prefix(SCRATCH_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .is_some_and(|owner| owner == pid.to_string());
+        if ours {
+            remove_tree(&entry.path());
+            left += usize::from(entry.path().exists());
+        }
+    }
+    left
+}
+
 /// Removes a folder a bot wrote, whatever modes it left on it (a folder of
 /// mode 0311 would stop a plain removal).
 fn remove_tree(path: &Path) {

@@ -1,0 +1,248 @@
+//! A bot's boxes: each start's, made when it is asked for, or ahead of need
+//! for a bot that starts again and again (a bot restarted every game, or
+//! after each forfeit): what a box is does not depend on the game, so its
+//! namespaces, ids, cgroup and root are made while the previous game plays,
+//! and a start only tells the waiting box to start its bot.
+//!
+//! Boxes made ahead are made on a thread of arena's own that lives as long
+//! as arena (a box's first process dies with the thread that made it), and
+//! each waits with nothing of its bot running: no code of the bot's runs
+//! before its game asks for it. A bot started once (kept alive) never has
+//! one. A box made ahead and never used ends with its bot's sandbox (the
+//! end of the run), or with arena.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use super::bot::environment;
+use super::boxed::{self, BoxPlan, BoxStart, PreparedBox};
+use super::landlock::InBoxRuleset;
+use super::started::{Handle, ProcessEnd, StartError, Started};
+use super::{Sandbox, cgroup, ids, spawn, watchdog};
+use crate::sandbox::SandboxError;
+
+/// The most boxes made ahead for one bot (one per game it may be in at once
+/// is enough; two cover a bot in both seats or two workers).
+const MOST_SPARES: usize = 2;
+
+/// What a box is made for: one start's command (a box made ahead is used
+/// only for the same).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Inputs {
+    pub(super) program: CString,
+    pub(super) argv: Vec<CString>,
+    pub(super) workdir: PathBuf,
+    pub(super) env: Vec<(String, String)>,
+}
+
+/// A box made for `inputs`, with what it holds until it ends.
+struct Spare {
+    inputs: Inputs,
+    prepared: PreparedBox,
+    cgroup: Option<cgroup::Lease>,
+    network: boxed::Network,
+    /// The network namespace it entered (one of its bot's free ones).
+    joined: Option<OwnedFd>,
+}
+
+/// One bot's boxes.
+pub(super) struct BotBoxes {
+    sandbox: Arc<Sandbox>,
+    plan: Arc<BoxPlan>,
+    /// Under root, the network namespaces its ended boxes made, which its
+    /// next boxes enter: a box is alone in its namespace while it runs,
+    /// and leaves nothing in it when it ends.
+    free_networks: Arc<Mutex<Vec<OwnedFd>>>,
+    spares: Mutex<Vec<Spare>>,
+    /// Boxes being made ahead.
+    making: AtomicUsize,
+    starts: AtomicU64,
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The thread that makes boxes ahead of need; it never ends.
+fn maker() -> &'static Mutex<Sender<Job>> {
+    static MAKER: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
+    MAKER.get_or_init(|| {
+        let (jobs, incoming) = channel::<Job>();
+        std::thread::Builder::new()
+            .name("arena-box-maker".into())
+            .spawn(move || {
+                while let Ok(job) = incoming.recv() {
+                    job();
+                }
+            })
+            .expect("the box maker's thread starts");
+        Mutex::new(jobs)
+    })
+}
+
+impl BotBoxes {
+    pub(super) fn new(sandbox: Arc<Sandbox>, plan: BoxPlan) -> BotBoxes {
+        BotBoxes {
+            sandbox,
+            plan: Arc::new(plan),
+            free_networks: Arc::default(),
+            spares: Mutex::default(),
+            making: AtomicUsize::new(0),
+            starts: AtomicU64::new(0),
+        }
+    }
+
+    /// Starts a process of the bot for `inputs`: in a box made ahead for
+    /// them if there is one, else in one made now; and from its second
+    /// start on, has the next made ahead.
+    pub(super) fn start(self: &Arc<Self>, inputs: Inputs) -> Result<Started, StartError> {
+        let spare = {
+            let mut spares = self.spares.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let found = spares.iter().position(|spare| spare.inputs == inputs);
+            found.map(|at| spares.swap_remove(at))
+        };
+        let spare = match spare {
+            Some(spare) => spare,
+            None => self.prepare(&inputs)?,
+        };
+        let started = self.go(spare);
+        if self.starts.fetch_add(1, Ordering::Relaxed) >= 1 {
+            self.make_ahead(inputs);
+        }
+        started
+    }
+
+    /// Has a box for `inputs` made on the maker's thread, unless enough are
+    /// made or being made.
+    fn make_ahead(self: &Arc<Self>, inputs: Inputs) {
+        let spares = self.spares.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).len();
+        if spares + self.making.load(Ordering::Relaxed) >= MOST_SPARES {
+            return;
+        }
+        self.making.fetch_add(1, Ordering::Relaxed);
+        // A run that ends meanwhile makes none.
+        let boxes: Weak<BotBoxes> = Arc::downgrade(self);
+        let job: Job = Box::new(move || {
+            let Some(boxes) = boxes.upgrade() else { return };
+            // A failure here is told by the start that makes its box then.
+            if let Ok(spare) = boxes.prepare(&inputs) {
+                boxes.spares.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(spare);
+            }
+            boxes.making.fetch_sub(1, Ordering::Relaxed);
+        });
+        let sender = maker().lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        if sender.send(job).is_err() {
+            self.making.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Makes a box for `inputs`, up to its bot's start.
+    fn prepare(&self, inputs: &Inputs) -> Result<Spare, StartError> {
+        let sandbox = &self.sandbox;
+        let limits = &sandbox.settings.limits;
+        let cgroup = match &sandbox.cgroups {
+            Some(cgroups) => Some(cgroups.lease().map_err(|error| {
+                SandboxError::Setup(format!("cannot make a cgroup for a bot: {error}"))
+            })?),
+            None => None,
+        };
+        let (network, joined) = self.network();
+        let start = BoxStart {
+            plan: Arc::clone(&self.plan),
+            program: inputs.program.clone(),
+            argv: inputs.argv.clone(),
+            envp: environment(b"/tmp", &inputs.env, limits.memory)?,
+            workdir: CString::new(inputs.workdir.as_os_str().as_encoded_bytes())
+                .map_err(|_| SandboxError::Setup("a NUL byte in the working folder".into()))?,
+            rlimits: sandbox.rlimits(),
+            landlock: sandbox.protections.landlock_abi.map(|abi| {
+                InBoxRuleset::new(abi, &boxed::SCRATCH, &boxed::DEVICES, sandbox.settings.network)
+            }),
+            filter: sandbox.filter.clone(),
+            scratch_options: CString::new(format!("size={},mode=1777", limits.scratch))
+                .expect("no NUL in a number"),
+            command_line: sandbox.command_line.clone(),
+            ids: sandbox.ids.clone(),
+            network,
+            cgroup_joins: cgroup.as_ref().map(|cgroup| cgroup.join_files()).unwrap_or_default(),
+        };
+        let prepared = boxed::prepare(&start).map_err(|failure| match failure.step {
+            boxed::Failed::Exec => StartError::Exec(failure.error),
+            step => StartError::Box { doing: step.doing(), error: failure.error },
+        })?;
+        Ok(Spare { inputs: inputs.clone(), prepared, cgroup, network, joined })
+    }
+
+    /// Starts the bot of a box made for it, on the calling thread's CPUs.
+    fn go(&self, spare: Spare) -> Result<Started, StartError> {
+        let Spare { prepared, cgroup, network, joined, .. } = spare;
+        let sandbox = &self.sandbox;
+        let cpus = crate::os::allowed_cpus();
+        let started = prepared.go(Some(&cpus)).map_err(|failure| match failure.step {
+            boxed::Failed::Exec => StartError::Exec(failure.error),
+            step => StartError::Box { doing: step.doing(), error: failure.error },
+        })?;
+        let spawned = started.spawned;
+        // Past this point a failure must not leave the box running.
+        let abandon = |doing: &'static str, error: std::io::Error| {
+            spawn::kill_pidfd(&spawned.pidfd);
+            let _ = spawn::wait_exited(&spawned.pidfd, true);
+            StartError::Box { doing, error }
+        };
+        let network = match (network, joined) {
+            (boxed::Network::Join(_), Some(namespace)) => Some(namespace),
+            (boxed::Network::Own, _) if matches!(sandbox.ids, ids::BoxIds::Root) => {
+                // Kept for the bot's next boxes (see `free_networks`).
+                std::fs::File::open(format!("/proc/{}/ns/net", spawned.pid)).ok().map(OwnedFd::from)
+            }
+            _ => None,
+        };
+        let watch = match cgroup {
+            Some(_) => None,
+            None => {
+                let pidfd = spawned
+                    .pidfd
+                    .try_clone()
+                    .map_err(|error| abandon("watching the box's memory", error))?;
+                Some(watchdog::Watch::first_process(
+                    spawned.pid,
+                    pidfd,
+                    sandbox.settings.limits.memory,
+                ))
+            }
+        };
+        let killer = spawned
+            .pidfd
+            .try_clone()
+            .map_err(|error| abandon("keeping the box's descriptor", error))?;
+        Ok(Started {
+            handle: Handle::Box { pidfd: killer, pid: spawned.pid },
+            ending: ProcessEnd::Box {
+                report: started.report,
+                cgroup,
+                watch,
+                network: network.map(|namespace| (namespace, Arc::clone(&self.free_networks))),
+                ids: started.ids,
+            },
+            spawned,
+        })
+    }
+
+    /// The network a new box of this bot gets, and the namespace it enters
+    /// (taken from the bot's free ones, given back when the box ends).
+    fn network(&self) -> (boxed::Network, Option<OwnedFd>) {
+        if self.sandbox.settings.network {
+            return (boxed::Network::Host, None);
+        }
+        // Only root may enter a namespace it did not make.
+        if !matches!(self.sandbox.ids, ids::BoxIds::Root) {
+            return (boxed::Network::Own, None);
+        }
+        match self.free_networks.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop() {
+            Some(namespace) => (boxed::Network::Join(namespace.as_raw_fd()), Some(namespace)),
+            None => (boxed::Network::Own, None),
+        }
+    }
+}
