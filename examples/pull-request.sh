@@ -6,12 +6,15 @@
 #
 # finds the bots of the league file whose fingerprint (`arena bots`) the
 # checkout adds or changes compared with the commit BASE, builds each with
-# the `build` command of its [[bot]] (`arena build`), checks it as the
-# league runs it (`arena check --league`), plays the gauntlet of them all
-# against the rest of the league (`arena gauntlet --league --bot`), and
-# writes the Markdown of the pull request's comment. Exit status 1 when a
-# bot fails to build or fails a check, or the gauntlet cannot be played;
-# the comment says which and why.
+# the `build` command of its [[bot]] (`arena build`, in a box), checks it
+# as the league runs it (`arena check --league`), plays the gauntlet of
+# them all against the rest of the league (`arena gauntlet --league
+# --bot`), and writes the Markdown of the pull request's comment. What
+# widens a box (the sandbox settings, read_paths, build_network) comes from
+# the league file at BASE (`--sandbox-from`): a pull request that changes
+# them is told so and played without the change. Exit status 1 when a bot
+# fails to build or fails a check, or the gauntlet cannot be played; the
+# comment says which and why.
 #
 # ARENA (default target/release/arena) and LEAGUE (default
 # tournaments/league.toml) choose the binary and the league file; RESULTS
@@ -66,6 +69,14 @@ if [ -f "$work/base/$league" ]; then
     : >"$work/base.bots"
   }
 fi
+# The boxes the base commit's file gives, whatever this checkout's says.
+sandbox_from=()
+if [ -f "$work/base/$league" ] && [ -s "$work/base.bots" ]; then
+  sandbox_from=(--sandbox-from "$work/base/$league")
+else
+  echo "The base commit has no league file that loads, so this pull request's own sandbox settings are used." >>"$comment"
+  echo >>"$comment"
+fi
 if ! "$arena" bots "$league" >"$work/head.bots" 2>"$work/head.err"; then
   {
     echo "The league file \`$league\` does not load:"
@@ -106,7 +117,7 @@ declare -A build_result check_result
 challengers=()
 details=()
 for name in "${added[@]}" "${changed[@]}"; do
-  if "$arena" build "$league" --bot "$name" >"$work/$name.build" 2>&1; then
+  if "$arena" build "$league" --bot "$name" "${sandbox_from[@]}" >"$work/$name.build" 2>&1; then
     if grep -q "^built " "$work/$name.build"; then build_result[$name]=built; else build_result[$name]="—"; fi
   else
     build_result[$name]=failed
@@ -115,7 +126,7 @@ for name in "${added[@]}" "${changed[@]}"; do
     details+=("build of \`$name\`"$'\t'"$work/$name.build")
     continue
   fi
-  if "$arena" check --league "$league" --bot "$name" >"$work/$name.check" 2>&1; then
+  if "$arena" check --league "$league" --bot "$name" "${sandbox_from[@]}" >"$work/$name.check" 2>&1; then
     check_result[$name]=passed
   else
     check_result[$name]=failed
@@ -145,7 +156,7 @@ done
 if [ ${#challengers[@]} -gt 0 ]; then
   bots=()
   for name in "${challengers[@]}"; do bots+=(--bot "$name"); done
-  if "$arena" gauntlet --league "$league" "${bots[@]}" --out "$results/gauntlet" --fresh \
+  if "$arena" gauntlet --league "$league" "${bots[@]}" "${sandbox_from[@]}" --out "$results/gauntlet" --fresh \
     >"$work/gauntlet" 2>"$work/gauntlet.err"; then
     {
       echo "#### Against the league"
@@ -160,6 +171,21 @@ if [ ${#challengers[@]} -gt 0 ]; then
     details+=("the gauntlet"$'\t'"$work/gauntlet.err")
     echo "The gauntlet could not be played (below)." >>"$comment"
   fi
+fi
+
+# What the pull request changed of the boxes, said by arena as it ran
+# with the base's (the same lines from each command, said once).
+cat "$work"/*.build "$work"/*.check "$work/gauntlet.err" 2>/dev/null \
+  | sed -n 's/^arena: warning: sandbox-from [^:]*: //p' | sort -u >"$work/widened"
+if [ -s "$work/widened" ]; then
+  {
+    echo
+    echo "#### Sandbox settings not taken"
+    echo
+    echo "This pull request changes what a bot's box may reach; it was built and played with the base commit's settings instead (a maintainer changes them on the base branch):"
+    echo
+    preformatted "$work/widened"
+  } >>"$comment"
 fi
 
 for detail in "${details[@]}"; do

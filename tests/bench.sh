@@ -129,6 +129,66 @@ game_program() {
     printf "a minimal referee (in C, parsing nothing, with two bots and the game program on one CPU, %s) waiting for answers as arena does spends %.2f floor round trips more a ply (%.2f to %.2f; %.1f us in user mode, %.1f in the kernel); sleeping in blocking reads, %.2f, its games then %.0f%% slower\n", boxed, l[1], l[2], l[3], least_user, least_kernel, sleeping, slower
   }'
 }
+# Process per game against its floor: a C referee that starts the same two
+# bots for each game and passes them the lines of one of arena's games
+# (tests/fixtures/spawn_floor.c), measured beside arena ROUNDS times (3
+# unless told), each round's ratios to the floor of that round; the median
+# of the rounds is the figure. Boxed, each start is also set against the
+# unboxed one: what a box adds to a start on the game's path.
+process_per_game() {
+  local games=${SPAWN_GAMES:-1000} rounds=${SPAWN_ROUNDS:-3}
+  cc -O2 -o "$work/spawn-floor" tests/fixtures/spawn_floor.c
+  ./target/release/arena match number-snatch "$bot --quiet" "$bot --quiet" --games 1 --seed 1 \
+    --no-sandbox --out "$work/exchange-game" > /dev/null 2>&1
+  python3 - "$work/exchange-game/transcripts/game-000001.jsonl" > "$work/exchange" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    entry = json.loads(line)
+    if entry["type"] == "send":
+        print(f'{entry["seat"]}>' + json.dumps(entry["msg"], separators=(",", ":")))
+    elif entry["type"] == "recv":
+        print(f'{entry["seat"]}<')
+PY
+  : > "$work/spawn-rounds"
+  local line
+  for round in $(seq "$rounds"); do
+    line=""
+    for at_once in 1 2; do
+      local floor
+      floor=$("$work/spawn-floor" "$work/exchange" "$games" "$at_once" "$bot" --quiet)
+      run "process per game, $at_once at a time, $games games, no sandbox" "$games" "$at_once" every-game false false
+      local bare
+      bare=$(rate)
+      run "process per game, $at_once at a time, $games games" "$games" "$at_once" every-game false
+      line="$line $floor $bare $(rate)"
+    done
+    echo "$line" >> "$work/spawn-rounds"
+    awk -v round="$round" '{
+      printf "round %d: the floor %.0f and %.0f games/s; unboxed %.2f and %.2f of it (1 and 2 at a time); a box adds %.3f ms a start (1 at a time), %.3f (2 at a time)\n", round, $1, $4, $2 / $1, $5 / $4, (1000 / $3 - 1000 / $2) / 2, 1000 / $6 - 1000 / $5
+    }' <<< "$line"
+  done
+  awk '{
+    for (i = 1; i <= 6; i++) v[i, NR] = $i
+  } END {
+    n = NR
+    # The median of a figure over the rounds.
+    for (k = 1; k <= 4; k++) {
+      m = 0
+      for (r = 1; r <= n; r++) {
+        if (k == 1) x = v[2, r] / v[1, r]
+        if (k == 2) x = v[5, r] / v[4, r]
+        if (k == 3) x = (1000 / v[3, r] - 1000 / v[2, r]) / 2
+        if (k == 4) x = 1000 / v[6, r] - 1000 / v[5, r]
+        f[++m] = x
+      }
+      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (f[j] < f[i]) { t = f[i]; f[i] = f[j]; f[j] = t }
+      med[k] = f[int((m + 1) / 2)]; lo[k] = f[1]; hi[k] = f[m]
+    }
+    printf "process per game, unboxed: %.2f of the floor 1 at a time (%.2f to %.2f), %.2f 2 at a time (%.2f to %.2f), the median of %d rounds (target: at least 0.9)\n", med[1], lo[1], hi[1], med[2], lo[2], hi[2], n
+    printf "a box adds %.3f ms to a start 1 at a time (%.3f to %.3f), %.3f ms 2 at a time (%.3f to %.3f; each worker's games take that much longer per start) (target: at most 0.5)\n", med[3], lo[3], hi[3], med[4], lo[4], hi[4]
+  }' "$work/spawn-rounds"
+}
+
 if [ -n "${GAME_PROGRAM_ONLY:-}" ]; then
   game_program
   exit
@@ -155,16 +215,7 @@ on2=$(rate)
 awk -v on1="$on1" -v off1="$off1" -v on2="$on2" -v off2="$off2" 'BEGIN {
   printf "transcripts kept (the default): %.0f%% of the speed without them (1 at a time), %.0f%% (2 at a time)\n", 100 * on1 / off1, 100 * on2 / off2
 }'
-run "process per game, 1 at a time, 500 games" 500 1 every-game false
-sandboxed=$(rate)
-run "process per game, 1 at a time, 500 games, no sandbox" 500 1 every-game false false
-bare=$(rate)
-run "process per game, 2 at a time, 500 games" 500 2 every-game false
-run "process per game, 2 at a time, 500 games, no sandbox" 500 2 every-game false false
-# Each game starts two bots, one after the other when one game runs at a time.
-awk -v with="$sandboxed" -v without="$bare" 'BEGIN {
-  printf "sandbox cost per bot start (1 at a time): %.3f ms\n", (1000 / with - 1000 / without) / 2
-}'
+process_per_game
 game_program
 fi
 

@@ -97,6 +97,27 @@ fn the_workflows_parse_and_hold_what_github_needs() {
                 == Some("${{ secrets.ARENA_SEED_KEY }}")),
         "the shards key their seeds with the secret"
     );
+    // Bots are built in a job of their own, without the secret; the job
+    // that holds it builds nothing.
+    let holds_secret =
+        |job: &Yaml| {
+            steps(job).iter().any(|step| {
+                step["env"].as_hash().into_iter().flatten().any(|(_, value)| {
+                    value.as_str().is_some_and(|value| value.contains("secrets."))
+                })
+            })
+        };
+    let builds = |job: &Yaml| {
+        steps(job).iter().any(|step| {
+            step["run"].as_str().is_some_and(|run| run.contains("leaderboard.sh build"))
+        })
+    };
+    let bots = &league["jobs"]["bots"];
+    assert!(builds(bots) && !holds_secret(bots), "the bots job builds, without the secret");
+    assert!(holds_secret(play) && !builds(play), "the play job holds the secret, builds nothing");
+    for (id, job) in league["jobs"].as_hash().unwrap() {
+        assert!(!builds(job) || !holds_secret(job), "{id:?}: a build beside the secret");
+    }
     let deploy = &league["jobs"]["deploy"];
     assert_eq!(deploy["permissions"]["pages"].as_str(), Some("write"));
     assert_eq!(deploy["permissions"]["id-token"].as_str(), Some("write"));
@@ -174,6 +195,8 @@ fn kit(folder: &Path) -> PathBuf {
     for script in ["leaderboard.sh", "pull-request.sh"] {
         std::fs::copy(common::repo_dir().join("examples").join(script), kit.join(script)).unwrap();
     }
+    std::fs::copy(common::rust_random_bot(), kit.join("random-bot")).unwrap();
+    std::fs::copy(common::rust_strong_bot(), kit.join("strong-bot")).unwrap();
     kit
 }
 
@@ -237,7 +260,7 @@ fn the_league_workflow_publishes_the_league_and_a_push_replays_only_what_changed
     let names: Vec<&str> = outcomes.iter().map(|outcome| outcome.name.as_str()).collect();
     assert_eq!(
         names,
-        ["arena", "play (1)", "play (2)", "play (3)", "play (4)", "report", "deploy"]
+        ["arena", "bots", "play (1)", "play (2)", "play (3)", "play (4)", "report", "deploy"]
     );
     let site = root.join("artifacts/github-pages");
     let page = std::fs::read_to_string(site.join("index.html")).unwrap();
@@ -427,6 +450,35 @@ fn a_pull_request_gets_its_new_bots_checked_and_played_in_one_comment() {
     // A pull request that moved on gets no comment about an older commit.
     let calls = poster.post(comments, "0123456789abcdef0123456789abcdef01234567");
     assert!(calls.iter().all(|call| call[0] != "create" && call[0] != "update"), "{calls:?}");
+
+    // One that widens the boxes along with its bot: told, and played with
+    // the base's settings (the bot's read_paths left out, the network
+    // closed).
+    git(&["checkout", "--quiet", "-b", "wider", &base], &repo);
+    let source = std::fs::read_to_string(&bot).unwrap() + "\n# wider\n";
+    std::fs::write(&bot, source).unwrap();
+    let league = std::fs::read_to_string(&file).unwrap().replacen(
+        "games_per_pair = 4\n",
+        "games_per_pair = 4\nnetwork = true\nbuild_network = true\nmemory_limit = \"8GiB\"\n",
+        1,
+    ) + "read_paths = [\"../../README.md\"]\n";
+    std::fs::write(&file, league).unwrap();
+    commit(&repo, "a wider box for the built bot");
+    let (outcomes, comment, _) = pull_request_run(&root, &repo, &base);
+    assert!(outcomes.iter().all(|outcome| outcome.success), "{outcomes:#?}\n{comment}");
+    let widened = comment.split("#### Sandbox settings not taken").nth(1).unwrap_or_else(|| {
+        panic!("the comment says the sandbox settings were not taken:\n{comment}")
+    });
+    for said in [
+        "`network`: true here, false in the base file",
+        "`build_network`: true here, false in the base file",
+        "the limits: memory 8 GiB, ",
+        "bot `built`'s `read_paths`",
+    ] {
+        assert!(widened.contains(said), "{said}:\n{comment}");
+    }
+    let built = comment.lines().find(|line| line.starts_with("| built |")).unwrap_or_default();
+    assert!(built.ends_with("| built | passed |"), "{comment}");
 }
 
 /// Runs pull-request-comment.yml with its github-script run by node

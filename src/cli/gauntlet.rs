@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use super::game_arg::{GameArg, GameArgParser};
 use super::options::UsageError;
 use super::reporters::Verbosity;
+use super::sandbox_from::SandboxFromArgs;
 use super::tournament_args::{
     self, CommandLineBots, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
 };
@@ -49,6 +50,8 @@ pub struct GauntletArgs {
     #[arg(long = "name", value_name = "NAME")]
     names: Vec<String>,
     #[command(flatten)]
+    sandbox_from: SandboxFromArgs,
+    #[command(flatten)]
     tournament: TournamentArgs,
     #[command(flatten)]
     output: OutputArgs,
@@ -83,6 +86,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
             }
             let mut tournament = Tournament::load(league, Some(&out))
                 .map_err(|error| UsageError(error.to_string()))?;
+            args.sandbox_from.apply(&mut tournament)?;
             if !tournament.challengers.is_empty() || tournament.sprt.is_some() {
                 return Err(UsageError(format!(
                     "{}: --league takes a round robin's file (this one has challengers or [sprt])",

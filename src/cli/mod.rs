@@ -18,6 +18,7 @@ mod replay;
 mod report;
 mod reporters;
 mod run;
+mod sandbox_from;
 mod sandboxing;
 mod sprt;
 mod terminal;
@@ -152,12 +153,15 @@ pub enum Command {
     /// Build the bots of a tournament file that declare a build command.
     ///
     /// Runs each bot's `build` (its `[[bot]]` key) in its folder (`dir`), one
-    /// after another, with arena's environment and the bot's `env`, outside
-    /// the sandbox (a build may need compilers, caches and a package
-    /// registry), its output shown as it comes; then checks that the bot's
-    /// command can run. A bot with a build command cannot play until it is
-    /// built. Exit status 1 when a build fails (the other bots are still
-    /// built), 2 for a file to correct or an unknown --bot.
+    /// after another, each in a box of its own: what the bot's box shows,
+    /// its own folder writable, the environment a bot gets and its `env`,
+    /// limits raised for a compiler (4GiB, 512 processes, 1GiB of scratch),
+    /// no network unless the file's `build_network` (or --network) grants
+    /// it, killed past `build_timeout` (10m). Its output is shown as it
+    /// comes; then the bot's command must be able to run. A bot with a
+    /// build command cannot play until it is built. Exit status 1 when a
+    /// build fails (the other bots are still built), 2 for a file to
+    /// correct or an unknown --bot.
     #[command(
         after_help = "Examples:\n  arena build tournaments/league.toml\n  arena build tournaments/league.toml --bot my-bot"
     )]

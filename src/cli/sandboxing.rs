@@ -125,11 +125,29 @@ pub fn prepare_sandbox(
     protected: &[&Path],
 ) -> anyhow::Result<(Option<Arc<Sandbox>>, String)> {
     let sandbox = Sandbox::new(settings, protected)?;
-    let line = match &sandbox {
+    let line = sandbox_line(sandbox.as_ref(), "bots and game programs");
+    Ok((sandbox, line))
+}
+
+/// The sandbox of `arena build` (a box per build, its folder writable) and
+/// its line, warning of protections the machine lacks.
+pub fn prepare_build_sandbox(
+    settings: &SandboxSettings,
+    protected: &[&Path],
+) -> anyhow::Result<(Option<Arc<Sandbox>>, String)> {
+    let sandbox = Sandbox::for_builds(settings, protected)?;
+    let line = sandbox_line(sandbox.as_ref(), "builds");
+    Ok((sandbox, line))
+}
+
+/// The line that says what `sandbox` enforces; warns of what is missing.
+/// `programs` names what runs in it, for the warning that it is off.
+fn sandbox_line(sandbox: Option<&Arc<Sandbox>>, programs: &str) -> String {
+    match sandbox {
         None => {
-            warn(
-                "the sandbox is off: bots and game programs run as arena's user, with its environment, files and network, and can see and disturb each other",
-            );
+            warn(&format!(
+                "the sandbox is off: {programs} run as arena's user, with its environment, files and network, and can see and disturb each other"
+            ));
             "sandbox: off".to_owned()
         }
         Some(sandbox) => {
@@ -146,6 +164,5 @@ pub fn prepare_sandbox(
             }
             format!("sandbox: {}", sandbox.summary())
         }
-    };
-    Ok((sandbox, line))
+    }
 }

@@ -88,6 +88,8 @@ pub fn real_path(path: &Path) -> PathBuf {
 pub struct Shown {
     pub whole: Vec<PathBuf>,
     pub hidden: Vec<PathBuf>,
+    /// Of `whole`, what is shown read-write (a build's own folder).
+    pub writable: Vec<PathBuf>,
 }
 
 impl Shown {
@@ -173,7 +175,7 @@ pub fn shown(view: &View, others: &[&View], protected: &[PathBuf], shared: &[Pat
             outermost.push(path);
         }
     }
-    Shown { whole, hidden: outermost }
+    Shown { whole, hidden: outermost, writable: Vec::new() }
 }
 
 /// A path to open to a bot.

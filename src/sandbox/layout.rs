@@ -43,6 +43,8 @@ pub struct Layout {
     binds: Vec<(PathBuf, bool)>,
     hides: Vec<(PathBuf, bool)>,
     links: Vec<(PathBuf, PathBuf)>,
+    /// Views shown read-write.
+    writable: Vec<PathBuf>,
 }
 
 impl Layout {
@@ -50,7 +52,7 @@ impl Layout {
     /// folder and the paths its command names, as written) resolve in the
     /// box as they do on the host.
     pub fn new(shown: &Shown, reached: &[PathBuf]) -> Layout {
-        let mut layout = Layout::default();
+        let mut layout = Layout { writable: shown.writable.clone(), ..Layout::default() };
         // Sorted, so that a folder comes before what lies inside it.
         let mut whole = shown.whole.clone();
         whole.sort();
@@ -82,6 +84,11 @@ impl Layout {
             .iter()
             .map(|(path, target)| Entry::Link { path: path.clone(), target: target.clone() });
         folders.chain(binds).chain(hides).chain(links).collect()
+    }
+
+    /// Whether the view of `path` is read-write.
+    pub fn writable(&self, path: &Path) -> bool {
+        self.writable.iter().any(|writable| writable == path)
     }
 
     /// Whether `path` is inside something shown whole (so it exists in the
@@ -182,6 +189,7 @@ mod tests {
         let shown = Shown {
             whole: vec![root.join("bots/mine"), root.join("bots/mine/lib"), PathBuf::from("/proc")],
             hidden: vec![root.join("bots/mine/lib"), root.join("bots/other.py")],
+            writable: Vec::new(),
         };
         let layout = Layout::new(&shown, &[]);
         let entries = layout.entries();
@@ -219,7 +227,11 @@ mod tests {
         std::fs::create_dir_all(root.join("data/me/bots")).unwrap();
         std::fs::write(root.join("data/me/bots/bot.py"), "").unwrap();
         std::os::unix::fs::symlink(root.join("data/me"), root.join("home")).unwrap();
-        let shown = Shown { whole: vec![root.join("data/me/bots")], hidden: Vec::new() };
+        let shown = Shown {
+            whole: vec![root.join("data/me/bots")],
+            hidden: Vec::new(),
+            writable: Vec::new(),
+        };
         let layout = Layout::new(&shown, &[root.join("home/bots/bot.py"), root.join("work")]);
         let entries = layout.entries();
         assert!(
@@ -232,8 +244,11 @@ mod tests {
 
     #[test]
     fn a_merged_usr_keeps_its_top_level_links() {
-        let shown =
-            Shown { whole: vec![PathBuf::from("/bin"), PathBuf::from("/usr")], hidden: Vec::new() };
+        let shown = Shown {
+            whole: vec![PathBuf::from("/bin"), PathBuf::from("/usr")],
+            hidden: Vec::new(),
+            writable: Vec::new(),
+        };
         let entries = Layout::new(&shown, &[]).entries();
         let bin = std::fs::symlink_metadata("/bin").unwrap();
         if bin.file_type().is_symlink() {

@@ -47,6 +47,22 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// The limits of a bot's build: these, raised where a compiler needs
+    /// more than a game does (memory, processes, open files, file sizes,
+    /// scratch), and CPU for as long as the build may run.
+    pub fn for_builds(&self, timeout: Duration) -> Limits {
+        Limits {
+            memory: self.memory.max(4 << 30),
+            processes: self.processes.max(512),
+            cpu_time: self.cpu_time.max(timeout),
+            open_files: self.open_files.max(4096),
+            file_size: self.file_size.max(1 << 30),
+            scratch: self.scratch.max(1 << 30),
+        }
+    }
+}
+
 fn seconds<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_u64(duration.as_secs())
 }

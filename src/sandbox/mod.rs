@@ -324,8 +324,13 @@ mod tests {
     fn the_line_names_what_each_program_gets() {
         assert_eq!(
             protections().to_string(),
-            "a box per program (user, PID, mount, IPC, UTS and network namespaces), cgroup v1 limits (memory, processes, CPU share), landlock ABI 7 (files, TCP, signals), seccomp allowlist"
+            "a box per program (user, PID, mount, IPC, UTS and network namespaces), cgroup v1 limits (memory, processes, CPU share), landlock ABI 7 (files, TCP, signals), seccomp allowlist, user ids of its own per box"
         );
+        let unprivileged_box =
+            Protections { as_root: false, user_namespace: true, ..protections() };
+        assert!(unprivileged_box.to_string().ends_with(", arena's user id in every box"));
+        let with_subids = Protections { subordinate_ids: true, ..unprivileged_box };
+        assert!(with_subids.to_string().ends_with("(subordinate ids of arena's user)"));
         let fallback = Protections { boxes: false, cgroup: None, ..protections() };
         assert_eq!(
             fallback.to_string(),

@@ -1,20 +1,54 @@
 //! Building the bots of a tournament file that declare a `build` command.
 //!
-//! A bot's build runs in its folder (`dir`), with arena's environment and
-//! the bot's `env`, its output going where arena's goes, outside the
-//! sandbox: a build is the maintainer's own step (compilers, caches, a
-//! package registry), run before any game, never during one. Afterwards
-//! the bot's program must exist, and the build should have left its
-//! sources alone: files it wrote that its fingerprint covers (outputs no
-//! `.gitignore` leaves out) would make every build a new version.
+//! A bot's build runs in a box of its own (`arena build`): what the bot's
+//! box shows, its own folder (`dir`) writable, the environment a bot gets
+//! (never arena's secrets), limits raised for a compiler, the network only
+//! where `build_network` grants it, and `build_timeout` to finish; its
+//! output goes where arena's stderr goes. Afterwards the bot's program must
+//! exist, and the build should have left its sources alone: files it wrote
+//! that its fingerprint covers (outputs no `.gitignore` leaves out) would
+//! make every build a new version.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::Tournament;
 use super::config::BotEntry;
 use super::identity::FingerprintError;
+use crate::referee::process::run_to_end;
+use crate::referee::{BotCommand, CommandError};
+use crate::sandbox::{LimitReached, Sandbox, SandboxError, SandboxSettings};
+
+/// How bots are built: a tournament file's `build_network` and
+/// `build_timeout`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildSettings {
+    /// Whether a build may use the network (to download its dependencies).
+    pub network: bool,
+    /// How long a build may run before it is killed.
+    pub timeout: Duration,
+}
+
+impl Default for BuildSettings {
+    fn default() -> BuildSettings {
+        BuildSettings { network: false, timeout: Duration::from_secs(600) }
+    }
+}
+
+impl BuildSettings {
+    /// The sandbox settings of a build: the bots' (`play`), with the limits
+    /// raised for a compiler and the network as `build_network` says.
+    pub fn sandbox(&self, play: &SandboxSettings) -> SandboxSettings {
+        SandboxSettings {
+            limits: play.limits.for_builds(self.timeout),
+            network: self.network,
+            ..play.clone()
+        }
+    }
+}
 
 /// A finished build.
 #[derive(Debug)]
@@ -31,12 +65,24 @@ pub enum BuildError {
     /// The bot declares no build command.
     #[error("bot `{bot}` has no build command")]
     NoBuild { bot: String },
+    /// Its box would not show what the build command names.
+    #[error("bot `{bot}`: build: {error}")]
+    Sandbox { bot: String, error: SandboxError },
     /// The build command did not start.
     #[error("bot `{bot}`: build `{command}` could not start in {}: {error}", dir.display())]
-    Start { bot: String, command: String, dir: PathBuf, error: std::io::Error },
+    Start { bot: String, command: String, dir: PathBuf, error: Box<CommandError> },
     /// The build command failed.
-    #[error("bot `{bot}`: build `{command}` failed in {} ({status})", dir.display())]
-    Failed { bot: String, command: String, dir: PathBuf, status: ExitStatus },
+    #[error("bot `{bot}`: build `{command}` failed in {} ({status}{})", dir.display(), reached_note(*.reached))]
+    Failed {
+        bot: String,
+        command: String,
+        dir: PathBuf,
+        status: ExitStatus,
+        reached: Option<LimitReached>,
+    },
+    /// The build ran past its time.
+    #[error("bot `{bot}`: build `{command}` did not finish within {} (build_timeout) and was killed", humantime::format_duration(*timeout))]
+    TimedOut { bot: String, command: String, timeout: Duration },
     /// The build succeeded, but the bot's program is not there to run.
     #[error("bot `{bot}`: its build `{command}` succeeded, but its command cannot run: {problem}")]
     NoProgram { bot: String, command: String, problem: String },
@@ -45,35 +91,72 @@ pub enum BuildError {
     Files { bot: String, error: FingerprintError },
 }
 
-/// Runs `bot`'s build command and waits for it; `excluded` are folders
-/// none of its files lie in (the results folder).
-pub fn build_bot(bot: &BotEntry, excluded: &[PathBuf]) -> Result<Built, BuildError> {
+/// ", having reached its memory limit", or nothing.
+fn reached_note(reached: Option<LimitReached>) -> String {
+    match reached {
+        Some(LimitReached::Memory) => ", having reached its memory limit".to_owned(),
+        Some(LimitReached::Processes) => ", having reached its process limit".to_owned(),
+        None => String::new(),
+    }
+}
+
+/// Runs the build command of the bot `index` of `tournament` in `sandbox`
+/// (`None`: outside any box, with arena's environment) and waits for it,
+/// giving its output to `output` as it comes.
+pub async fn build_bot(
+    tournament: &Tournament,
+    index: usize,
+    sandbox: Option<&Arc<Sandbox>>,
+    settings: &BuildSettings,
+    output: impl FnMut(&[u8]),
+) -> Result<Built, BuildError> {
+    let bot = &tournament.bots[index];
     let Some(build) = bot.build_command() else {
         return Err(BuildError::NoBuild { bot: bot.name.clone() });
     };
     let words = shell_words::join(bot.build.iter().flatten());
+    let excluded = tournament.fingerprint_exclusions();
     let files = |bot: &BotEntry| {
-        bot.source_files(excluded)
+        bot.source_files(&excluded)
             .map_err(|error| BuildError::Files { bot: bot.name.clone(), error })
     };
+    // The other bots' commands, for their folders: a build's box hides
+    // them as a bot's does, so no build writes into another bot.
+    let mut commands = vec![build];
+    let mut names = vec![format!("bot `{}`", bot.name)];
+    for (_, entry) in tournament.bots.iter().enumerate().filter(|(other, _)| *other != index) {
+        commands.push(entry.command());
+        names.push(format!("bot `{}`", entry.name));
+    }
+    BotCommand::prepare_all(&mut commands, &names, sandbox)
+        .map_err(|error| BuildError::Sandbox { bot: bot.name.clone(), error })?;
+    let build = commands.swap_remove(0);
     let before = files(bot)?;
     let dir = build.dir.clone().unwrap_or_default();
     let started = Instant::now();
-    let status = Command::new(&build.argv[0])
-        .args(&build.argv[1..])
-        .current_dir(&dir)
-        .envs(build.env.iter().map(|(key, value)| (key, value)))
-        .stdin(Stdio::null())
-        .status()
-        .map_err(|error| BuildError::Start {
+    let ended =
+        run_to_end(&build, settings.timeout, output).await.map_err(|error| BuildError::Start {
             bot: bot.name.clone(),
             command: words.clone(),
             dir: dir.clone(),
-            error,
+            error: Box::new(error),
         })?;
     let elapsed = started.elapsed();
-    if !status.success() {
-        return Err(BuildError::Failed { bot: bot.name.clone(), command: words, dir, status });
+    if ended.timed_out {
+        return Err(BuildError::TimedOut {
+            bot: bot.name.clone(),
+            command: words,
+            timeout: settings.timeout,
+        });
+    }
+    if !ended.status.success() {
+        return Err(BuildError::Failed {
+            bot: bot.name.clone(),
+            command: words,
+            dir,
+            status: ended.status,
+            reached: ended.reached,
+        });
     }
     bot.command().check_program().map_err(|problem| BuildError::NoProgram {
         bot: bot.name.clone(),

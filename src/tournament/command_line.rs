@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use super::build::BuildSettings;
 use super::config::{BotEntry, DEFAULT_WITHDRAW_AFTER, Restart, Tournament};
 use crate::games::GameSetup;
 use crate::referee::clock::TimeKeys;
@@ -32,6 +33,7 @@ impl Tournament {
             transcripts: TranscriptStore::Archive,
             pin: false,
             sandbox: SandboxSettings::default(),
+            build: BuildSettings::default(),
             bots,
             challengers: Vec::new(),
             sprt: None,

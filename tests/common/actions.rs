@@ -404,7 +404,11 @@ impl Scope<'_> {
                     if path.is_absolute() { path.to_owned() } else { in_workspace(&with["path"]) };
                 let target = artifacts.join(&with["name"]);
                 assert!(!target.exists(), "artifact {} uploaded twice", with["name"]);
-                if path.exists() {
+                if path.is_file() {
+                    // A file is downloaded into the folder asked for.
+                    std::fs::create_dir_all(&target).unwrap();
+                    std::fs::copy(&path, target.join(path.file_name().unwrap())).unwrap();
+                } else if path.exists() {
                     copy_tree(&path, &target);
                 }
                 Ok(BTreeMap::new())

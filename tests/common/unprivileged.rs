@@ -15,6 +15,8 @@ pub struct Unprivileged {
     root: bool,
     /// The user and group the arena runs as (under root).
     ids: (u32, u32),
+    /// Variables set for every run.
+    env: Vec<(String, String)>,
 }
 
 impl Unprivileged {
@@ -45,13 +47,24 @@ impl Unprivileged {
         let runs = base.join("runs");
         std::fs::create_dir(&runs).expect("a folder");
         std::fs::set_permissions(&runs, std::fs::Permissions::from_mode(0o777)).expect("chmod");
-        Unprivileged { place, root, ids: (65534, 65534) }
+        Unprivileged { place, root, ids: (65534, 65534), env: Vec::new() }
     }
 
     /// The same folder, the arena run as user `uid` of group `gid` (as
     /// root; the tests' own user otherwise).
     pub fn as_user(uid: u32, gid: u32) -> Unprivileged {
         Unprivileged { ids: (uid, gid), ..Unprivileged::new() }
+    }
+
+    /// The same, with `key` set to `value` in every run's environment.
+    pub fn with_env(mut self, key: &str, value: &str) -> Unprivileged {
+        self.env.push((key.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// The user and group the arena runs as.
+    pub fn ids(&self) -> (u32, u32) {
+        self.ids
     }
 
     /// The folder everything is in (the runs' working folder).
@@ -91,6 +104,7 @@ impl Unprivileged {
             Command::new(&arena)
         };
         command.current_dir(self.base()).env("PATH", "/usr/local/bin:/usr/bin:/bin").args(args);
+        command.envs(self.env.iter().map(|(key, value)| (key, value)));
         let started = std::time::Instant::now();
         let output = output_of_copy(&mut command);
         Run {

@@ -30,6 +30,7 @@ use super::game_arg::{GameArg, GameArgParser, game_setup};
 use super::interrupt::Interrupt;
 use super::options::{UsageError, command_from_words, default_bot_name, parse_param};
 use super::reporters::warn;
+use super::sandbox_from::SandboxFromArgs;
 use super::sandboxing::{SandboxArgs, prepare_sandbox, say_sandbox};
 use crate::games::{GameId, GameSetup, Seat};
 use crate::players::random_player;
@@ -71,6 +72,8 @@ pub struct CheckArgs {
     /// The bot of the --league file to check.
     #[arg(long, value_name = "NAME")]
     bot: Option<String>,
+    #[command(flatten)]
+    sandbox_from: SandboxFromArgs,
     /// Check one game only (every built-in game by default): a game's id
     /// (`arena games` lists them) or a game program's command line
     /// (game-protocol.md).
@@ -119,7 +122,9 @@ fn league_bot(args: &CheckArgs) -> anyhow::Result<Option<(Tournament, BotEntry)>
         }
         return Ok(None);
     };
-    let tournament = Tournament::load(file, None).map_err(|error| UsageError(error.to_string()))?;
+    let mut tournament =
+        Tournament::load(file, None).map_err(|error| UsageError(error.to_string()))?;
+    args.sandbox_from.apply(&mut tournament)?;
     let index =
         tournament.bot_index(name).map_err(|error| UsageError(format!("--bot {name}: {error}")))?;
     let bot = tournament.bots[index].clone();

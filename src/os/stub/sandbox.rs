@@ -94,6 +94,14 @@ impl Sandbox {
         }
     }
 
+    /// As [`Sandbox::new`]: `None` when off; refused otherwise.
+    pub fn for_builds(
+        settings: &SandboxSettings,
+        protected: &[&Path],
+    ) -> Result<Option<Arc<Sandbox>>, SandboxError> {
+        Sandbox::new(settings, protected)
+    }
+
     /// Never called.
     pub fn protections(&self) -> Protections {
         match *self {}

@@ -27,14 +27,16 @@ use crate::sandbox::{BotSandbox, LimitReached, limit_hit};
 
 mod alongside;
 mod command;
+mod job;
 mod local;
 mod start;
 mod stderr_log;
 
 pub(super) use alongside::start_alongside;
 pub use command::{BotCommand, CommandError};
+pub use job::run_to_end;
 pub use local::{LocalIo, LocalPlayer};
-use start::{Started, start_plain, start_sandboxed};
+use start::Started;
 pub use stderr_log::PastCap;
 use stderr_log::StderrLog;
 
@@ -203,16 +205,7 @@ impl BotProcess {
         stderr_cap: u64,
         past_cap: PastCap,
     ) -> Result<BotProcess, CommandError> {
-        // Registered before a sweep may look: it must never take the new
-        // bot for an escaped process.
-        let spawning = reaper::Spawning::start();
-        let started = match &command.sandbox {
-            Some(sandbox) => start_sandboxed(command, sandbox)?,
-            None => start_plain(command)?,
-        };
-        spawning.register(started.pid);
-        drop(spawning);
-
+        let started = start::start(command)?;
         let Started {
             pid,
             stdin,

@@ -53,8 +53,21 @@ impl Started {
     }
 }
 
+/// Starts `command`: in its sandbox, or else plain. Registered with the
+/// reaper before a sweep may look: it must never take the new program for
+/// an escaped process.
+pub(super) fn start(command: &BotCommand) -> Result<Started, CommandError> {
+    let spawning = reaper::Spawning::start();
+    let started = match &command.sandbox {
+        Some(sandbox) => start_sandboxed(command, sandbox)?,
+        None => start_plain(command)?,
+    };
+    spawning.register(started.pid);
+    Ok(started)
+}
+
 /// Starts `command` without a sandbox, in a process group of its own.
-pub(super) fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
+fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
     let spawned = crate::os::spawn_plain(
         command.program.as_deref(),
         &command.argv,
@@ -66,7 +79,7 @@ pub(super) fn start_plain(command: &BotCommand) -> Result<Started, CommandError>
 }
 
 /// Starts `command` in `sandbox`, its exit watched through a pidfd.
-pub(super) fn start_sandboxed(
+fn start_sandboxed(
     command: &BotCommand,
     sandbox: &Arc<BotSandbox>,
 ) -> Result<Started, CommandError> {

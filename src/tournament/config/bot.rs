@@ -83,10 +83,16 @@ impl BotEntry {
         if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
             argv[0] = self.dir.join(&argv[0]).to_string_lossy().into_owned();
         }
+        // Its box is the bot's: its folder (a build always has `dir`) and
+        // its read_paths.
         Some(BotCommand {
             argv,
             dir: Some(self.dir.clone()),
             env: self.env.iter().map(|(key, value)| (key.clone(), value.clone())).collect(),
+            declared: Declared {
+                folder: Some(self.dir.clone()),
+                read_paths: self.read_paths.clone(),
+            },
             ..BotCommand::default()
         })
     }

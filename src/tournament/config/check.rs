@@ -151,6 +151,8 @@ const FILE_KEYS: &[Key] = &[
     key("scratch_limit", Expect::Size),
     key("network", Expect::Bool),
     key("read_paths", Expect::Texts("paths")),
+    key("build_network", Expect::Bool),
+    key("build_timeout", Expect::Duration),
     key("bot", Expect::Tables(BOT_KEYS)),
     key("challengers", Expect::Texts("bot names")),
     key("sprt", Expect::Table("sprt", SPRT_KEYS)),

@@ -4,9 +4,11 @@
 //! [`check`] first holds the file against the keys it may have (every
 //! mistake of kind and form at once, in the file's terms), [`raw`] is the
 //! file as written (with where each value is), [`parse`] checks it into a
-//! [`Tournament`], [`bot`] is one `[[bot]]`, and [`error`] locates what is
-//! wrong.
+//! [`Tournament`], [`bot`] is one `[[bot]]`, [`error`] locates what is
+//! wrong, and [`base`] takes the sandbox of another file (a pull request's
+//! league played with the base branch's).
 
+mod base;
 mod bot;
 mod check;
 mod error;
@@ -23,6 +25,7 @@ use serde::{Deserialize, Serialize};
 pub use bot::{BotEntry, check_tournament_bot_name};
 pub use error::ConfigError;
 
+use super::build::BuildSettings;
 use super::openings::Openings;
 use super::schedule::{Schedule, SetupSeeds};
 use super::sprt::SprtSettings;
@@ -77,6 +80,8 @@ pub struct Tournament {
     pub pin: bool,
     /// How bot processes are sandboxed.
     pub sandbox: SandboxSettings,
+    /// How bots are built (`arena build`).
+    pub build: BuildSettings,
     pub bots: Vec<BotEntry>,
     /// The challengers of a gauntlet (indexes into `bots`), who play the
     /// other bots (the field) but not each other; empty in a round robin.

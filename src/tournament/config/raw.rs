@@ -47,6 +47,8 @@ pub(super) struct RawTournament {
     pub(super) network: Option<bool>,
     #[serde(default)]
     pub(super) read_paths: Vec<Spanned<String>>,
+    pub(super) build_network: Option<bool>,
+    pub(super) build_timeout: Option<Spanned<String>>,
     #[serde(rename = "bot", default)]
     pub(super) bots: Vec<Spanned<RawBot>>,
     pub(super) challengers: Option<Spanned<Vec<Spanned<String>>>>,

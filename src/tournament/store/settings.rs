@@ -166,6 +166,8 @@ impl RecordedSettings {
             transcripts,
             pin,
             sandbox,
+            // How bots are built, not how games are played.
+            build: _,
             bots,
             challengers,
             sprt,

@@ -61,6 +61,8 @@ pub(super) struct BotBoxes {
     /// Boxes being made ahead.
     making: AtomicUsize,
     starts: AtomicU64,
+    /// Who its boxes are on the host.
+    ids: ids::BoxIds,
 }
 
 type Job = Box<dyn FnOnce() + Send>;
@@ -83,7 +85,7 @@ fn maker() -> &'static Mutex<Sender<Job>> {
 }
 
 impl BotBoxes {
-    pub(super) fn new(sandbox: Arc<Sandbox>, plan: BoxPlan) -> BotBoxes {
+    pub(super) fn new(sandbox: Arc<Sandbox>, plan: BoxPlan, ids: ids::BoxIds) -> BotBoxes {
         BotBoxes {
             sandbox,
             plan: Arc::new(plan),
@@ -91,6 +93,7 @@ impl BotBoxes {
             spares: Mutex::default(),
             making: AtomicUsize::new(0),
             starts: AtomicU64::new(0),
+            ids,
         }
     }
 
@@ -158,13 +161,18 @@ impl BotBoxes {
                 .map_err(|_| SandboxError::Setup("a NUL byte in the working folder".into()))?,
             rlimits: sandbox.rlimits(),
             landlock: sandbox.protections.landlock_abi.map(|abi| {
-                InBoxRuleset::new(abi, &boxed::SCRATCH, &boxed::DEVICES, sandbox.settings.network)
+                let writable: Vec<&str> = boxed::SCRATCH
+                    .iter()
+                    .copied()
+                    .chain(self.plan.writable.iter().map(String::as_str))
+                    .collect();
+                InBoxRuleset::new(abi, &writable, &boxed::DEVICES, sandbox.settings.network)
             }),
             filter: sandbox.filter.clone(),
             scratch_options: CString::new(format!("size={},mode=1777", limits.scratch))
                 .expect("no NUL in a number"),
             command_line: sandbox.command_line.clone(),
-            ids: sandbox.ids.clone(),
+            ids: self.ids.clone(),
             network,
             cgroup_joins: cgroup.as_ref().map(|cgroup| cgroup.join_files()).unwrap_or_default(),
         };
@@ -193,7 +201,7 @@ impl BotBoxes {
         };
         let network = match (network, joined) {
             (boxed::Network::Join(_), Some(namespace)) => Some(namespace),
-            (boxed::Network::Own, _) if matches!(sandbox.ids, ids::BoxIds::Root) => {
+            (boxed::Network::Own, _) if matches!(self.ids, ids::BoxIds::Root) => {
                 // Kept for the bot's next boxes (see `free_networks`).
                 std::fs::File::open(format!("/proc/{}/ns/net", spawned.pid)).ok().map(OwnedFd::from)
             }
@@ -237,7 +245,7 @@ impl BotBoxes {
             return (boxed::Network::Host, None);
         }
         // Only root may enter a namespace it did not make.
-        if !matches!(self.sandbox.ids, ids::BoxIds::Root) {
+        if !matches!(self.ids, ids::BoxIds::Root) {
             return (boxed::Network::Own, None);
         }
         match self.free_networks.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop() {

@@ -33,8 +33,9 @@ pub enum Identity {
     /// same pid would get: [`ROOT_BOX_UID_BASE`] + 2 × pid + 1)
     /// with every capability dropped except reading files that Landlock
     /// lets it read (interpreters under /root must still run). Its scratch
-    /// folder is handed to that user.
-    OwnUser { scratch: CString },
+    /// folder is handed to that user. `ids`, when given, are the user
+    /// and group to be instead (a build: its folder's owner's).
+    OwnUser { scratch: CString, ids: Option<(u32, u32)> },
 }
 
 /// Where the process runs among the machine's sessions and groups.
@@ -102,7 +103,7 @@ impl ChildSetup {
                     write_file(c"/proc/self/uid_map", uid_map)?;
                     write_file(c"/proc/self/gid_map", gid_map)?;
                 }
-                Identity::OwnUser { scratch } => become_own_user(scratch)?,
+                Identity::OwnUser { scratch, ids } => become_own_user(scratch, *ids)?,
             }
             // Before the filter, which refuses the call to the bot.
             crate::os::linux::ask_short_slice();
@@ -121,12 +122,13 @@ impl ChildSetup {
     }
 }
 
-/// Drops root: a user id of its own, no capability but reading.
-unsafe fn become_own_user(scratch: &CString) -> io::Result<()> {
+/// Drops root: a user id of its own (or `ids`), no capability but reading.
+unsafe fn become_own_user(scratch: &CString, ids: Option<(u32, u32)>) -> io::Result<()> {
     // SAFETY: system calls on this process only.
     unsafe {
-        let id = ROOT_BOX_UID_BASE + 2 * libc::getpid() as u32 + 1;
-        check(libc::chown(scratch.as_ptr(), id, id))?;
+        let own = ROOT_BOX_UID_BASE + 2 * libc::getpid() as u32 + 1;
+        let (uid, gid) = ids.unwrap_or((own, own));
+        check(libc::chown(scratch.as_ptr(), uid, gid))?;
         // No bounding set to trim: once the user ids change, the permitted
         // set holds read search alone and can only shrink, and with
         // no_new_privs (set below, before exec) exec ignores file
@@ -144,8 +146,8 @@ unsafe fn become_own_user(scratch: &CString) -> io::Result<()> {
         check(
             libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) as libc::c_int
         )?;
-        check(libc::syscall(libc::SYS_setresgid, id, id, id) as libc::c_int)?;
-        check(libc::syscall(libc::SYS_setresuid, id, id, id) as libc::c_int)?;
+        check(libc::syscall(libc::SYS_setresgid, gid, gid, gid) as libc::c_int)?;
+        check(libc::syscall(libc::SYS_setresuid, uid, uid, uid) as libc::c_int)?;
         let header = CapHeader { version: 0x2008_0522, pid: 0 };
         let read = 1 << CAP_DAC_READ_SEARCH;
         let data = [

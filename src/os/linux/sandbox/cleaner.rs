@@ -39,8 +39,12 @@ impl Cleaner {
 impl Drop for Cleaner {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            // Its input closes: it cleans (nothing, by now) and exits.
-            drop(child.stdin.take());
+            // The word that the sandbox ended here, with arena alive and
+            // its own cleaning done: the cleaner exits at once (rather
+            // than wait for an arena that waits for it).
+            if let Some(mut stdin) = child.stdin.take() {
+                let _ = std::io::Write::write_all(&mut stdin, DONE);
+            }
             let _ = child.wait();
         }
     }
@@ -54,13 +58,19 @@ fn ended(pid: u32) -> bool {
     }
 }
 
-/// The cleaner's work: waits for the end of its input, then for arena
-/// `pid` to be gone, and removes its cgroups and scratch folders, trying
-/// again for a while as its boxes' processes end.
+/// What arena writes to its cleaner when its sandbox ends normally.
+const DONE: &[u8] = b"done";
+
+/// The cleaner's work: waits for the end of its input; unless arena said
+/// its sandbox ended normally, waits for arena `pid` to be gone and
+/// removes its cgroups and scratch folders, trying again for a while as
+/// its boxes' processes end.
 pub fn clean_after(pid: u32) {
-    let mut byte = [0u8; 1];
-    let stdin = std::io::stdin();
-    while std::io::Read::read(&mut stdin.lock(), &mut byte).unwrap_or(0) > 0 {}
+    let mut input = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut input);
+    if input == DONE {
+        return;
+    }
     let until = Instant::now() + Duration::from_secs(10);
     while !ended(pid) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(10));

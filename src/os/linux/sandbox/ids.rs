@@ -167,6 +167,9 @@ pub enum BoxIds {
     Subordinate(Arc<Subordinate>),
     /// Arena's own id (an unprivileged user without subordinate ids).
     Shared,
+    /// Under root, a build's box: its root an id of its own, its bot the
+    /// owner of the bot's folder (which the build writes).
+    Owner { uid: u32, gid: u32 },
 }
 
 impl BoxIds {
@@ -187,6 +190,12 @@ pub fn write_maps(ids: &BoxIds, pid: u32) -> io::Result<Option<IdLease>> {
             let map = format!("0 {base} 1\n{BOT_ID} {} 1", base + 1);
             std::fs::write(file("uid_map"), &map)?;
             std::fs::write(file("gid_map"), &map)?;
+            Ok(None)
+        }
+        BoxIds::Owner { uid, gid } => {
+            let base = ROOT_BOX_UID_BASE + 2 * pid;
+            std::fs::write(file("uid_map"), format!("0 {base} 1\n{BOT_ID} {uid} 1"))?;
+            std::fs::write(file("gid_map"), format!("0 {base} 1\n{BOT_ID} {gid} 1"))?;
             Ok(None)
         }
         BoxIds::Subordinate(subordinate) => {

@@ -172,6 +172,17 @@ pub struct Sandbox {
     /// What removes the cgroups and scratch folders were arena killed.
     #[expect(dead_code, reason = "held while the sandbox lives, for its Drop")]
     cleaner: Option<cleaner::Cleaner>,
+    /// What its boxes are for.
+    purpose: Purpose,
+}
+
+/// What a sandbox's boxes are for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Purpose {
+    /// Bots and game programs playing.
+    Play,
+    /// Bots' builds (`arena build`).
+    Build,
 }
 
 impl fmt::Debug for Sandbox {
@@ -189,6 +200,25 @@ impl Sandbox {
     pub fn new(
         settings: &SandboxSettings,
         protected: &[&Path],
+    ) -> Result<Option<Arc<Sandbox>>, SandboxError> {
+        Sandbox::with_purpose(settings, protected, Purpose::Play)
+    }
+
+    /// The sandbox of `arena build`, or `None` when it is off: a box per
+    /// bot's build, its own folder read-write, locks allowed, the network
+    /// only as `settings` say (`build_network`), its processes the owner of
+    /// its folder (so that it writes there as a build outside would).
+    pub fn for_builds(
+        settings: &SandboxSettings,
+        protected: &[&Path],
+    ) -> Result<Option<Arc<Sandbox>>, SandboxError> {
+        Sandbox::with_purpose(settings, protected, Purpose::Build)
+    }
+
+    fn with_purpose(
+        settings: &SandboxSettings,
+        protected: &[&Path],
+        purpose: Purpose,
     ) -> Result<Option<Arc<Sandbox>>, SandboxError> {
         if settings.mode == SandboxMode::Off {
             return Ok(None);
@@ -219,6 +249,7 @@ impl Sandbox {
             boxed: boxes,
             network: settings.network,
             memory_counted: cgroups.is_some(),
+            locks: purpose == Purpose::Build,
         };
         let filter = seccomp::filter(policy);
         let protections = Protections {
@@ -266,6 +297,7 @@ impl Sandbox {
             command_line: boxed::command_line(),
             ids,
             cleaner,
+            purpose,
         })))
     }
 
@@ -303,10 +335,31 @@ impl Sandbox {
         view: &View,
         others: &[&View],
     ) -> Result<Arc<BotSandbox>, SandboxError> {
-        let shown = files::shown(view, others, &self.protected, &self.settings.read_paths);
+        let mut shown = files::shown(view, others, &self.protected, &self.settings.read_paths);
+        let mut ids = self.ids.clone();
+        // Under root, who a build runs as: its folder's owner.
+        let mut owner = None;
+        if self.purpose == Purpose::Build
+            && let Some(own) = view.own.as_ref().filter(|own| own.is_dir())
+        {
+            // A build writes its own folder as a build outside would: as
+            // its owner (under root), or as arena's user.
+            shown.writable.push(own.clone());
+            if self.protections.as_root {
+                use std::os::unix::fs::MetadataExt;
+                let meta = std::fs::metadata(own)
+                    .map_err(|error| SandboxError::Setup(format!("{}: {error}", own.display())))?;
+                owner = Some((meta.uid(), meta.gid()));
+                ids = ids::BoxIds::Owner { uid: meta.uid(), gid: meta.gid() };
+            } else {
+                ids = ids::BoxIds::Shared;
+            }
+        }
         let kind = if self.protections.boxes {
             let plan = BoxPlan::new(&Layout::new(&shown, &view.reached));
-            if self.ids.own() {
+            // (A build's processes run as its folder's owner, whose rights
+            // are the owner's, not others'.)
+            if ids.own() && owner.is_none() {
                 // Said before the first game rather than as a crash in each.
                 let needed = view
                     .reached
@@ -330,9 +383,9 @@ impl Sandbox {
                     });
                 }
             }
-            BotKind::Boxed(Arc::new(BotBoxes::new(Arc::clone(self), plan)))
+            BotKind::Boxed(Arc::new(BotBoxes::new(Arc::clone(self), plan, ids)))
         } else {
-            BotKind::Fallback(fallback::Fallback::new(shown.grants()))
+            BotKind::Fallback(fallback::Fallback::new(shown.grants(), &shown.writable, owner))
         };
         Ok(Arc::new(BotSandbox { sandbox: Arc::clone(self), kind }))
     }

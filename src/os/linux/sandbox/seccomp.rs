@@ -49,6 +49,9 @@ pub struct Policy {
     /// and System V shared memory too; without one they would escape the
     /// memory limit, and are refused.
     pub memory_counted: bool,
+    /// File locks are allowed: a build's box (compilers and package
+    /// managers lock their caches), where no opponent runs beside it.
+    pub locks: bool,
 }
 
 /// Calls allowed whatever their arguments.
@@ -366,10 +369,15 @@ pub fn filter(policy: Policy) -> Option<Filter> {
         F_GETLEASE,
         F_NOTIFY,
     ];
-    table.insert(
-        number(libc::SYS_fcntl),
-        when(vec![shared_state.iter().map(|&command| ne(1, command)).collect()]),
-    );
+    if policy.locks {
+        table.insert(number(libc::SYS_fcntl), Verdict::Allow);
+        table.insert(number(libc::SYS_flock), Verdict::Allow);
+    } else {
+        table.insert(
+            number(libc::SYS_fcntl),
+            when(vec![shared_state.iter().map(|&command| ne(1, command)).collect()]),
+        );
+    }
     // preadv2(fd, iov, count, pos_l, pos_h, flags), pwritev2 alike: not
     // RWF_NOWAIT, which fails for a page not cached.
     const RWF_NOWAIT: u64 = 0x8;
@@ -446,8 +454,10 @@ mod tests {
         run(&program, number(call), ARCH.unwrap().0, arguments) == ALLOW
     }
 
-    const BOXED: Policy = Policy { boxed: true, network: false, memory_counted: true };
-    const FALLBACK: Policy = Policy { boxed: false, network: false, memory_counted: false };
+    const BOXED: Policy =
+        Policy { boxed: true, network: false, memory_counted: true, locks: false };
+    const FALLBACK: Policy =
+        Policy { boxed: false, network: false, memory_counted: false, locks: false };
 
     #[test]
     fn the_allowlist_lets_programs_run_and_refuses_what_escapes() {
@@ -538,6 +548,10 @@ mod tests {
             assert!(!decide(policy, libc::SYS_madvise, [0, 4096, 20, 0, 0, 0]));
             assert!(!decide(policy, libc::SYS_madvise, [0, 4096, 21, 0, 0, 0]));
         }
+        // A build's box may lock (no opponent runs beside it).
+        let build = Policy { locks: true, ..BOXED };
+        assert!(decide(build, libc::SYS_flock, [3, 2, 0, 0, 0, 0]));
+        assert!(decide(build, libc::SYS_fcntl, [3, libc::F_SETLK as u64, 0, 0, 0, 0]));
     }
 
     /// Well under the kernel's 4,096: the calls it allows whatever their

@@ -23,6 +23,7 @@ use crate::referee::{BotCommand, Settings, TimeControl};
 use crate::results::TranscriptStore;
 use crate::sandbox::{SandboxMode, SandboxSettings};
 use crate::text_file::read_bounded;
+use crate::tournament::build::BuildSettings;
 use crate::tournament::openings::{MAX_OPENINGS_BYTES, Openings};
 use crate::tournament::sprt::{DEFAULT_MAX_GAMES, SprtSettings};
 use crate::units::{parse_duration, parse_duration_or_zero, parse_size};
@@ -82,6 +83,15 @@ impl Tournament {
         };
         let settings = read_settings(&raw, fail)?;
         let sandbox = read_sandbox(&raw, folder, fail)?;
+        let build = BuildSettings {
+            network: raw.build_network.unwrap_or(false),
+            timeout: read_duration(
+                &raw.build_timeout,
+                "build_timeout",
+                BuildSettings::default().timeout,
+                fail,
+            )?,
+        };
         // A game program describes itself in the sandbox its bots will
         // have, which may read neither the file nor the results.
         let protected = [file, out.as_path()];
@@ -124,6 +134,7 @@ impl Tournament {
             },
             pin: raw.pin.unwrap_or(true),
             sandbox,
+            build,
             challengers,
             sprt,
             bots,

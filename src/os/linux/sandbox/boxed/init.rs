@@ -289,7 +289,7 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
                         return Err((Failed::Folder, errno()));
                     }
                 }
-                Step::View { target, file, device, .. } => {
+                Step::View { target, file, device, writable, .. } => {
                     let fd = *views.add(index);
                     index += 1;
                     if fd < 0 {
@@ -310,6 +310,8 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
                     }
                     let set = if *device {
                         MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC
+                    } else if *writable {
+                        MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
                     } else {
                         MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
                     };

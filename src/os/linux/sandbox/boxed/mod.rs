@@ -392,6 +392,7 @@ pub fn probe(network: bool, ids: &BoxIds) -> Result<(), String> {
     let shown = crate::sandbox::files::Shown {
         whole: crate::sandbox::files::system_paths(),
         hidden: Vec::new(),
+        writable: Vec::new(),
     };
     let program = CString::new(program).expect("no NUL");
     let start = BoxStart {

@@ -14,6 +14,8 @@ pub struct BoxPlan {
     pub(super) views: usize,
     /// The host paths shown, for telling why a start was refused access.
     shown: Vec<PathBuf>,
+    /// The host paths shown read-write (at the same paths in the box).
+    pub(in crate::os::linux::sandbox) writable: Vec<String>,
 }
 
 /// One step of building a box's root; paths are relative to the new root.
@@ -24,6 +26,8 @@ pub(super) enum Step {
         target: CString,
         file: bool,
         device: bool,
+        /// Read-write (a build's own folder); else read-only.
+        writable: bool,
     },
     /// A small configuration file, copied rather than shown: writing one
     /// into the root costs a fraction of a mount.
@@ -72,7 +76,13 @@ impl BoxPlan {
         for device in DEVICES {
             let path = Path::new(device);
             if let (Some(source), Some(target)) = (c_path(path), relative(path)) {
-                steps.push(Step::View { source, target, file: true, device: true });
+                steps.push(Step::View {
+                    source,
+                    target,
+                    file: true,
+                    device: true,
+                    writable: false,
+                });
             }
         }
         for entry in layout.entries() {
@@ -84,11 +94,13 @@ impl BoxPlan {
                 }
                 Entry::Bind { path, file } => {
                     shown.push(path.clone());
+                    let writable = layout.writable(&path);
                     c_path(&path).zip(relative(&path)).map(|(source, target)| Step::View {
                         source,
                         target,
                         file,
                         device: false,
+                        writable,
                     })
                 }
                 Entry::Hide { path, file } => {
@@ -102,7 +114,12 @@ impl BoxPlan {
             steps.extend(step);
         }
         let views = steps.iter().filter(|step| matches!(step, Step::View { .. })).count();
-        BoxPlan { steps, views, shown }
+        let writable = shown
+            .iter()
+            .filter(|path| layout.writable(path))
+            .filter_map(|path| path.to_str().map(str::to_owned))
+            .collect();
+        BoxPlan { steps, views, shown, writable }
     }
 
     /// The first place on the way to `path` that is closed to others:

@@ -39,22 +39,35 @@ use crate::sandbox::files::Grant;
 /// keeps its access to its folder until it is swept).
 pub(super) struct Fallback {
     reads: Vec<(PathBuf, BitFlags<AccessFs>)>,
+    /// Under root, who its processes run as instead of an id of their own
+    /// (a build: its folder's owner).
+    owner: Option<(u32, u32)>,
     free_scratch: Arc<Mutex<Vec<(PathBuf, RulesetCreated)>>>,
 }
 
 impl Fallback {
-    /// The fallback of a bot that may read `grants`.
-    pub(super) fn new(grants: Vec<Grant>) -> Fallback {
+    /// The fallback of a bot that may read `grants`, and write those in
+    /// `writable` (a build's own folder), run as `owner` under root.
+    pub(super) fn new(
+        grants: Vec<Grant>,
+        writable: &[PathBuf],
+        owner: Option<(u32, u32)>,
+    ) -> Fallback {
         let read = AccessFs::from_read(ABI::V6);
+        let every = AccessFs::from_all(ABI::V6);
         let reads = grants
             .into_iter()
             .map(|grant| match grant {
+                Grant::Whole(path) if writable.iter().any(|folder| path.starts_with(folder)) => {
+                    let access = if path.is_dir() { every } else { AccessFs::from_file(ABI::V6) };
+                    (path, access)
+                }
                 Grant::Whole(path) if path.is_dir() => (path, read),
                 Grant::Whole(path) => (path, AccessFs::Execute | AccessFs::ReadFile),
                 Grant::List(path) => (path, BitFlags::from(AccessFs::ReadDir)),
             })
             .collect();
-        Fallback { reads, free_scratch: Arc::default() }
+        Fallback { reads, owner, free_scratch: Arc::default() }
     }
 
     /// Starts `argv` (`program` found) as one of the bot's processes.
@@ -88,7 +101,7 @@ impl Fallback {
             ScratchFolder { path, ruleset: Some(ruleset), free: Arc::clone(&self.free_scratch) };
         let setup = ChildSetup {
             session: Session::New,
-            identity: identity(sandbox, &scratch.path)?,
+            identity: identity(sandbox, &scratch.path, self.owner)?,
             rlimits: sandbox.rlimits(),
             ruleset: child_ruleset,
             filter: sandbox.filter.clone(),
@@ -156,12 +169,16 @@ impl Fallback {
 }
 
 /// Who a fallback process runs as, with scratch folder `scratch`.
-fn identity(sandbox: &Sandbox, scratch: &Path) -> Result<Identity, SandboxError> {
+fn identity(
+    sandbox: &Sandbox,
+    scratch: &Path,
+    owner: Option<(u32, u32)>,
+) -> Result<Identity, SandboxError> {
     let protections = sandbox.protections;
     if protections.as_root {
         let scratch = CString::new(scratch.as_os_str().as_bytes())
             .map_err(|_| SandboxError::Setup("a scratch path holds a NUL byte".into()))?;
-        return Ok(Identity::OwnUser { scratch });
+        return Ok(Identity::OwnUser { scratch, ids: owner });
     }
     if protections.user_namespace {
         let (uid, gid) = crate::os::linux::user_ids();
