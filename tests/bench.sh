@@ -10,6 +10,7 @@
 #   LARGE_BOTS=10 FOLDERS_ONLY=1 tests/bench.sh  # a smaller large folder (90,000 games), to try the script
 #   KEEP_WORK=1 ...                # keep the folders made (to profile a command on them)
 #   GAME_PROGRAM_ONLY=1 GAMES=200 ROUNDS=1 tests/bench.sh  # only a game program beside the built-in game
+#   PROCESS_ONLY=1 SPAWN_GAMES=1000 SPAWN_ROUNDS=3 tests/bench.sh  # only process per game against its floor
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -q
@@ -185,10 +186,14 @@ PY
       med[k] = f[int((m + 1) / 2)]; lo[k] = f[1]; hi[k] = f[m]
     }
     printf "process per game, unboxed: %.2f of the floor 1 at a time (%.2f to %.2f), %.2f 2 at a time (%.2f to %.2f), the median of %d rounds (target: at least 0.9)\n", med[1], lo[1], hi[1], med[2], lo[2], hi[2], n
-    printf "a box adds %.3f ms to a start 1 at a time (%.3f to %.3f), %.3f ms 2 at a time (%.3f to %.3f; each worker's games take that much longer per start) (target: at most 0.5)\n", med[3], lo[3], hi[3], med[4], lo[4], hi[4]
+    printf "a box adds %.3f ms to a start 1 at a time (%.3f to %.3f), %.3f ms 2 at a time (%.3f to %.3f; the games of each worker take that much longer per start) (target: at most 0.5)\n", med[3], lo[3], hi[3], med[4], lo[4], hi[4]
   }' "$work/spawn-rounds"
 }
 
+if [ -n "${PROCESS_ONLY:-}" ]; then
+  process_per_game
+  exit
+fi
 if [ -n "${GAME_PROGRAM_ONLY:-}" ]; then
   game_program
   exit

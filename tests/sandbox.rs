@@ -67,6 +67,13 @@ fn a_bot_cannot_read_its_opponents_output() {
     both_ways("read-opponent-output", None);
 }
 
+/// What a socket's buffer holds no memory limit counts: a buffer keeps
+/// the kernel's default size.
+#[test]
+fn a_bot_cannot_raise_its_socket_buffers() {
+    both_ways("socket-buffers", None);
+}
+
 #[test]
 fn a_bot_cannot_trace_its_opponent() {
     both_ways("ptrace-opponent", None);

@@ -98,6 +98,7 @@ fn attacks_fail_when_the_arena_runs_as_an_unprivileged_user() {
         ("hoard-memfd", None),
         ("hoard-sysv", None),
         ("hoard-growsdown", None),
+        ("socket-buffers", None),
     ];
     for (name, argument) in cases {
         let out = place.out(name);

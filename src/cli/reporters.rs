@@ -187,7 +187,9 @@ impl Reporter for GameLines {
             Event::GameVoid { .. } | Event::Warning { .. } => {
                 warn(&warning(event).expect("a warning"));
             }
-            Event::Started { .. } | Event::Finished(_) => {}
+            // A match says what it cost as a run does.
+            Event::Finished(stats) => crate::say!("{}", stats_line(stats)),
+            Event::Started { .. } => {}
         }
     }
 }

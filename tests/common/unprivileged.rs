@@ -30,7 +30,8 @@ impl Unprivileged {
         let fixtures = base.join("fixtures");
         std::fs::create_dir(&fixtures).expect("a folder");
         super::hostile::copy_bot_to(&fixtures);
-        let copies: [(PathBuf, &str); 9] = [
+        let copies: [(PathBuf, &str); 10] = [
+            (repo_dir().join("tests/fixtures/many_idle.py"), "fixtures/many_idle.py"),
             (repo_dir().join("tests/fixtures/cpu_hungry.py"), "fixtures/cpu_hungry.py"),
             (repo_dir().join("tests/fixtures/tells_ids.py"), "fixtures/tells_ids.py"),
             (repo_dir().join("tests/fixtures/tells_slice.py"), "fixtures/tells_slice.py"),

@@ -595,18 +595,24 @@ impl BotProcess {
         let leaves_orphans = self.runner.may_leave_orphans();
         match &mut self.runner {
             Runner::Program { stderr_task, stderr_log, .. } => {
+                let (stderr_task, stderr_log) = (stderr_task, Arc::clone(stderr_log));
                 self.exit.wait().await;
                 // stderr ends once every writer is gone; one that escaped the
                 // group is killed by the sweep, so do not wait for it here
                 // (nor for a drain at its cap, which reads no more).
                 let full =
                     stderr_log.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).full();
-                if full
+                let unfinished = full
                     || tokio::time::timeout(Duration::from_millis(50), &mut *stderr_task)
                         .await
-                        .is_err()
-                {
-                    stderr_task.abort();
+                        .is_err();
+                if unfinished {
+                    // What is in the pipe now is the bot's last words, which
+                    // a loaded machine's drain may not have read yet.
+                    self.drain_stderr_now();
+                    if let Runner::Program { stderr_task, .. } = &self.runner {
+                        stderr_task.abort();
+                    }
                 }
                 if leaves_orphans {
                     reaper::request_sweep();

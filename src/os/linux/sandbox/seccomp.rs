@@ -226,7 +226,6 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_getsockname,
     libc::SYS_getpeername,
     libc::SYS_getsockopt,
-    libc::SYS_setsockopt,
     libc::SYS_shutdown,
     libc::SYS_recvfrom,
     libc::SYS_recvmsg,
@@ -418,6 +417,20 @@ pub fn filter(policy: Policy) -> Option<Filter> {
             table.insert(number(call), Verdict::Allow);
         }
     }
+    // A socket's buffers stay the kernel's default size: no memory limit
+    // counts what they hold, so a box that raised them (to
+    // net.core.wmem_max, megabytes) on its hundreds of sockets would hold
+    // gigabytes outside its limit.
+    table.insert(
+        number(libc::SYS_setsockopt),
+        when(vec![
+            vec![ne(1, libc::SOL_SOCKET as u64)],
+            [libc::SO_SNDBUF, libc::SO_RCVBUF, libc::SO_SNDBUFFORCE, libc::SO_RCVBUFFORCE]
+                .iter()
+                .map(|&option| ne(2, option as u64))
+                .collect(),
+        ]),
+    );
     // Unix sockets only as a pair of streams: a datagram socket, made by a
     // pair, could send to a host socket by path through sendmsg, whose
     // address no filter sees; a stream pair's sends take no address.
@@ -547,6 +560,26 @@ mod tests {
             ));
             assert!(!decide(policy, libc::SYS_madvise, [0, 4096, 20, 0, 0, 0]));
             assert!(!decide(policy, libc::SYS_madvise, [0, 4096, 21, 0, 0, 0]));
+        }
+        // Socket buffers keep their size; other options are set.
+        for policy in [BOXED, FALLBACK] {
+            let sol = libc::SOL_SOCKET as u64;
+            assert!(!decide(
+                policy,
+                libc::SYS_setsockopt,
+                [3, sol, libc::SO_SNDBUF as u64, 0, 4, 0]
+            ));
+            assert!(!decide(
+                policy,
+                libc::SYS_setsockopt,
+                [3, sol, libc::SO_RCVBUFFORCE as u64, 0, 4, 0]
+            ));
+            assert!(decide(
+                policy,
+                libc::SYS_setsockopt,
+                [3, sol, libc::SO_REUSEADDR as u64, 0, 4, 0]
+            ));
+            assert!(decide(policy, libc::SYS_setsockopt, [3, 6, libc::SO_SNDBUF as u64, 0, 4, 0]));
         }
         // A build's box may lock (no opponent runs beside it).
         let build = Policy { locks: true, ..BOXED };

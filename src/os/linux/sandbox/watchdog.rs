@@ -10,16 +10,31 @@
 //! elsewhere: the box's tmpfs folders by their size, System V segments by
 //! the IPC namespace's limits, and `memfd_create` is refused without a
 //! cgroup. The check runs on its own thread, never on a game's.
+//!
+//! A look at a box reads /proc for each of its processes, so a box of many
+//! processes is looked at less often: after a look that took `t`, the next
+//! waits `100 t` (between 50 ms and 1 s), and a box costs arena at most a
+//! hundredth of a CPU however many processes it runs. Unix socket buffers
+//! are not counted here: seccomp refuses raising them (`SO_SNDBUF` and
+//! kin), and the kernel's defaults bound what a box's sockets hold.
 
+use std::collections::HashMap;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::spawn::kill_pidfd;
 
-/// How often a box is looked at.
+/// How often a box is looked at, at most.
 const INTERVAL: Duration = Duration::from_millis(50);
+
+/// A look at a box waits this many times as long as it took, after it:
+/// a box costs the watchdog at most a hundredth of a CPU.
+const SHARE: u32 = 100;
+
+/// The longest a box goes unlooked at.
+const LONGEST: Duration = Duration::from_secs(1);
 
 /// A box the watchdog looks at.
 struct Watched {
@@ -99,6 +114,11 @@ impl Drop for Watch {
 
 fn watch() {
     let registry = registry();
+    // When each box is next looked at: a box whose look took long (many
+    // processes to read in /proc) is looked at less often, so that no box
+    // costs arena more than a share of a CPU however many processes it
+    // runs (`SHARE`), and none waits longer than `LONGEST`.
+    let mut due: HashMap<u32, Instant> = HashMap::new();
     loop {
         let pids: Vec<(u32, bool, u64)> = {
             let mut boxes = registry.boxes.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -110,15 +130,23 @@ fn watch() {
                 .map(|watched| (watched.pid, watched.counts_itself, watched.limit_bytes))
                 .collect()
         };
+        due.retain(|pid, _| pids.iter().any(|(watched, _, _)| watched == pid));
         // Measured without the lock: starting and ending boxes never wait
         // for /proc.
-        let over: Vec<u32> = pids
-            .into_iter()
-            .filter(|&(pid, itself, limit)| {
-                descendants_memory(pid) + if itself { resident_unbacked(pid) } else { 0 } > limit
-            })
-            .map(|(pid, _, _)| pid)
-            .collect();
+        let now = Instant::now();
+        let mut over = Vec::new();
+        for (pid, itself, limit) in pids {
+            if due.get(&pid).is_some_and(|when| *when > now) {
+                continue;
+            }
+            let started = Instant::now();
+            let held = descendants_memory(pid) + if itself { resident_unbacked(pid) } else { 0 };
+            let took = started.elapsed();
+            due.insert(pid, started + (took * SHARE).clamp(INTERVAL, LONGEST));
+            if held > limit {
+                over.push(pid);
+            }
+        }
         if !over.is_empty() {
             let boxes = registry.boxes.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             for watched in boxes.iter().filter(|watched| over.contains(&watched.pid)) {
