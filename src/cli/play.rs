@@ -151,11 +151,13 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let transcript = args.transcript.clone();
     let report = match setup.game() {
         GameRef::Builtin(id) => with_game!(*id, G => {
-            let turn_based = <G as Game>::new(setup.params::<G>(), seed).to_move().len() == 1;
-            introduce(Some(turn_based));
-            let you = Bot::local("you", human::<G>(Arc::clone(&console), true));
-            let other = opponent_bot(&|| Bot::local(player(seat.other()), human::<G>(Arc::clone(&console), false)));
             let mut rules = BuiltinRules::<G>::new();
+            // The person's copy of the game is the referee's.
+            let game_seed = rules.seed_for(seed, &settings.seed_key);
+            let turn_based = <G as Game>::new(setup.params::<G>(), game_seed).to_move().len() == 1;
+            introduce(Some(turn_based));
+            let you = Bot::local("you", human::<G>(Arc::clone(&console), true, game_seed));
+            let other = opponent_bot(&|| Bot::local(player(seat.other()), human::<G>(Arc::clone(&console), false, game_seed)));
             runtime.block_on(play_one(&mut rules, &setup, you, other, seat, seed, &settings, transcript))?
         }),
         GameRef::Program(game) => {

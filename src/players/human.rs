@@ -1,9 +1,11 @@
 //! A person playing at the terminal, through the rule books' dialogue.
 //!
-//! The person's side keeps its own copy of the game (from the `start`
-//! message's parameters and seed) and replays each move of the history onto
-//! it, so every turn, the opponent's included, is told with the exact
-//! position before and after.
+//! The person's side keeps its own copy of the game, set up as the
+//! referee sets it up (the `start` message's parameters and the seed the
+//! referee's game was made from, given when the player is made: a bot's
+//! `seed` is its seat's own, not the game's), and replays each move of the
+//! history onto it, so every turn, the opponent's included, is told with
+//! the exact position before and after.
 
 use std::sync::{Arc, Mutex};
 
@@ -21,12 +23,14 @@ use crate::story::tell_turns;
 /// The console people play on, shared by both seats when two people play.
 pub type SharedConsole = Arc<Mutex<dyn Console + Send>>;
 
-/// A person playing `G` on `console`. The `narrator` tells the game as it
-/// goes; with two people at one keyboard only one of them does.
-pub fn human<G: Narrate>(console: SharedConsole, narrator: bool) -> LocalPlayer {
+/// A person playing `G` on `console`, in a game the referee sets up from
+/// `game_seed` (`Rules::seed_for` of the setup seed). The `narrator` tells
+/// the game as it goes; with two people at one keyboard only one of them
+/// does.
+pub fn human<G: Narrate>(console: SharedConsole, narrator: bool, game_seed: u64) -> LocalPlayer {
     LocalPlayer::new("arena:human", move |io| {
         let console = Arc::clone(&console);
-        async move { play::<G>(Session::new(io), console, narrator).await }
+        async move { play::<G>(Session::new(io), console, narrator, game_seed).await }
     })
 }
 
@@ -38,12 +42,17 @@ struct Table<G> {
     applied: usize,
 }
 
-async fn play<G: Narrate>(mut session: Session, console: SharedConsole, narrator: bool) {
+async fn play<G: Narrate>(
+    mut session: Session,
+    console: SharedConsole,
+    narrator: bool,
+    game_seed: u64,
+) {
     let mut table: Option<Table<G>> = None;
     while let Some(message) = session.next().await {
         match message["type"].as_str() {
             Some("start") => {
-                let Some(new_table) = start::<G>(&message) else { return };
+                let Some(new_table) = start::<G>(&message, game_seed) else { return };
                 if narrator {
                     let mut console = lock(&console);
                     console.say(&format!("Welcome to {}!", G::ID.title()));
@@ -89,11 +98,10 @@ async fn play<G: Narrate>(mut session: Session, console: SharedConsole, narrator
     }
 }
 
-fn start<G: Narrate>(message: &Value) -> Option<Table<G>> {
+fn start<G: Narrate>(message: &Value, game_seed: u64) -> Option<Table<G>> {
     let params: G::Params = field(message, "params")?;
-    let seed = message["seed"].as_u64()?;
     let seat = Seat::from_number(u8::try_from(message["seat"].as_u64()?).ok()?)?;
-    Some(Table { game: Builtin(G::new(&params, seed)), seat, applied: 0 })
+    Some(Table { game: Builtin(G::new(&params, game_seed)), seat, applied: 0 })
 }
 
 /// Applies (and, for the narrator, tells) the history's moves not seen yet.
