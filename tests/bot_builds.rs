@@ -92,8 +92,7 @@ fn a_bot_is_built_by_its_build_command_and_plays_only_once_built() {
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     let said = text(&run);
     assert!(
-        said.contains("bot `built`: command: program")
-            && said.contains("build command (`sh build.sh`)")
+        said.contains("bot `built` is not built: it has a build command (`sh build.sh`)")
             && said.contains("run `arena build league.toml` first"),
         "{said}"
     );
@@ -123,6 +122,44 @@ fn a_bot_is_built_by_its_build_command_and_plays_only_once_built() {
     let after = league.fingerprints();
     assert_eq!(after[0], before[0]);
     assert_ne!(after[1], before[1]);
+}
+
+/// A starter kit's way: the launcher `./bot` is in the folder before any
+/// build, and runs what the build makes (`build/program`).
+const LAUNCHER: &str = "#!/bin/sh\nexec python3 \"$(dirname \"$0\")/build/program\"\n";
+
+#[test]
+fn a_bot_whose_launcher_exists_before_its_build_is_refused_until_built() {
+    let league = League::new("mkdir -p build\ncp bot.py build/program\n");
+    let launcher = league.path("bots/built/bot");
+    std::fs::write(&launcher, LAUNCHER).unwrap();
+    std::fs::set_permissions(&launcher, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .unwrap();
+    std::fs::write(league.path("bots/built/.gitignore"), "/build/\n").unwrap();
+    let refused = |what: &str| {
+        let run = league.arena(&["run", "league.toml"]);
+        let said = text(&run);
+        assert_eq!(run.status.code(), Some(2), "{said}");
+        assert!(said.contains(what) && said.contains("run `arena build league.toml`"), "{said}");
+        assert!(!league.path("results/games.csv").exists(), "played: {said}");
+    };
+    refused("bot `built` is not built");
+    assert!(league.arena(&["build", "league.toml"]).status.success());
+    let run = league.arena(&["run", "league.toml", "--fresh"]);
+    assert!(run.status.success(), "{}", text(&run));
+    for row in common::read_games_csv(&league.path("results")) {
+        assert_eq!(&row["reason"], "normal", "{}", &row["forfeit_detail"]);
+    }
+    std::fs::remove_dir_all(league.path("results")).unwrap();
+    // An edit after the build: built again before it plays.
+    std::fs::write(league.path("bots/built/bot.py"), "print('edited')\n").unwrap();
+    refused("bot `built`: its sources changed since it was last built (bot.py)");
+    // So is another build command.
+    let file = league.path("league.toml");
+    let toml = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, toml.replace("[\"sh\", \"build.sh\"]", "[\"sh\", \"./build.sh\"]"))
+        .unwrap();
+    refused("its build command is now `sh ./build.sh`, and was `sh build.sh`");
 }
 
 #[test]

@@ -391,8 +391,12 @@ pub fn prepare(
     key_file: Option<&Path>,
 ) -> anyhow::Result<Prepared> {
     tournament.check_schedule_size().map_err(UsageError)?;
-    crate::tournament::build::check_built(&tournament.bots, &tournament.file)
-        .map_err(UsageError)?;
+    crate::tournament::build::check_built(
+        &tournament.bots,
+        &tournament.file,
+        &tournament.fingerprint_exclusions(),
+    )
+    .map_err(UsageError)?;
     let given = given_key(key_file).map_err(UsageError)?;
     tournament.seed_key_file = key_file.map(Path::to_path_buf);
     let run_key = RunKey::choose(&tournament.out, fresh, given).map_err(refused_as_usage)?;

@@ -8,6 +8,13 @@
 //! exist, and the build should have left its sources alone: files it wrote
 //! that its fingerprint covers (outputs no `.gitignore` leaves out) would
 //! make every build a new version.
+//!
+//! A build that succeeded is recorded in the bot's folder
+//! ([`BUILD_RECORD`]: the build command and a digest of each source file
+//! as the build left it). A run refuses a bot with a build command while
+//! that record is missing, names another command, or disagrees with its
+//! sources now: a kit's launcher exists before its build does, so an
+//! unbuilt bot would otherwise start, crash in every game and be withdrawn.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use super::Tournament;
 use super::config::BotEntry;
-use super::identity::FingerprintError;
+use super::identity::{BUILD_RECORD, Fingerprint, FingerprintError};
 use crate::referee::process::run_to_end;
 use crate::referee::{BotCommand, CommandError};
 use crate::sandbox::{LimitReached, Sandbox, SandboxError, SandboxSettings};
@@ -89,6 +96,9 @@ pub enum BuildError {
     /// The bot's files could not be read to see what the build changed.
     #[error("bot `{bot}`: cannot read its files: {error}")]
     Files { bot: String, error: FingerprintError },
+    /// The build's record could not be written.
+    #[error("bot `{bot}`: its build succeeded, but arena cannot record it: {error:#}")]
+    Record { bot: String, error: anyhow::Error },
 }
 
 /// ", having reached its memory limit", or nothing.
@@ -164,7 +174,24 @@ pub async fn build_bot(
         problem,
     })?;
     let after = files(bot)?;
+    let record = BuildRecord { build: words, sources: hex_digests(&after) };
+    let text = serde_json::to_vec_pretty(&record).expect("a record is JSON");
+    crate::tournament::store::write_atomically(&bot.dir.join(BUILD_RECORD), &text)
+        .map_err(|error| BuildError::Record { bot: bot.name.clone(), error })?;
     Ok(Built { elapsed, touched_sources: touched(&before, &after) })
+}
+
+/// What a bot's folder keeps of its last successful build.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct BuildRecord {
+    /// The build command's words, as one shell line.
+    build: String,
+    /// Each source file's digest as the build left it, by name.
+    sources: BTreeMap<String, String>,
+}
+
+fn hex_digests(files: &BTreeMap<String, Fingerprint>) -> BTreeMap<String, String> {
+    files.iter().map(|(name, digest)| (name.clone(), digest.hex())).collect()
 }
 
 /// The names whose digest differs between `before` and `after`, or that
@@ -180,17 +207,48 @@ fn touched<T: PartialEq>(before: &BTreeMap<String, T>, after: &BTreeMap<String, 
     names
 }
 
-/// Checks that every bot with a build command has its program, as it must
-/// before it plays; the error names the bot, the program, and how to build
-/// it (`file` is the tournament file, for the command to run).
-pub fn check_built(bots: &[BotEntry], file: &Path) -> Result<(), String> {
+/// Checks that every bot with a build command was built by `arena build`
+/// since its sources or build command last changed, and has its program,
+/// as it must before it plays; the error names the bot, what is missing or
+/// changed, and how to build it (`file` is the tournament file, for the
+/// command to run; `excluded`, what no fingerprint reads).
+pub fn check_built(bots: &[BotEntry], file: &Path, excluded: &[PathBuf]) -> Result<(), String> {
+    let build_it = format!("run `arena build {}`", shell_words::quote(&file.to_string_lossy()));
     for bot in bots.iter().filter(|bot| bot.build.is_some()) {
-        if let Err(problem) = bot.command().check_program() {
-            let words = shell_words::join(bot.build.iter().flatten());
+        let words = shell_words::join(bot.build.iter().flatten());
+        let recorded = std::fs::read(bot.dir.join(BUILD_RECORD))
+            .ok()
+            .and_then(|text| serde_json::from_slice::<BuildRecord>(&text).ok());
+        let Some(recorded) = recorded else {
             return Err(format!(
-                "bot `{}`: command: {problem}: it is made by the bot's build command (`{words}`); run `arena build {}` first",
+                "bot `{}` is not built: it has a build command (`{words}`), and `arena build` has not built it in {} (no {BUILD_RECORD} there); {build_it} first",
                 bot.name,
-                shell_words::quote(&file.to_string_lossy())
+                bot.dir.display()
+            ));
+        };
+        if recorded.build != words {
+            return Err(format!(
+                "bot `{}`: its build command is now `{words}`, and was `{}` when it was last built; {build_it} again",
+                bot.name, recorded.build
+            ));
+        }
+        let now =
+            bot.source_files(excluded).map_err(|error| format!("bot `{}`: {error}", bot.name))?;
+        let changed = touched(&recorded.sources, &hex_digests(&now));
+        if let [first, rest @ ..] = changed.as_slice() {
+            let more = match rest.len() {
+                0 => String::new(),
+                count => format!(" and {count} more"),
+            };
+            return Err(format!(
+                "bot `{}`: its sources changed since it was last built ({first}{more}); {build_it} again",
+                bot.name
+            ));
+        }
+        if let Err(problem) = bot.command().check_program() {
+            return Err(format!(
+                "bot `{}`: command: {problem}: it is made by the bot's build command (`{words}`); {build_it} first",
+                bot.name
             ));
         }
     }

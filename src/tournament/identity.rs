@@ -19,7 +19,8 @@
 //! counts, and of its folder only the files no `.gitignore` leaves out (in
 //! the folder, below it or above it), so what a build makes (which may
 //! differ from machine to machine, or be missing from a fresh checkout) is
-//! no part of its version.
+//! no part of its version. Nor is arena's record of its last build
+//! ([`BUILD_RECORD`], in its folder).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -28,6 +29,10 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
+
+/// The file in a built bot's folder where `arena build` records what the
+/// build left (see `tournament::build`): arena's, never a part of the bot.
+pub const BUILD_RECORD: &str = ".arena-built";
 
 /// The fingerprint of one bot version: a SHA-256, shown as hex.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -228,6 +233,7 @@ impl BotMaterial<'_> {
             .sort_by_file_name(|one, other| one.cmp(other))
             .filter_entry(move |entry| {
                 entry.file_name() != ".git"
+                    && entry.file_name() != BUILD_RECORD
                     && !excluded.iter().any(|excluded| entry.path().starts_with(excluded))
             });
         for found in walk.build() {

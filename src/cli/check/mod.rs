@@ -128,7 +128,8 @@ fn league_bot(args: &CheckArgs) -> anyhow::Result<Option<(Tournament, BotEntry)>
     let index =
         tournament.bot_index(name).map_err(|error| UsageError(format!("--bot {name}: {error}")))?;
     let bot = tournament.bots[index].clone();
-    check_built(std::slice::from_ref(&bot), file).map_err(UsageError)?;
+    check_built(std::slice::from_ref(&bot), file, &tournament.fingerprint_exclusions())
+        .map_err(UsageError)?;
     Ok(Some((tournament, bot)))
 }
 
