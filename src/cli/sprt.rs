@@ -205,6 +205,40 @@ fn los(status: &SprtStatus, estimate: Option<EloEstimate>) -> f64 {
     }
 }
 
+/// The Elo figure as people read it, never `inf` or `nan`: the estimate
+/// and its 95% margin; where the interval has one end only (a score near
+/// 100% or 0%), the estimate and that end; where every pair scored alike
+/// (no spread, so no normal interval), a one-sided bound from the pairs
+/// alone: with all `n` pairs won, the score's 95% Clopper-Pearson lower
+/// end is 0.025^(1/n), and the Elo is above that score's.
+fn elo_words(status: &SprtStatus, estimate: Option<EloEstimate>) -> String {
+    let Some(score) = status.pairs.score() else { return "Elo: no complete pair yet".to_owned() };
+    match estimate {
+        Some(EloEstimate { elo, elo_interval: (low, high), .. }) => {
+            match (low.is_finite(), high.is_finite()) {
+                (true, true) => format!("Elo: {elo:.2} +/- {:.2}", (high - low) / 2.0),
+                (true, false) => format!("Elo: {elo:.2} (95%: above {low:.2}, no upper end)"),
+                (false, true) => format!("Elo: {elo:.2} (95%: below {high:.2}, no lower end)"),
+                (false, false) => format!("Elo: {elo:.2} (no interval yet)"),
+            }
+        }
+        None => {
+            let end = 0.025f64.powf(1.0 / status.pairs.pairs() as f64);
+            if score >= 1.0 {
+                format!("Elo: > {:.2} (every pair won: 95% lower bound)", logistic_elo(end))
+            } else if score <= 0.0 {
+                format!("Elo: < {:.2} (every pair lost: 95% upper bound)", logistic_elo(1.0 - end))
+            } else {
+                // (+ 0.0: never `-0.00`.)
+                format!(
+                    "Elo: {:.2} (every pair scored alike: no interval yet)",
+                    logistic_elo(score) + 0.0
+                )
+            }
+        }
+    }
+}
+
 /// The result as fastchess prints one:
 ///
 /// ```text
@@ -224,35 +258,27 @@ pub fn result_text(tournament: &Tournament, test: &SprtTest) -> String {
         tournament.setup.game(),
         tournament.settings.time_control
     );
-    let number = |value: f64| {
-        if value.is_finite() {
-            format!("{value:.2}")
-        } else {
-            format!("{value}").replace("NaN", "nan")
-        }
-    };
     match elo_figures(&status) {
         None => text.push_str("Elo: no complete pair yet\n"),
-        Some((elo, half_width, estimate)) => {
-            let (nelo, nelo_error) = match estimate {
-                Some(estimate) => {
-                    (number(estimate.normalized_elo), number(estimate.normalized_elo_error))
-                }
-                None => ("nan".to_owned(), "nan".to_owned()),
+        Some((_, _, estimate)) => {
+            let nelo = match estimate {
+                Some(estimate) if estimate.normalized_elo_error.is_finite() => format!(
+                    "nElo: {:.2} +/- {:.2}",
+                    estimate.normalized_elo, estimate.normalized_elo_error
+                ),
+                _ => "nElo: none yet (every pair scored alike: no spread to measure)".to_owned(),
             };
             let los = format!("{:.2}", 100.0 * los(&status, estimate));
-            text.push_str(&format!(
-                "Elo: {} +/- {}, nElo: {nelo} +/- {nelo_error}\n",
-                number(elo),
-                number(half_width)
-            ));
+            text.push_str(&format!("{}, {nelo}\n", elo_words(&status, estimate)));
             let [ll, ld, middle, wd, ww] = status.pairs.counts;
             let pairs = status.pairs.pairs() as f64;
-            let pairs_ratio = (wd + ww) as f64 / (ll + ld) as f64;
+            let pairs_ratio = match ll + ld {
+                0 => "no pair lost".to_owned(),
+                lost => format!("{:.2}", (wd + ww) as f64 / lost as f64),
+            };
             text.push_str(&format!(
-                "LOS: {los} %, DrawRatio: {:.2} %, PairsRatio: {}\n",
+                "LOS: {los} %, DrawRatio: {:.2} %, PairsRatio: {pairs_ratio}\n",
                 100.0 * middle as f64 / pairs,
-                number(pairs_ratio)
             ));
         }
     }
@@ -332,4 +358,47 @@ pub fn result_json(tournament: &Tournament, test: &SprtTest) -> serde_json::Valu
         "nelo_error": estimate.map(|estimate| estimate.normalized_elo_error),
         "los": figures.map(|_| los(&status, estimate)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::sprt::Pentanomial;
+
+    fn status(counts: [u64; 5]) -> SprtStatus {
+        SprtStatus {
+            pairs: Pentanomial { counts },
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            not_counted: 0,
+            llr: 0.0,
+            verdict: Verdict::Continue,
+        }
+    }
+
+    /// Words for every score, one-sided ones included: no `inf`, no `nan`.
+    #[test]
+    fn the_elo_line_never_prints_inf_or_nan() {
+        for (counts, expected) in [
+            ([0, 0, 0, 0, 74], "Elo: > 516.59"),
+            ([74, 0, 0, 0, 0], "Elo: < -"),
+            ([0, 0, 9, 0, 0], "Elo: 0.00 (every pair scored alike"),
+            ([0, 0, 2, 0, 37], "Elo: 631.91 (95%: above "),
+            ([5, 20, 25, 80, 76], "Elo: "),
+        ] {
+            let status = status(counts);
+            let estimate = EloEstimate::from_pairs(&status.pairs);
+            let words = elo_words(&status, estimate);
+            assert!(words.starts_with(expected), "{counts:?}: {words}");
+            assert!(
+                !words.contains("inf") && !words.contains("NaN") && !words.contains("nan"),
+                "{words}"
+            );
+        }
+        // All 74 pairs won: the score is at least 0.025^(1/74) = 0.95137,
+        // an Elo of -400 log10(1 / 0.95137 - 1) = 516.59.
+        let all = status([0, 0, 0, 0, 74]);
+        assert_eq!(elo_words(&all, None), "Elo: > 516.59 (every pair won: 95% lower bound)");
+    }
 }

@@ -78,6 +78,38 @@ pub fn read(folder: &Path) -> Vec<HistoryEntry> {
     text.lines().filter_map(|line| serde_json::from_str(line).ok()).collect()
 }
 
+/// A run to leave out that history.jsonl does not hold.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{folder}/{HISTORY_FILE} has no run {id}: its runs are {known} (`arena report --runs` lists them)"
+)]
+pub struct NoSuchRun {
+    folder: String,
+    id: u64,
+    known: String,
+}
+
+/// Leaves the runs whose `time` is one of `ids` out of `folder`'s
+/// history.jsonl (rewritten whole, atomically); returns those left out.
+/// Nothing is changed when one of `ids` is not there.
+pub fn drop_runs(folder: &Path, ids: &[u64]) -> anyhow::Result<Vec<HistoryEntry>> {
+    let history = read(folder);
+    if let Some(&id) = ids.iter().find(|id| !history.iter().any(|run| run.time == **id)) {
+        let known: Vec<String> = history.iter().map(|run| run.time.to_string()).collect();
+        let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
+        return Err(NoSuchRun { folder: folder.display().to_string(), id, known }.into());
+    }
+    let (dropped, kept): (Vec<HistoryEntry>, Vec<HistoryEntry>) =
+        history.into_iter().partition(|run| ids.contains(&run.time));
+    let mut text = Vec::new();
+    for run in &kept {
+        text.extend(serde_json::to_vec(run)?);
+        text.push(b'\n');
+    }
+    super::store::write_atomically(&folder.join(HISTORY_FILE), &text)?;
+    Ok(dropped)
+}
+
 /// Appends `entry` unless the last run recorded the same standings (a
 /// rerun that played nothing); returns the history with it.
 pub fn append(folder: &Path, entry: HistoryEntry) -> anyhow::Result<Vec<HistoryEntry>> {
@@ -101,6 +133,31 @@ pub fn append(folder: &Path, entry: HistoryEntry) -> anyhow::Result<Vec<HistoryE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_is_dropped_by_its_time_and_an_unknown_one_changes_nothing() {
+        let folder = tempfile::tempdir().unwrap();
+        for time in [10, 20, 30] {
+            let bot = HistoryBot { rank: 1, elo: time as f64, version: "v".into() };
+            let entry = HistoryEntry {
+                time,
+                games: time,
+                bots: [("a".to_owned(), bot)].into_iter().collect(),
+            };
+            append(folder.path(), entry).unwrap();
+        }
+        let error = drop_runs(folder.path(), &[20, 25]).unwrap_err().to_string();
+        assert!(
+            error.ends_with(
+                "has no run 25: its runs are 10, 20, 30 (`arena report --runs` lists them)"
+            ),
+            "{error}"
+        );
+        assert_eq!(read(folder.path()).len(), 3);
+        let dropped = drop_runs(folder.path(), &[20]).unwrap();
+        assert_eq!(dropped.iter().map(|run| run.time).collect::<Vec<_>>(), [20]);
+        assert_eq!(read(folder.path()).iter().map(|run| run.time).collect::<Vec<_>>(), [10, 30]);
+    }
 
     #[test]
     fn a_rerun_with_the_same_standings_adds_no_line() {

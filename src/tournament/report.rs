@@ -135,6 +135,9 @@ pub fn markdown(summary: &Summary<'_>) -> String {
             escape(&tally.forfeits_in_words()),
         ));
     }
+    if summary.table.iter().any(super::standings::Standing::elo_is_bound) {
+        text.push_str(&format!("\n{}\n", super::standings::BOUND_NOTE));
+    }
     if let Some(previous) = previous {
         let gone: Vec<&str> = previous
             .bots
@@ -325,8 +328,8 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path, shows_stderr: bool) -> Pa
                 points: tally.points(),
                 score_percent: standing.score_percent(),
                 elo: standing.elo,
-                elo_low: standing.elo - standing.elo_margin,
-                elo_high: standing.elo + standing.elo_margin,
+                elo_low: standing.elo_interval().0,
+                elo_high: standing.elo_interval().1,
                 forfeits: tally
                     .forfeits
                     .iter()

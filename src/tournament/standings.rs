@@ -183,6 +183,14 @@ pub fn fit_ratings(results: &Results) -> Vec<(f64, f64)> {
         let points: f64 = results.points[i].iter().sum();
         games > 0.0 && (points == 0.0 || points == games)
     });
+    // A game counts in the fit by the point it gave out: a double forfeit
+    // gave none and says nothing of who is stronger (two bots that crash at
+    // every start would otherwise be pushed apart without end).
+    for i in 0..count {
+        for j in 0..count {
+            results.games[i][j] = results.points[i][j] + results.points[j][i];
+        }
+    }
     // The prior: one virtual draw against a virtual bot rated 0, added as
     // the last row and column and held fixed there.
     let anchored = needs_prior;
@@ -343,11 +351,8 @@ pub fn standings_csv(table: &[Standing]) -> String {
                 tally.forfeits.get(reason.as_str()).copied().unwrap_or(0).to_string()
             }),
         );
-        record.extend([
-            format!("{:.1}", standing.elo),
-            format_bound(standing.elo - standing.elo_margin),
-            format_bound(standing.elo + standing.elo_margin),
-        ]);
+        let (low, high) = standing.elo_interval();
+        record.extend([format!("{:.1}", standing.elo), format_bound(low), format_bound(high)]);
         writer.write_record(&record).expect("writing to memory");
     }
     String::from_utf8(writer.into_inner().expect("flushing memory")).expect("CSV of UTF-8 is UTF-8")
@@ -445,6 +450,9 @@ pub fn standings_text(table: &[Standing]) -> String {
     for cells in &rows {
         text.push_str(&line(cells.iter().map(String::as_str).collect()));
     }
+    if table.iter().any(Standing::elo_is_bound) {
+        text.push_str(&format!("{BOUND_NOTE}\n"));
+    }
     text
 }
 
@@ -462,12 +470,55 @@ pub fn signed(value: f64) -> String {
 
 impl Standing {
     /// Its Elo with the 95% margin: `+35 ± 20`, or `+35 ± ?` when the
-    /// margin is unknown.
+    /// margin is unknown (a bot without a game). A bot that lost every game
+    /// it played has no rating the games bound from below, one that won
+    /// them all none bounded from above: shown is the interval's one end
+    /// that means something, `< -412` or `> +380` ([`BOUND_NOTE`]).
     pub fn elo_text(&self) -> String {
-        match self.elo_margin.is_finite() {
-            true => format!("{} ± {}", signed(self.elo), self.elo_margin.round()),
-            false => format!("{} ± ?", signed(self.elo)),
+        match (self.elo_margin.is_finite(), self.one_sided()) {
+            (true, Some(Side::LostAll)) => format!("< {}", signed(self.elo + self.elo_margin)),
+            (true, Some(Side::WonAll)) => format!("> {}", signed(self.elo - self.elo_margin)),
+            (true, None) => format!("{} ± {}", signed(self.elo), self.elo_margin.round()),
+            (false, _) => format!("{} ± ?", signed(self.elo)),
         }
+    }
+
+    /// Whether it lost, or won, every game it played (and played one that
+    /// gave out a point).
+    fn one_sided(&self) -> Option<Side> {
+        let tally = &self.tally;
+        match (tally.wins, tally.draws, tally.losses) {
+            (0, 0, 1..) => Some(Side::LostAll),
+            (1.., 0, 0) => Some(Side::WonAll),
+            _ => None,
+        }
+    }
+}
+
+/// What a bound in the Elo column means, said under a table that shows one.
+pub const BOUND_NOTE: &str = "< or >: the bot lost (won) every game it played, so its games bound its rating on one side only: shown is that end of the 95% interval";
+
+/// Which way a bot's results went all the way.
+enum Side {
+    LostAll,
+    WonAll,
+}
+
+impl Standing {
+    /// The ends of its 95% interval; a bot whose results went one way has
+    /// one end only, the other infinite (as [`Standing::elo_text`] shows).
+    pub fn elo_interval(&self) -> (f64, f64) {
+        let (low, high) = (self.elo - self.elo_margin, self.elo + self.elo_margin);
+        match self.one_sided() {
+            Some(Side::LostAll) => (f64::NEG_INFINITY, high),
+            Some(Side::WonAll) => (low, f64::INFINITY),
+            None => (low, high),
+        }
+    }
+
+    /// Whether its Elo is shown as a bound.
+    pub fn elo_is_bound(&self) -> bool {
+        self.elo_margin.is_finite() && self.one_sided().is_some()
     }
 }
 

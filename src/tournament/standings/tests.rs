@@ -167,3 +167,53 @@ fn ratings_read_signed_whole_and_never_minus_zero() {
     assert_eq!(signed(-0.4), "0");
     assert_eq!(signed(0.2), "0");
 }
+
+/// A league of four where two bots crash at every start: they lose every
+/// game, their games with each other are double forfeits. Every rating
+/// and margin is finite and of a size a person can read, and the two that
+/// lost everything are shown as bounds.
+#[test]
+fn bots_that_lost_every_game_get_bounded_ratings() {
+    for crashers in [&["C"][..], &["C", "D"][..]] {
+        let names = ["A", "B", "C", "D"];
+        let mut rows = Vec::new();
+        for (i, one) in names.iter().enumerate() {
+            for two in &names[i + 1..] {
+                for game in 0..20 {
+                    let outcome = match (crashers.contains(one), crashers.contains(two)) {
+                        (true, true) => "both_lost",
+                        (true, false) => "seat2",
+                        (false, true) => "seat1",
+                        (false, false) => ["seat1", "seat2", "draw"][game % 3],
+                    };
+                    rows.push(row(one, two, outcome));
+                }
+            }
+        }
+        let table = standings(&Results::from_rows(&bots(&names), &rows));
+        for standing in &table {
+            assert!(
+                standing.elo.is_finite() && standing.elo.abs() < 1500.0,
+                "{crashers:?}: {standing:?}"
+            );
+            assert!(
+                standing.elo_margin.is_finite() && standing.elo_margin < 1500.0,
+                "{crashers:?}: {standing:?}"
+            );
+            let text = standing.elo_text();
+            assert!(
+                !text.contains('?') && !text.contains("inf") && !text.contains("NaN"),
+                "{text}"
+            );
+            if crashers.contains(&standing.bot.as_str()) {
+                assert!(text.starts_with("< "), "{}: {text}", standing.bot);
+            } else {
+                assert!(
+                    !text.starts_with('<') && !text.starts_with('>'),
+                    "{}: {text}",
+                    standing.bot
+                );
+            }
+        }
+    }
+}
