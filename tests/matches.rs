@@ -92,7 +92,7 @@ fn a_match_plays_each_setup_in_both_seat_orders() {
     again.assert_success();
     assert!(again.stdout.contains("nothing to play: 7 games already"), "{}", again.stdout);
     assert!(again.stdout.contains("add --fresh to play them again"), "{}", again.stdout);
-    assert!(again.stdout.contains("(the results folder's)"), "{}", again.stdout);
+    assert!(again.stdout.contains("(the results folder's; repeat elsewhere with --seed "), "{}", again.stdout);
     assert!(again.stdout.contains("Summary of 7 games"), "{}", again.stdout);
     assert_eq!(read_games_csv(&out)[0]["seed"], seed);
 }
@@ -257,4 +257,58 @@ fn a_rebuilt_kit_bot_is_a_new_version() {
         again.assert_success();
         assert_eq!(again.stdout.contains("nothing to play"), !kit, "kit {kit}: {}", again.stdout);
     }
+}
+
+/// The games.csv rows of `out` without what timing decides.
+fn games_apart_from_timings(out: &Path) -> Vec<Vec<(String, String)>> {
+    read_games_csv(out)
+        .into_iter()
+        .map(|row| {
+            let mut fields: Vec<(String, String)> = row
+                .columns()
+                .filter(|(column, _)| !column.ends_with("_ms"))
+                .map(|(column, value)| (column.to_owned(), value.to_owned()))
+                .collect();
+            fields.sort();
+            fields
+        })
+        .collect()
+}
+
+#[test]
+fn the_repeat_hint_a_match_prints_repeats_it_in_another_folder() {
+    let scratch = Scratch::new();
+    let [first, second, third] = ["r1", "r2", "r3"].map(|name| scratch.out().join(name));
+    let base = ["match", "number-snatch", PYTHON_RANDOM_BOT, PYTHON_RANDOM_BOT, "--games", "4"];
+    let run = scratch.arena(base.into_iter().chain(["--out", first.to_str().unwrap()]));
+    run.assert_success();
+    let hint = run
+        .stdout
+        .split("(repeat with ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("a repeat hint: {}", run.stdout))
+        .to_owned();
+    assert!(hint.contains("--seed-key-file "), "the hint names the key: {hint}");
+    let words = shell_words::split(&hint).expect("flags");
+    let again = scratch.arena(
+        base.iter()
+            .map(|word| word.to_string())
+            .chain(words.iter().cloned())
+            .chain(["--out".to_owned(), second.to_str().unwrap().to_owned()]),
+    );
+    again.assert_success();
+    assert_eq!(games_apart_from_timings(&second), games_apart_from_timings(&first));
+    // The seed alone, as the hint once said, gives the seat seeds another
+    // key: the bots, which seed their generators from them, play others.
+    let seed_only: Vec<String> = words.iter().take(2).cloned().collect();
+    assert_eq!(seed_only[0], "--seed");
+    let other = scratch.arena(
+        base.iter()
+            .map(|word| word.to_string())
+            .chain(seed_only)
+            .chain(["--out".to_owned(), third.to_str().unwrap().to_owned()]),
+    );
+    other.assert_success();
+    assert_ne!(games_apart_from_timings(&third), games_apart_from_timings(&first));
 }

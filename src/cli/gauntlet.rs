@@ -178,7 +178,7 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
                 challengers.join(", "),
                 field.join(", "),
                 tournament.games_per_pair,
-                seed_from.describe(tournament.seed),
+                seed_from.describe(tournament.seed, &prepared.repeat_key),
                 tournament.concurrency,
                 tournament.out.display()
             );

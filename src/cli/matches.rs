@@ -81,7 +81,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         tournament.setup.game().title(),
         games,
         if games == 1 { "" } else { "s" },
-        seed_from.describe(tournament.seed),
+        seed_from.describe(tournament.seed, &prepared.repeat_key),
         tournament.out.display()
     );
     tournament_args::say_settings(&tournament, &prepared.sandbox_line, &prepared.seeds);

@@ -96,7 +96,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
                 tournament.setup.game().title(),
                 hypotheses(&settings),
                 args.max_games,
-                seed_from.describe(tournament.seed),
+                seed_from.describe(tournament.seed, &prepared.repeat_key),
                 tournament.concurrency,
                 tournament.out.display()
             );

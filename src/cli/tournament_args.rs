@@ -149,12 +149,17 @@ pub enum SeedFrom {
 }
 
 impl SeedFrom {
-    /// "seed 7", with how to repeat it when it was not given.
-    pub fn describe(self, seed: u64) -> String {
+    /// "seed 7", with how to repeat the run's games in any folder: the
+    /// seed and `repeat_key`, what gives the same seat-seed key there
+    /// ([`Prepared::repeat_key`]).
+    pub fn describe(self, seed: u64, repeat_key: &str) -> String {
         match self {
-            SeedFrom::Given => format!("seed {seed}"),
-            SeedFrom::Folder => format!("seed {seed} (the results folder's)"),
-            SeedFrom::Fresh => format!("seed {seed} (repeat with --seed {seed})"),
+            SeedFrom::Given | SeedFrom::Fresh => {
+                format!("seed {seed} (repeat with --seed {seed}{repeat_key})")
+            }
+            SeedFrom::Folder => format!(
+                "seed {seed} (the results folder's; repeat elsewhere with --seed {seed}{repeat_key})"
+            ),
         }
     }
 }
@@ -339,6 +344,9 @@ pub struct Prepared {
     pub sandbox_line: String,
     /// How seat seeds are keyed.
     pub seeds: String,
+    /// What gives another folder the same seat-seed key, after `--seed N`
+    /// (`RunKey::repeat_flags`).
+    pub repeat_key: String,
     /// The results folder's own new seat-seed key, if the run made one.
     new_seed_key: Option<NewKey>,
 }
@@ -401,11 +409,12 @@ pub fn prepare(
     tournament.seed_key_file = key_file.map(Path::to_path_buf);
     let run_key = RunKey::choose(&tournament.out, fresh, given).map_err(refused_as_usage)?;
     let seeds = run_key.describe(&tournament.out);
+    let repeat_key = run_key.repeat_flags(&tournament.out);
     tournament.settings.seed_key = run_key.key;
     let protected = tournament.protected_paths();
     let (sandbox, sandbox_line) = prepare_sandbox(&tournament.sandbox, &protected)?;
     tournament.settings.sandbox_line = sandbox_line.as_str().into();
-    Ok(Prepared { sandbox, sandbox_line, seeds, new_seed_key: run_key.new })
+    Ok(Prepared { sandbox, sandbox_line, seeds, repeat_key, new_seed_key: run_key.new })
 }
 
 impl Prepared {

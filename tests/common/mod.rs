@@ -180,6 +180,11 @@ impl Index<&str> for Row {
 }
 
 impl Row {
+    /// Every column and its value, in no order.
+    pub fn columns(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(column, value)| (column.as_str(), value.as_str()))
+    }
+
     /// A numeric column.
     pub fn number(&self, column: &str) -> u64 {
         self[column].parse().unwrap_or_else(|_| panic!("`{column}` is `{}`", &self[column]))

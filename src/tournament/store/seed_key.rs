@@ -133,6 +133,23 @@ impl RunKey {
         Ok(RunKey { key, from: KeyFrom::New, new: Some(NewKey { secret }) })
     }
 
+    /// What repeats the run's games in another folder besides its seed,
+    /// said after `--seed N`: the key file to give (` --seed-key-file
+    /// PATH`, the folder's own where the key is), or the variable to set
+    /// again. Empty for the public default of an earlier arena, which no
+    /// new folder uses.
+    pub fn repeat_flags(&self, folder: &Path) -> String {
+        let file = |path: &Path| {
+            format!(" --seed-key-file {}", shell_words::quote(&path.to_string_lossy()))
+        };
+        match &self.from {
+            KeyFrom::Given(GivenBy::Environment) => format!(" and the same {SEED_KEY_VARIABLE}"),
+            KeyFrom::Given(GivenBy::File(path)) => file(path),
+            KeyFrom::Folder | KeyFrom::New => file(&folder.join(SEED_KEY_FILE)),
+            KeyFrom::EarlierDefault => String::new(),
+        }
+    }
+
     /// How the run's line says the key: "seat seeds keyed by ...".
     pub fn describe(&self, folder: &Path) -> String {
         let fingerprint = self.key.fingerprint();
