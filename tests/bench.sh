@@ -129,6 +129,18 @@ game_program() {
     printf "a game program costs arena %.1f us of CPU per move more than a built-in game (median of %d rounds; %.1f in user mode, %.1f in the kernel): %.2f floor round trips, the median of the rounds (%.2f to %.2f; target: under 1)\n", extra, rounds, user, kernel, r[1], r[2], r[3]
     printf "a minimal referee (in C, parsing nothing, with two bots and the game program on one CPU, %s) waiting for answers as arena does spends %.2f floor round trips more a ply (%.2f to %.2f; %.1f us in user mode, %.1f in the kernel); sleeping in blocking reads, %.2f, its games then %.0f%% slower\n", boxed, l[1], l[2], l[3], least_user, least_kernel, sleeping, slower
   }'
+  # The same program declared random, so dealing privately: every game a
+  # setup of its own, the bots kept alive as for public setups.
+  local public private
+  run "game program, public setups, $games games" "$games" 1 after-doubt false true \
+    "game_command = [\"$work/take-ten\"]"
+  public=$(rate)
+  run "game program, dealing privately, $games games" "$games" 1 after-doubt false true \
+    "game_command = [\"$work/take-ten\", \"--random\"]"
+  private=$(rate)
+  awk -v public="$public" -v private="$private" 'BEGIN {
+    printf "a game program that deals privately plays at %.2f of its speed with public setups (%.0f against %.0f games/s; target: at least 0.5)\n", private / public, private, public
+  }'
 }
 # Process per game against its floor: a C referee that starts the same two
 # bots for each game and passes them the lines of one of arena's games

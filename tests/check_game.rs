@@ -93,6 +93,28 @@ fn the_examples_pass() {
     );
 }
 
+/// A game whose chance every seat sees may say so, and is checked: the
+/// seed changes both seats' views alike; it then keeps seat-swapped pairs
+/// of one deal, where a game that deals privately gets a setup per game.
+#[test]
+fn a_game_that_declares_its_chance_public_is_held_to_it() {
+    let (status, stdout) = check_game(&common::tinygame("public-chance"), &[]);
+    assert_eq!(status, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("PASS  deals in the open as it declares: game 1's moves from seeds"),
+        "{stdout}"
+    );
+    let (_, private) = check_game(&common::tinygame(""), &[]);
+    assert!(!private.contains("deals in the open"), "judged only where declared: {private}");
+    let (_, claimed) = check_game(&common::tinygame("claims-public"), &[]);
+    assert!(
+        claimed.contains(
+            "it declares `private_chance: false`, but game 1's moves played again from seed"
+        ) && claimed.contains("the seed dealt something only seat 1 sees"),
+        "{claimed}"
+    );
+}
+
 #[test]
 fn each_broken_fixture_fails_exactly_its_item() {
     for (flaw, item, extra) in [
@@ -114,6 +136,7 @@ fn each_broken_fixture_fails_exactly_its_item() {
         ("keeps-state", "answers the same after other games and in another order", &[]),
         ("ignores-seed", "seeds change the game as it declares", &[]),
         ("seeds-later", "seeds change the game as it declares", &[]),
+        ("claims-public", "deals in the open as it declares", &[]),
         ("leaks-choice", "views do not show hidden choices", &[]),
         ("leaks-hand", "keeps a seat's private values from the other seat", &[]),
         ("leaks-later", "keeps a seat's private values from the other seat", &[]),

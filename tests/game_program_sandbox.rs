@@ -153,8 +153,9 @@ fn the_game_programs_box_holds_when_the_arena_runs_as_an_unprivileged_user() {
 
 /// Two bots that remember (tests/fixtures/remembers.py) play a setup of
 /// tinygame run with `flaw`: what each said at the start of the second game,
-/// as (its hand, the other seat's hand it remembers, if it does).
-fn remembered(flaw: &str) -> Vec<(String, Option<String>)> {
+/// as (its hand, the other seat's hand it remembers, if it does), and the
+/// two games' seeds in games.csv.
+fn remembered(flaw: &str) -> (Vec<(String, Option<String>)>, [String; 2]) {
     let scratch = Scratch::new();
     let out = scratch.out();
     let game = format!("tests/fixtures/games/tinygame.py {flaw}");
@@ -169,7 +170,7 @@ fn remembered(flaw: &str) -> Vec<(String, Option<String>)> {
         out.to_str().expect("UTF-8"),
     ]);
     run.assert_success();
-    ["seat1", "seat2"]
+    let said = ["seat1", "seat2"]
         .map(|seat| {
             let log = std::fs::read_dir(out.join("logs"))
                 .expect("logs")
@@ -189,20 +190,32 @@ fn remembered(flaw: &str) -> Vec<(String, Option<String>)> {
             let other = memory.strip_prefix("the other seat holds ").map(str::to_owned);
             (hand.to_owned(), other)
         })
-        .into()
+        .into();
+    let rows = read_games_csv(&out);
+    (said, [rows[0]["seed"].to_owned(), rows[1]["seed"].to_owned()])
 }
 
 #[test]
-fn a_random_games_bots_start_afresh_so_none_remembers_a_deal() {
-    // Declared not random (though it deals from the seed), the game keeps
-    // the bots alive: in the second game of the setup each bot knows the
-    // other seat's hand, its own of the first game.
-    let open = remembered("--flaw hides-random");
+fn a_game_that_deals_privately_never_deals_a_pairing_the_same_twice() {
+    // Declared not random (though it deals from the seed), the game plays
+    // both games of the setup from one deal: in the second each bot knows
+    // the other seat's hand, its own of the first game.
+    let (open, seeds) = remembered("--flaw hides-random");
+    assert_eq!(seeds[0], seeds[1]);
     assert_eq!(open[0].1.as_deref(), Some(open[1].0.as_str()), "{open:?}");
     assert_eq!(open[1].1.as_deref(), Some(open[0].0.as_str()), "{open:?}");
-    // Declared random: fresh processes, which remember nothing.
-    let closed = remembered("");
-    assert!(closed.iter().all(|(_, other)| other.is_none()), "{closed:?}");
+    // Declared random: the second game has a setup of its own. The bots
+    // are the same processes (each remembers its first hand), and what
+    // they remember is not what the other seat holds.
+    // Random, with its chance declared public: the pairs of one deal stay.
+    let (_, seeds) = remembered("--flaw public-chance");
+    assert_eq!(seeds[0], seeds[1]);
+    let (closed, seeds) = remembered("");
+    assert_ne!(seeds[0], seeds[1], "the two games of the setup share a deal");
+    for (seat, (_, memory)) in closed.iter().enumerate() {
+        let memory = memory.as_deref().unwrap_or_else(|| panic!("seat {seat} was restarted"));
+        assert_ne!(memory, closed[1 - seat].0, "{closed:?}");
+    }
 }
 
 /// A match of tinygame under seat-seed key `key`: the setup seed of its

@@ -426,3 +426,64 @@ fn a_game_program_in_a_folder_closed_to_others_is_told_once_which_folder() {
     match_of(&scratch, &command, 2, &["--fresh"]).assert_success();
     assert_eq!(read_games_csv(&scratch.out()).len(), 2);
 }
+
+/// A bot that says a token of its process at every `start`, on stderr (so
+/// in the game's log), and plays a legal move drawn from its seat seed. (Not
+/// its pid: each box numbers its processes from 1.)
+const TELLS_PID: &str = r#"import json, os, random, sys
+rng = random.Random(0)
+token = os.urandom(8).hex()
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        rng.seed(message["seed"])
+        print(f"process {token}", file=sys.stderr, flush=True)
+        print(json.dumps({"type": "ready", "id": message["id"]}), flush=True)
+    elif message["type"] == "move":
+        print(json.dumps({"type": "move", "id": message["id"], "move": rng.choice(message["legal_moves"])}), flush=True)
+"#;
+
+#[test]
+fn liars_dice_deals_every_game_anew_and_keeps_its_bots() {
+    let scratch = Scratch::new();
+    let bot = scratch.out().with_extension("py");
+    std::fs::write(&bot, TELLS_PID).unwrap();
+    let bot = format!("python3 {}", bot.display());
+    let out = scratch.out();
+    let run = scratch.arena([
+        "match",
+        LIARS_DICE,
+        &bot,
+        &bot,
+        "--games",
+        "6",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    run.assert_success();
+    assert!(run.stdout.contains("every game has a setup of its own"), "{}", run.stdout);
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 6);
+    // No two games share a setup: not the two of a round, nor any others.
+    let seeds: std::collections::BTreeSet<&str> = rows.iter().map(|row| &row["seed"]).collect();
+    assert_eq!(seeds.len(), 6, "{seeds:?}");
+    let deals: std::collections::BTreeSet<String> = (1..=6)
+        .map(|game| {
+            let path = out.join(format!("transcripts/game-{game:06}.jsonl"));
+            let text = std::fs::read_to_string(&path).unwrap();
+            let header: serde_json::Value =
+                serde_json::from_str(text.lines().next().unwrap()).unwrap();
+            header["state"].to_string()
+        })
+        .collect();
+    assert_eq!(deals.len(), 6, "games dealt alike: {deals:?}");
+    // One process per seat's bot for the whole pairing.
+    let mut pids = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(out.join("logs")).unwrap().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        pids.extend(
+            text.lines().filter_map(|line| line.strip_prefix("process ")).map(str::to_owned),
+        );
+    }
+    assert_eq!(pids.len(), 2, "bots started more than once: {pids:?}");
+}

@@ -92,7 +92,11 @@ fn a_match_plays_each_setup_in_both_seat_orders() {
     again.assert_success();
     assert!(again.stdout.contains("nothing to play: 7 games already"), "{}", again.stdout);
     assert!(again.stdout.contains("add --fresh to play them again"), "{}", again.stdout);
-    assert!(again.stdout.contains("(the results folder's; repeat elsewhere with --seed "), "{}", again.stdout);
+    assert!(
+        again.stdout.contains("(the results folder's; repeat elsewhere with --seed "),
+        "{}",
+        again.stdout
+    );
     assert!(again.stdout.contains("Summary of 7 games"), "{}", again.stdout);
     assert_eq!(read_games_csv(&out)[0]["seed"], seed);
 }

@@ -359,9 +359,9 @@ pub fn say_settings(tournament: &Tournament, sandbox_line: &str, seeds: &str) {
         crate::say!("{line}");
     }
     crate::say!("{sandbox_line}; {seeds}");
-    if tournament.restarts_every_game() && tournament.restart != Restart::EveryGame {
+    if tournament.setup.game().deals_privately() {
         crate::say!(
-            "bots start afresh every game: {} deals at random, and the two games of a setup deal alike, which a bot kept alive would remember",
+            "every game has a setup of its own: {} deals what one seat sees and the other not, and the same deal with the seats swapped would give each bot the hand the other held",
             tournament.setup.game().title()
         );
     }

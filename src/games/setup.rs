@@ -59,6 +59,13 @@ impl GameRef {
     pub fn is_random_program(&self) -> bool {
         self.program().is_some_and(|program| program.declaration.random)
     }
+
+    /// Whether the game deals what one seat may see and the other not, so
+    /// that no two of its games may share a setup. The built-in games deal
+    /// nothing in secret: their setups are public.
+    pub fn deals_privately(&self) -> bool {
+        self.program().is_some_and(|program| program.declaration.deals_privately())
+    }
 }
 
 impl fmt::Display for GameRef {

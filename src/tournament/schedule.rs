@@ -52,6 +52,9 @@ pub struct Schedule {
     /// Pairings whose later bot comes before bot `i`, for `i` up to
     /// `bot_count` (so the last entry counts them all).
     pairings_before: Vec<u64>,
+    /// Whether the seats-swapped game of a setup is dealt a setup of its
+    /// own (a game that deals privately: see [`Schedule::fresh_every_game`]).
+    fresh_swapped: bool,
 }
 
 impl Schedule {
@@ -91,6 +94,7 @@ impl Schedule {
             seeds: SetupSeeds::derived(seed),
             challenger,
             pairings_before: Vec::with_capacity(bot_count + 1),
+            fresh_swapped: false,
         };
         let mut count = 0;
         for second in 0..=bot_count {
@@ -106,6 +110,17 @@ impl Schedule {
     /// file's) instead of derived from the run's seed alone.
     pub fn with_seeds(mut self, seeds: SetupSeeds) -> Schedule {
         self.seeds = seeds;
+        self
+    }
+
+    /// With `fresh`, the second game of every setup (the seats swapped)
+    /// gets a seed of its own, derived from the setup's: in a game that
+    /// deals privately, the same deal with the seats swapped would give
+    /// each bot the hand the other held in the first game, shown to it at
+    /// the end. The two games still make a pair (an SPRT counts them so),
+    /// and every pairing still plays the same setups.
+    pub fn fresh_every_game(mut self, fresh: bool) -> Schedule {
+        self.fresh_swapped = fresh;
         self
     }
 
@@ -172,7 +187,10 @@ impl Schedule {
             round: setup + 1,
             pairing,
             seats: if swapped { [second, first] } else { [first, second] },
-            seed: self.seeds.seed(setup),
+            seed: match swapped && self.fresh_swapped {
+                true => derive_seed(self.seeds.seed(setup), SWAPPED_SEED_TAG),
+                false => self.seeds.seed(setup),
+            },
         }
     }
 
@@ -212,6 +230,10 @@ impl Schedule {
         (game.seed == seed).then_some(game)
     }
 }
+
+/// What the seats-swapped game's own seed is derived with, from its
+/// setup's seed (in a game that deals privately).
+const SWAPPED_SEED_TAG: u64 = 0x5357_4150; // "SWAP"
 
 /// Where the seed of each setup comes from: derived from the run's seed and
 /// the setup's number, or listed by an openings file. Listed seeds are

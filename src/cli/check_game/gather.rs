@@ -440,8 +440,9 @@ pub async fn gather(plan: &Plan<'_>) -> Evidence {
         }
     }
     // A game that is not random deals nothing from the seed at any turn
-    // (dice rolled later count as much as a deal at `init`).
-    if !declaration.random
+    // (dice rolled later count as much as a deal at `init`); one whose
+    // chance is public deals both seats' views alike.
+    if (!declaration.random || declaration.private_chance == Some(false))
         && let [first, second, ..] = &evidence.games[..]
     {
         evidence.reseeded = Some(

@@ -70,6 +70,11 @@ pub struct Declaration {
     pub moves: Moves,
     /// Whether the seed changes the game (a deal, a shuffle, dice).
     pub random: bool,
+    /// Whether what the seed deals may be seen by one seat only (a hand,
+    /// dice under a cup); left out, as `random` says. Such a game is never
+    /// dealt the same twice to a pairing (see [`Declaration::deals_privately`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_chance: Option<bool>,
     /// The most turns (`apply` requests) a game can last; a game that goes on longer
     /// is at fault.
     pub max_turns: u32,
@@ -119,6 +124,15 @@ pub enum ParamType {
 }
 
 impl Declaration {
+    /// Whether the seed deals what one seat may see and the other not:
+    /// `private_chance`, else `random`. The second game of a setup plays
+    /// the seats swapped; dealt the same, each seat would be dealt what the
+    /// other held (and was shown at the end) in the first, so such a game
+    /// gets a setup of its own every game.
+    pub fn deals_privately(&self) -> bool {
+        self.random && self.private_chance.unwrap_or(true)
+    }
+
     /// Reads a declaration from the fields of a `hello` answer (without
     /// `type` and `id`), checking what serde cannot: the id's form, two
     /// seats, distinct parameter names and defaults that their own rules

@@ -101,7 +101,7 @@ impl Tournament {
     /// from the first would know in the second what the other seat holds
     /// (its own hand of the first game).
     pub fn restarts_every_game(&self) -> bool {
-        self.restart == Restart::EveryGame || self.setup.game().is_random_program()
+        self.restart == Restart::EveryGame
     }
 
     /// What no bot may read: the results folder, what the run's setups are
@@ -165,7 +165,9 @@ impl Tournament {
                 Schedule::gauntlet(self.bots.len(), self.games_per_pair, self.seed, challengers)
             }
         };
-        schedule.with_seeds(self.setup_seeds())
+        schedule
+            .with_seeds(self.setup_seeds())
+            .fresh_every_game(self.setup.game().deals_privately())
     }
 }
 

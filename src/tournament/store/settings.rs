@@ -107,6 +107,10 @@ pub struct RecordedGameProgram {
     pub version: Option<String>,
     /// The SHA-256 of what runs (see `identity`), as hex.
     pub fingerprint: String,
+    /// Whether it deals privately, so that every game has a setup of its
+    /// own (`Schedule::fresh_every_game`); false in folders written before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deals_privately: bool,
 }
 
 /// A bot as a results folder records it: as the tournament file writes
@@ -203,6 +207,7 @@ impl RecordedSettings {
                 title: program.declaration.title().to_owned(),
                 version: program.declaration.version.clone(),
                 fingerprint: game_fingerprint.map(Fingerprint::hex).unwrap_or_default(),
+                deals_privately: program.declaration.deals_privately(),
             }),
             params: setup.overrides().clone(),
             seed: *seed,
@@ -269,10 +274,13 @@ impl RecordedSettings {
                 Schedule::gauntlet(self.bots.len(), self.games_per_pair, self.seed, challengers)
             }
         };
-        match &self.openings {
+        let schedule = match &self.openings {
             Some(openings) => schedule.with_seeds(openings.seeds(self.seed)),
             None => schedule,
-        }
+        };
+        schedule.fresh_every_game(
+            self.game_program.as_ref().is_some_and(|program| program.deals_privately),
+        )
     }
 
     /// The time control every bot without one of its own plays under.

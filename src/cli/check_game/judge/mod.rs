@@ -10,9 +10,11 @@ use crate::protocol::game::{Answer, BadAnswerKind, GameRequestKind};
 use crate::referee::game_program::FaultCause;
 use crate::referee::{GameFault, Stall, Stopped};
 
+mod chance;
 mod replays;
 mod secrecy;
 
+use chance::public_chance;
 use replays::{again, fresh, seeds};
 use secrecy::{hidden, private};
 
@@ -171,6 +173,9 @@ pub fn checklist(evidence: &Evidence, limit: Duration) -> Vec<Item> {
     items.push(fresh(evidence));
     items.push(again(evidence));
     items.push(seeds(evidence, declaration.random));
+    if declaration.random && declaration.private_chance == Some(false) {
+        items.push(public_chance(evidence));
+    }
     items.push(hidden(evidence, declaration.moves));
     items.push(private(evidence));
     items.push(time(evidence, limit));

@@ -83,6 +83,7 @@ fn a_new_game_program_sets_games_aside_and_a_built_in_game_in_its_place_is_refus
         title: "Tiny".into(),
         version: Some("1".into()),
         fingerprint: fingerprint.into(),
+        deals_privately: false,
     };
     let mut old = settings();
     old.game = "tiny".into();
