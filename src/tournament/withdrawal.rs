@@ -28,18 +28,21 @@ impl Withdrawals {
         Withdrawals { after, names, streaks: vec![0; bots], withdrawn: vec![None; bots] }
     }
 
-    /// Counts a recorded game: a bot that crashed in it, or forfeited its
-    /// `start`, failed; one that answered its `start` and did not crash
-    /// played. Returns the warning to show for each bot this game
-    /// withdraws.
+    /// Counts a recorded game: a bot that crashed in it (exited, was
+    /// killed or closed its output), or failed to start (no `ready` in
+    /// time), failed; one that answered its `start` and did not crash
+    /// played, whatever else it forfeited by (a malformed or illegal reply
+    /// is a bot that runs, and is not what the withdrawal's words say).
+    /// Returns the warning to show for each bot this game withdraws.
     pub(crate) fn count(&mut self, game: &ScheduledGame, report: &GameReport) -> Vec<String> {
         let mut warnings = Vec::new();
         for seat in Seat::BOTH {
             let bot = game.seats[seat.index()];
             let forfeit = report.forfeits[seat.index()].as_ref();
-            let failed = forfeit.filter(|forfeit| {
-                forfeit.reason != ForfeitReason::Withdrawn
-                    && (forfeit.reason == ForfeitReason::Crash || forfeit.request.is_start())
+            let failed = forfeit.filter(|forfeit| match forfeit.reason {
+                ForfeitReason::Crash => true,
+                ForfeitReason::Timeout => forfeit.request.is_start(),
+                _ => false,
             });
             match failed {
                 Some(forfeit) => {
@@ -95,6 +98,43 @@ mod tests {
             report.answered_start[seat.index()] = false;
         }
         report
+    }
+
+    /// What its words say: crashes and starts that failed count; a
+    /// malformed or illegal reply, or a timeout once started, do not.
+    #[test]
+    fn only_crashes_and_failed_starts_count() {
+        use crate::referee::forfeit::Request;
+        let schedule = Schedule::new(2, 10, 1);
+        let games: Vec<ScheduledGame> = schedule.iter().collect();
+        let forfeit_of = |reason, request| {
+            let mut forfeit = Forfeit::withdrawn("by its reply".to_owned());
+            forfeit.reason = reason;
+            forfeit.request = request;
+            forfeit
+        };
+        let cases = [
+            (ForfeitReason::Malformed, Request::start(1), false),
+            (ForfeitReason::Malformed, Request::move_in_turn(2, 1), false),
+            (ForfeitReason::IllegalMove, Request::move_in_turn(2, 1), false),
+            (ForfeitReason::Timeout, Request::move_in_turn(2, 1), false),
+            (ForfeitReason::Timeout, Request::start(1), true),
+            (ForfeitReason::Crash, Request::move_in_turn(2, 3), true),
+        ];
+        for (reason, request, counts) in cases {
+            let mut withdrawals = Withdrawals::new(2, vec!["a".into(), "b".into()]);
+            let mut said = Vec::new();
+            for game in games.iter().take(4) {
+                // Bot `a` forfeits, in whichever seat it has.
+                let seat = usize::from(game.seats[0] != 0);
+                let mut report = GameReport::unplayed(game.seed, [None, None]);
+                report.answered_start = [true, true];
+                report.answered_start[seat] = !request.is_start();
+                report.forfeits[seat] = Some(forfeit_of(reason, request));
+                said.extend(withdrawals.count(game, &report));
+            }
+            assert_eq!(!said.is_empty(), counts, "{reason} at {request}: {said:?}");
+        }
     }
 
     #[test]
