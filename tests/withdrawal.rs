@@ -130,3 +130,75 @@ fn a_withdrawn_bot_in_a_tournament_is_replayed_by_the_next_run() {
     assert_eq!(rows.len(), 8);
     assert_eq!(rows.iter().filter(|row| &row["reason"] == "normal").count(), 6, "{rows:?}");
 }
+
+/// games.csv of `out` without what timing decides: the times, and which
+/// transcript of the archive a row names (numbered as games finish).
+fn rows_apart_from_timings(out: &Path) -> Vec<Vec<(String, String)>> {
+    read_games_csv(out)
+        .iter()
+        .map(|row| {
+            let mut fields: Vec<(String, String)> = row
+                .columns()
+                .filter(|(column, _)| !column.ends_with("_ms") && *column != "transcript")
+                .map(|(column, value)| (column.to_owned(), value.to_owned()))
+                .collect();
+            fields.sort();
+            fields
+        })
+        .collect()
+}
+
+/// A league of four where one bot crashes at every start: withdrawn after
+/// the same game, with the same rows, one game at a time or several.
+#[test]
+fn a_league_with_a_crashing_bot_ends_the_same_at_any_concurrency() {
+    let random = rust_random_bot().to_str().expect("a UTF-8 path").to_owned();
+    let mut results = Vec::new();
+    for concurrency in [1, 2, 4] {
+        let scratch = Scratch::new().with_seed_key("the same key");
+        let out = scratch.out();
+        let file = out.with_extension("toml");
+        std::fs::write(
+            &file,
+            format!(
+                "game = \"number-snatch\"\nseed = 9\ngames_per_pair = 8\nwithdraw_after = 3\nconcurrency = {concurrency}\nout = {out:?}\n\
+                 [[bot]]\nname = \"crashes\"\ncommand = [\"python3\", \"-c\", \"raise SystemExit(3)\"]\n\
+                 [[bot]]\nname = \"one\"\ncommand = [{random:?}]\n\
+                 [[bot]]\nname = \"two\"\ncommand = [{random:?}]\n\
+                 [[bot]]\nname = \"three\"\ncommand = [{random:?}]\n"
+            ),
+        )
+        .unwrap();
+        let run = scratch.arena(["run", file.to_str().unwrap()]);
+        run.assert_success();
+        assert_eq!(
+            run.stderr.matches("it is withdrawn from this run").count(),
+            1,
+            "{}",
+            run.stderr
+        );
+        let report = scratch.arena(["report", out.to_str().unwrap()]);
+        report.assert_success();
+        results.push((concurrency, run.stderr, rows_apart_from_timings(&out)));
+    }
+    let (_, said, first) = &results[0];
+    assert!(said.contains("(the last, game 3: crash"), "{said}");
+    let withdrawn = first
+        .iter()
+        .filter(|row| row.iter().any(|(column, value)| column == "reason" && value == "withdrawn"))
+        .count();
+    // Its 24 games: 3 crashed, 21 withdrawn.
+    assert_eq!(withdrawn, 21, "{first:?}");
+    for (concurrency, said, rows) in &results[1..] {
+        assert!(said.contains("(the last, game 3: crash"), "concurrency {concurrency}: {said}");
+        assert_eq!(rows.len(), first.len(), "concurrency {concurrency}");
+        if let Some(at) = (0..rows.len()).find(|&at| rows[at] != first[at]) {
+            panic!(
+                "concurrency {concurrency}, row {}: {:?}\none at a time: {:?}",
+                at + 1,
+                rows[at],
+                first[at]
+            );
+        }
+    }
+}

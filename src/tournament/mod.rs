@@ -24,7 +24,7 @@ pub mod standings;
 pub mod store;
 mod withdrawal;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
@@ -150,6 +150,11 @@ pub(crate) struct Recorder {
     /// header of a new games.csv.
     header_due: bool,
     withdrawals: Withdrawals,
+    /// Games recorded as played that come after the game that withdrew one
+    /// of their bots, by number, with why each seat's bot is withdrawn:
+    /// their rows become withdrawn rows when the run's files are finished
+    /// (see `withdrawal`).
+    withdrawn_since: BTreeMap<u64, (ScheduledGame, [Option<String>; 2])>,
 }
 
 /// Faults of a game program after which a run stops: a game that fails
@@ -186,21 +191,22 @@ impl Recorder {
         if let Some(fault) = &report.void {
             return self.record_void(game, fault, transcript);
         }
-        let names = &self.names;
-        let mut context = RowContext {
-            game_index: game.index,
-            round: game.round,
-            pairing: format!("{} vs {}", names[game.pairing[0]], names[game.pairing[1]]),
-            game: self.game.clone(),
-            seats: [&names[game.seats[0]], &names[game.seats[1]]],
-            transcript: self.layout.transcript(game.index),
+        // A game played while an earlier one (in schedule order) withdrew
+        // one of its bots is recorded as a run of one game at a time
+        // records it: lost unplayed.
+        let withdrawn = self.withdrawals.of(game);
+        let as_withdrawn;
+        let (report, transcript) = match withdrawn.iter().any(Option::is_some) {
+            true if !is_unplayed(report) => {
+                self.forget_transcript(game.index);
+                as_withdrawn = GameReport::unplayed(game.seed, withdrawn);
+                (&as_withdrawn, None)
+            }
+            _ => (report, transcript),
         };
+        let unplayed = is_unplayed(report);
+        let mut context = row_context(&self.names, &self.game, &self.layout, game);
         // A game a withdrawn bot did not play has no transcript.
-        let unplayed = report
-            .forfeits
-            .iter()
-            .flatten()
-            .any(|forfeit| forfeit.reason == ForfeitReason::Withdrawn);
         if unplayed {
             context.transcript = String::new();
         }
@@ -233,8 +239,15 @@ impl Recorder {
         for message in &report.warnings {
             self.reporter.report(&Event::Warning { message });
         }
-        for message in self.withdrawals.count(game, report) {
-            self.reporter.report(&Event::Warning { message: &message });
+        let counted = self.withdrawals.count(game, report, !unplayed);
+        for message in &counted.warnings {
+            self.reporter.report(&Event::Warning { message });
+        }
+        for (since, seat, why) in counted.withdrawn_since {
+            self.forget_transcript(since.index);
+            let index = since.index;
+            let entry = self.withdrawn_since.entry(index).or_insert((since, [None, None]));
+            entry.1[seat.index()] = Some(why);
         }
         let done = self.meter.game_done(row.plies);
         self.reporter.report(&Event::GameFinished { done, total: self.to_play, game: &row });
@@ -294,6 +307,28 @@ impl Recorder {
         Ok(())
     }
 
+    /// Removes the transcript file of game `index`, played in vain (a game
+    /// withdrawn has none). One in the archive stays there, named by no
+    /// row.
+    fn forget_transcript(&self, index: u64) {
+        let relative = self.layout.transcript(index);
+        if self.archive.is_none() && !relative.is_empty() {
+            let _ = std::fs::remove_file(self.folder.path.join(relative));
+        }
+    }
+
+    /// The withdrawn rows that replace the rows of games played in vain.
+    pub(crate) fn withdrawn_rows(&self) -> BTreeMap<u64, GameRow> {
+        self.withdrawn_since
+            .iter()
+            .map(|(&index, (game, why))| {
+                let mut context = row_context(&self.names, &self.game, &self.layout, game);
+                context.transcript = String::new();
+                (index, GameRow::new(context, &GameReport::unplayed(game.seed, why.clone())))
+            })
+            .collect()
+    }
+
     /// Where the game's files go.
     pub(crate) fn layout(&self) -> &FileLayout {
         &self.layout
@@ -304,6 +339,29 @@ impl Recorder {
     pub(crate) fn withdrawn(&self, game: &ScheduledGame) -> [Option<String>; 2] {
         self.withdrawals.of(game)
     }
+}
+
+/// The row of `game` (of the game named `game_name`, between `names`) but
+/// for its result.
+fn row_context<'a>(
+    names: &'a [String],
+    game_name: &str,
+    layout: &FileLayout,
+    game: &ScheduledGame,
+) -> RowContext<'a> {
+    RowContext {
+        game_index: game.index,
+        round: game.round,
+        pairing: format!("{} vs {}", names[game.pairing[0]], names[game.pairing[1]]),
+        game: game_name.to_owned(),
+        seats: [&names[game.seats[0]], &names[game.seats[1]]],
+        transcript: layout.transcript(game.index),
+    }
+}
+
+/// Whether `report` is of a game a withdrawn bot did not play.
+fn is_unplayed(report: &GameReport) -> bool {
+    report.forfeits.iter().flatten().any(|forfeit| forfeit.reason == ForfeitReason::Withdrawn)
 }
 
 /// A CPU that no worker is pinned to, if pinning leaves one free (workers
@@ -390,6 +448,7 @@ pub async fn run(
     let mut interrupted = false;
     let mut stopped = stopped_already;
     let mut failure = None;
+    let mut withdrawn_rows = BTreeMap::new();
     if to_play > 0 && !stopped_already {
         if let Err(error) = reaper::become_subreaper() {
             let message = format!(
@@ -442,7 +501,13 @@ pub async fn run(
             }),
             void: 0,
             header_due,
-            withdrawals: Withdrawals::new(tournament.withdraw_after, names.clone()),
+            withdrawals: Withdrawals::new(
+                tournament.withdraw_after,
+                names.clone(),
+                Arc::clone(&schedule),
+                Arc::clone(&pending),
+            ),
+            withdrawn_since: BTreeMap::new(),
         }));
         let (mut failures, workers) = start_workers(
             tournament,
@@ -497,6 +562,7 @@ pub async fn run(
         let stats = recorder.meter.stats();
         options.reporter.report(&Event::Finished(&stats));
         played = stats.games;
+        withdrawn_rows = recorder.withdrawn_rows();
         stopped = recorder.stopper.is_some_and(|stopper| stopper.stopped);
         void = recorder.void;
         folder = recorder.folder;
@@ -525,6 +591,7 @@ pub async fn run(
             },
         );
     }
-    let standings = folder.finish(&schedule, &options.exports, options.reporter.as_ref())?;
+    let standings =
+        folder.finish(&schedule, &withdrawn_rows, &options.exports, options.reporter.as_ref())?;
     Ok(RunEnd::Complete { standings, played, already })
 }

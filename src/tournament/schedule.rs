@@ -194,6 +194,28 @@ impl Schedule {
         }
     }
 
+    /// The pairings of bot `bot`, in schedule order, each with the number
+    /// of its first game: a pairing's games are numbered one after the
+    /// other, `games_per_pair` of them.
+    pub fn pairings_of(&self, bot: usize) -> Vec<([usize; 2], u64)> {
+        self.pairings()
+            .filter(|pairing| pairing.contains(&bot))
+            .map(|pairing| (pairing, self.game(pairing, 0, false).index))
+            .collect()
+    }
+
+    /// The game numbered `index` of `pairing`, whose first game is
+    /// numbered `first` (as [`Schedule::pairings_of`] gives it).
+    pub fn game_of_pairing(&self, pairing: [usize; 2], first: u64, index: u64) -> ScheduledGame {
+        let offset = index - first;
+        self.game(pairing, offset / 2, offset % 2 == 1)
+    }
+
+    /// Games each pairing plays.
+    pub fn games_per_pair(&self) -> u64 {
+        self.games_per_pair
+    }
+
     /// The games of `pairing` for the setups in `setups`, in order.
     pub fn games_of(
         &self,

@@ -1,7 +1,7 @@
 //! The final files of a results folder: games.csv put in schedule order,
 //! standings, crosstable, history and exports; and `arena report`'s.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
@@ -23,16 +23,19 @@ use crate::tournament::schedule::Schedule;
 use crate::tournament::standings::{Results, Standing, gauntlet_standings, standings};
 
 impl ResultsFolder {
-    /// Puts games.csv in schedule order (numbered by `schedule`) and writes
+    /// Puts games.csv in schedule order (numbered by `schedule`), each row
+    /// of a game in `replaced` replaced by its row there, and writes
     /// standings.csv, crosstable.csv and `exports`.
     pub fn finish(
         &mut self,
         schedule: &Schedule,
+        replaced: &BTreeMap<u64, GameRow>,
         exports: &[Export],
         reporter: &dyn Reporter,
     ) -> anyhow::Result<Vec<Standing>> {
         self.write_settings()?;
-        let results = order_games_csv(&self.path, &self.settings.bot_names(), schedule, reporter)?;
+        let names = self.settings.bot_names();
+        let results = order_games_csv(&self.path, &names, schedule, replaced, reporter)?;
         write_summaries(&self.path, &self.settings, &results, exports, true)
     }
 }
@@ -49,6 +52,7 @@ fn order_games_csv(
     folder: &Path,
     names: &[String],
     schedule: &Schedule,
+    replaced: &BTreeMap<u64, GameRow>,
     reporter: &dyn Reporter,
 ) -> anyhow::Result<Results> {
     let path = folder.join(GAMES_CSV);
@@ -67,7 +71,7 @@ fn order_games_csv(
                 renumbered |= changed;
                 in_order &= row.game_index > last;
                 last = row.game_index;
-                results.add(&row);
+                results.add(replaced.get(&row.game_index).unwrap_or(&row));
             }
             _ => aside.add(&source, range)?,
         }
@@ -81,8 +85,9 @@ fn order_games_csv(
         );
         reporter.report(&Event::Warning { message: &message });
     }
-    if renumbered || aside.count > 0 || !in_order {
-        let rewritten = rewrite_in_order(&path, &source, &numbering, schedule, renumbered);
+    if renumbered || aside.count > 0 || !in_order || !replaced.is_empty() {
+        let rewritten =
+            rewrite_in_order(&path, &source, &numbering, schedule, renumbered, replaced);
         if rewritten.is_err() {
             // Half a copy helps nobody (a full disk least of all).
             let _ = std::fs::remove_file(temporary_of(&path));
@@ -144,14 +149,16 @@ impl Aside {
 }
 
 /// Rewrites games.csv (open as `source`) with the rows the first pass of
-/// [`order_games_csv`] counted, in game order; with `renumber`, each row is
-/// read and numbered again on the way.
+/// [`order_games_csv`] counted, in game order, those of `replaced`'s games
+/// replaced; with `renumber`, each row is read and numbered again on the
+/// way.
 fn rewrite_in_order(
     path: &Path,
     source: &File,
     numbering: &Numbering<'_>,
     schedule: &Schedule,
     renumber: bool,
+    replaced: &BTreeMap<u64, GameRow>,
 ) -> anyhow::Result<()> {
     let folder = path.parent().unwrap_or(Path::new("."));
     let mut rows = Rows::open(path)?.expect("read above");
@@ -190,6 +197,11 @@ fn rewrite_in_order(
     let mut parser = RowParser::new(headers);
     for place in sorter.sorted().with_context(sorting)? {
         let place = place.with_context(sorting)?;
+        if let Some(row) = replaced.get(&place.game) {
+            out.write_all(&row.csv_line(false)?)
+                .with_context(|| format!("cannot write {}", temporary.display()))?;
+            continue;
+        }
         bytes.resize((place.end - place.start) as usize, 0);
         source
             .read_exact_at(&mut bytes, place.start)
@@ -332,7 +344,7 @@ mod tests {
             game_row.pairing = "stale".into();
             store.append(&game_row).unwrap();
         }
-        let table = store.finish(&schedule, &[], &Silent).unwrap();
+        let table = store.finish(&schedule, &BTreeMap::new(), &[], &Silent).unwrap();
         let rows = read_games_csv(&folder.path().join(GAMES_CSV)).unwrap();
         let indexes: Vec<u64> = rows.iter().map(|row| row.game_index).collect();
         assert_eq!(indexes, (1..=6).collect::<Vec<_>>());
@@ -364,7 +376,7 @@ mod tests {
         // Every write of the rewrite fails as on a full disk.
         let temporary = folder.path().join("games.csv.tmp-arena");
         std::os::unix::fs::symlink("/dev/full", &temporary).unwrap();
-        let error = store.finish(&schedule, &[], &Silent).unwrap_err();
+        let error = store.finish(&schedule, &BTreeMap::new(), &[], &Silent).unwrap_err();
         let error = format!("{error:#}");
         assert!(error.contains(&temporary.display().to_string()), "{error}");
         assert_eq!(std::fs::read(&csv).unwrap(), before, "games.csv was changed");
