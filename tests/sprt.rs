@@ -328,3 +328,49 @@ fn read_rows(out: &Path) -> usize {
         .map(|text| text.lines().count().saturating_sub(1))
         .unwrap_or(0)
 }
+
+/// An SPRT decides on the same pair at any concurrency, and what finished
+/// past it is set aside: games.csv is the same one at a time or two.
+#[test]
+fn an_sprt_gives_the_same_games_at_any_concurrency() {
+    let (strong, random) = (strong(), random());
+    let mut folders = Vec::new();
+    for concurrency in ["1", "2"] {
+        let scratch = Scratch::new().with_seed_key("one key");
+        let out = scratch.out();
+        let run = scratch.arena([
+            "sprt",
+            &strong,
+            &random,
+            "--game",
+            "number-snatch",
+            "--max-games",
+            "1000",
+            "--concurrency",
+            concurrency,
+            "--seed",
+            "3",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ]);
+        assert_eq!(run.status.code(), Some(0), "{run:?}");
+        assert!(!run.stdout.contains("Not counted"), "{}", run.stdout);
+        let rows: Vec<Vec<(String, String)>> = read_games_csv(&out)
+            .iter()
+            .map(|row| {
+                let mut fields: Vec<(String, String)> = row
+                    .columns()
+                    .filter(|(column, _)| !column.ends_with("_ms") && *column != "transcript")
+                    .map(|(column, value)| (column.to_owned(), value.to_owned()))
+                    .collect();
+                fields.sort();
+                fields
+            })
+            .collect();
+        let result = run.stdout[run.stdout.find("Results of").expect("a result")..].to_owned();
+        folders.push((rows, result, scratch));
+    }
+    assert_eq!(folders[0].0.len(), folders[1].0.len());
+    assert!(folders[0].0 == folders[1].0, "games.csv differs between concurrency 1 and 2");
+    assert_eq!(folders[0].1, folders[1].1);
+}

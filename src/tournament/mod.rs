@@ -79,6 +79,14 @@ pub struct RunOptions {
 pub trait StopRule: Send + Sync {
     /// Counts one recorded game; true once the run should stop.
     fn count(&self, game: &GameRow) -> bool;
+
+    /// Once the rule has decided, the last round whose games it counts:
+    /// games of later rounds were played while it decided (how many
+    /// depends on timing), and are set aside when the run's files are
+    /// finished, so that the results are those of the rows that decided.
+    fn last_counted_round(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A stop rule in force, and how it stops the workers.
@@ -591,7 +599,16 @@ pub async fn run(
             },
         );
     }
+    // Rows replaced: games played in vain past a withdrawal (withdrawn
+    // rows), and past a stop rule's decision (set aside).
+    let mut replaced: BTreeMap<u64, Option<GameRow>> =
+        withdrawn_rows.into_iter().map(|(index, row)| (index, Some(row))).collect();
+    if let Some(last) = options.stop_when.as_ref().and_then(|rule| rule.last_counted_round()) {
+        replaced.extend(
+            schedule.iter().filter(|game| game.round > last).map(|game| (game.index, None)),
+        );
+    }
     let standings =
-        folder.finish(&schedule, &withdrawn_rows, &options.exports, options.reporter.as_ref())?;
+        folder.finish(&schedule, &replaced, &options.exports, options.reporter.as_ref())?;
     Ok(RunEnd::Complete { standings, played, already })
 }

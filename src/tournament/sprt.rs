@@ -289,6 +289,10 @@ struct TestState {
     waiting: HashMap<u64, [Option<f64>; 2]>,
     /// Games of the two bots shown to the test, counted or not.
     seen: u64,
+    /// Those of them of rounds after the deciding pair: played while it
+    /// was decided, and set aside when the run's files are finished
+    /// (`StopRule::last_counted_round`).
+    beyond: u64,
     status: SprtStatus,
 }
 
@@ -333,7 +337,7 @@ impl SprtTest {
     pub fn status(&self) -> SprtStatus {
         let state = self.lock();
         let counted = state.status.wins + state.status.draws + state.status.losses;
-        SprtStatus { not_counted: state.seen - counted, ..state.status }
+        SprtStatus { not_counted: state.seen - counted - state.beyond, ..state.status }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, TestState> {
@@ -342,6 +346,13 @@ impl SprtTest {
 }
 
 impl StopRule for SprtTest {
+    /// Once decided, the deciding pair's round: pairs are counted from
+    /// round 1 in order.
+    fn last_counted_round(&self) -> Option<u64> {
+        let state = self.lock();
+        (state.status.verdict != Verdict::Continue).then_some(state.status.pairs.pairs())
+    }
+
     /// Counts a game of the two bots (others are ignored); true once the
     /// test has a verdict.
     fn count(&self, game: &GameRow) -> bool {
@@ -356,11 +367,14 @@ impl StopRule for SprtTest {
         let mut state = self.lock();
         state.seen += 1;
         if state.status.verdict != Verdict::Continue {
+            if game.round > state.status.pairs.pairs() {
+                state.beyond += 1;
+            }
             return true;
         }
         state.waiting.entry(game.round).or_default()[tested_seat.index()] =
             Some(game.outcome.points(tested_seat));
-        let TestState { waiting, status, .. } = &mut *state;
+        let TestState { waiting, status, beyond, .. } = &mut *state;
         let mut next = status.pairs.pairs() + 1;
         while let Some(&[Some(first), Some(second)]) = waiting.get(&next) {
             waiting.remove(&next);
@@ -377,6 +391,8 @@ impl StopRule for SprtTest {
             status.llr = self.settings.llr(&status.pairs);
             status.verdict = self.settings.verdict(status.llr);
             if status.verdict != Verdict::Continue {
+                // What finished early, of later pairs, was played in vain.
+                *beyond += waiting.values().flatten().flatten().count() as u64;
                 waiting.clear();
                 return true;
             }
@@ -577,8 +593,11 @@ mod tests {
             decided,
             "games after the verdict change nothing"
         );
-        // Every game is counted or told as not counted.
-        assert_eq!(after.not_counted, games.len() as u64 - 2 * decided.pairs.pairs());
+        // Games past the deciding pair are neither counted nor waiting:
+        // they are the rule's to set aside, from the round after it.
+        assert_eq!(after.not_counted, 0);
+        assert_eq!(in_order.last_counted_round(), Some(decided.pairs.pairs()));
+        assert_eq!(in_order.lock().beyond, games.len() as u64 - 2 * decided.pairs.pairs());
         // The same games in another order: the same verdict at the same
         // pair, the games of later pairs waiting for it not counted.
         let shuffled = SprtTest::new(settings, "new", "old");

@@ -24,12 +24,13 @@ use crate::tournament::standings::{Results, Standing, gauntlet_standings, standi
 
 impl ResultsFolder {
     /// Puts games.csv in schedule order (numbered by `schedule`), each row
-    /// of a game in `replaced` replaced by its row there, and writes
+    /// of a game in `replaced` replaced by its row there (or, for `None`,
+    /// moved to set-aside.csv), and writes
     /// standings.csv, crosstable.csv and `exports`.
     pub fn finish(
         &mut self,
         schedule: &Schedule,
-        replaced: &BTreeMap<u64, GameRow>,
+        replaced: &BTreeMap<u64, Option<GameRow>>,
         exports: &[Export],
         reporter: &dyn Reporter,
     ) -> anyhow::Result<Vec<Standing>> {
@@ -52,7 +53,7 @@ fn order_games_csv(
     folder: &Path,
     names: &[String],
     schedule: &Schedule,
-    replaced: &BTreeMap<u64, GameRow>,
+    replaced: &BTreeMap<u64, Option<GameRow>>,
     reporter: &dyn Reporter,
 ) -> anyhow::Result<Results> {
     let path = folder.join(GAMES_CSV);
@@ -61,31 +62,53 @@ fn order_games_csv(
     let Some(mut rows) = Rows::open(&path)? else { return Ok(results) };
     let source = File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut aside = Aside::new(folder, &source, rows.header_end())?;
+    // Rows replaced, or set aside as played past a stop rule's decision
+    // (said by the rule's result, not as rows of no game).
+    let (mut replacing, mut past) = (false, 0);
     // One bit per game of the schedule: a second row for a game is set
     // aside like a row that is no game of it.
     let mut seen = BitSet::with_len(schedule.len());
     let (mut renumbered, mut in_order, mut last) = (false, true, 0);
     while let Some((mut row, range)) = rows.next_row()? {
         match numbering.apply(&mut row) {
+            // Played past a stop rule's decision: kept apart, said by
+            // the rule's result.
+            Some(_) if matches!(replaced.get(&row.game_index), Some(None)) => {
+                aside.add(&source, range)?;
+                past += 1;
+            }
             Some(changed) if seen.insert(row.game_index) => {
                 renumbered |= changed;
                 in_order &= row.game_index > last;
                 last = row.game_index;
-                results.add(replaced.get(&row.game_index).unwrap_or(&row));
+                match replaced.get(&row.game_index) {
+                    Some(Some(replacement)) => {
+                        replacing = true;
+                        results.add(replacement);
+                    }
+                    _ => results.add(&row),
+                }
             }
             _ => aside.add(&source, range)?,
         }
     }
-    if aside.count > 0 {
+    if aside.count > past {
         let message = format!(
             "{} rows of {} are no game of this tournament or repeat one; they are moved to {} and not counted",
-            aside.count,
+            aside.count - past,
             path.display(),
             folder.join(SET_ASIDE_CSV).display()
         );
         reporter.report(&Event::Warning { message: &message });
     }
-    if renumbered || aside.count > 0 || !in_order || !replaced.is_empty() {
+    if past > 0 {
+        let message = format!(
+            "{past} games of pairs after the deciding one finished while it was decided: they are moved to {} and not counted, so the results are those of the games that decided",
+            folder.join(SET_ASIDE_CSV).display()
+        );
+        reporter.report(&Event::Warning { message: &message });
+    }
+    if renumbered || aside.count > 0 || !in_order || replacing {
         let rewritten =
             rewrite_in_order(&path, &source, &numbering, schedule, renumbered, replaced);
         if rewritten.is_err() {
@@ -158,14 +181,17 @@ fn rewrite_in_order(
     numbering: &Numbering<'_>,
     schedule: &Schedule,
     renumber: bool,
-    replaced: &BTreeMap<u64, GameRow>,
+    replaced: &BTreeMap<u64, Option<GameRow>>,
 ) -> anyhow::Result<()> {
     let folder = path.parent().unwrap_or(Path::new("."));
     let mut rows = Rows::open(path)?.expect("read above");
     let mut sorter = Sorter::new(folder);
     let mut seen = BitSet::with_len(schedule.len());
     while let Some((mut row, range)) = rows.next_row()? {
-        if numbering.apply(&mut row).is_some() && seen.insert(row.game_index) {
+        if numbering.apply(&mut row).is_some()
+            && !matches!(replaced.get(&row.game_index), Some(None))
+            && seen.insert(row.game_index)
+        {
             let place =
                 Place { game: row.game_index, source: 0, start: range.start, end: range.end };
             sorter.push(place).with_context(|| {
@@ -197,7 +223,7 @@ fn rewrite_in_order(
     let mut parser = RowParser::new(headers);
     for place in sorter.sorted().with_context(sorting)? {
         let place = place.with_context(sorting)?;
-        if let Some(row) = replaced.get(&place.game) {
+        if let Some(Some(row)) = replaced.get(&place.game) {
             out.write_all(&row.csv_line(false)?)
                 .with_context(|| format!("cannot write {}", temporary.display()))?;
             continue;
