@@ -44,6 +44,7 @@ fn the_examples_pass() {
     for game in [
         "examples/games/connect-four/game.py",
         "examples/games/goofspiel/game.js",
+        "examples/games/kuhn-poker/game.py",
         "examples/games/liars-dice/game.py",
         "examples/games/number-warriors/game.py",
         "tests/fixtures/games/tinygame.py",

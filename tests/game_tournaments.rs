@@ -17,6 +17,7 @@ fn the_examples_tournaments_play() {
     let examples = [
         ("connect-four", "Connect Four", ["searcher", "random-py", "random-js"]),
         ("goofspiel", "Goofspiel", ["matcher", "random-js", "random-py"]),
+        ("kuhn-poker", "Kuhn Poker", ["by-card", "random-py", "random-js"]),
         ("liars-dice", "Liar's Dice", ["counter", "random-py", "random-js"]),
         ("number-warriors", "Number Warriors", ["strong-rs", "random-py", "random-rs"]),
     ];
