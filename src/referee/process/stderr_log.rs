@@ -44,6 +44,11 @@ pub(super) struct StderrLog {
     /// Whether the line a JVM begins with in a box is still to be left
     /// out, at the start of the first bytes.
     jvm_note: bool,
+    /// What the program wrote before its first game's log was named (up
+    /// to the cap): a program may write as it starts, before the referee
+    /// names the log of the game it starts for, which then begins with it.
+    /// `None` once a log was named.
+    early: Option<Vec<u8>>,
 }
 
 /// The last [`STDERR_TAIL`] bytes a bot wrote to stderr, logged or not:
@@ -119,6 +124,7 @@ impl StderrLog {
             tail: StderrTail::default(),
             lost: None,
             jvm_note: boxed,
+            early: Some(Vec::new()),
         }
     }
 
@@ -128,6 +134,18 @@ impl StderrLog {
             bytes = without_jvm_note(bytes);
         }
         self.tail.push(bytes);
+        if self.path.is_none() {
+            if let Some(early) = &mut self.early {
+                let room = (self.cap as usize).saturating_sub(early.len());
+                early.extend_from_slice(&bytes[..bytes.len().min(room)]);
+            }
+            return;
+        }
+        self.log(bytes);
+    }
+
+    /// Writes `bytes` to this game's log, up to the cap.
+    fn log(&mut self, bytes: &[u8]) {
         let Some(path) = &self.path else { return };
         if self.written >= self.cap {
             return;
@@ -176,7 +194,12 @@ impl StderrLog {
         self.created = None;
         self.written = 0;
         self.read = 0;
+        let named = path.is_some();
         self.path = path;
+        if named && let Some(early) = self.early.take() {
+            self.read = early.len() as u64;
+            self.log(&early);
+        }
         self.resumed.notify_one();
     }
 
@@ -232,5 +255,25 @@ mod tests {
         assert_eq!(read("game-000003-seat1-my.bot.log"), "an earlier game\n");
         assert_eq!(read("game-000003-seat1-my.bot.2.log"), "this game\n");
         assert_eq!(read("game-000003-seat1-my.bot.3.log"), "and the next\n");
+    }
+
+    /// What a program writes as it starts, before the referee names its
+    /// first game's log, begins that log (a loaded machine starts the
+    /// program before the log is named more often than not).
+    #[test]
+    fn what_a_program_writes_before_its_first_log_is_named_begins_it() {
+        let folder = tempfile::tempdir().unwrap();
+        let first = folder.path().join("game-000001-seat1-a.log");
+        let second = folder.path().join("game-000002-seat1-a.log");
+        let mut log = StderrLog::new(1000, PastCap::Unread, false);
+        log.write(b"pid 7\n");
+        let path = first.clone();
+        log.switch_to(Some(crate::referee::LogPath::new(move || path.clone())));
+        log.write(b"game 1\n");
+        let path = second.clone();
+        log.switch_to(Some(crate::referee::LogPath::new(move || path.clone())));
+        log.write(b"game 2\n");
+        assert_eq!(std::fs::read_to_string(&first).unwrap(), "pid 7\ngame 1\n");
+        assert_eq!(std::fs::read_to_string(&second).unwrap(), "game 2\n");
     }
 }
