@@ -355,18 +355,7 @@ fn an_sprt_gives_the_same_games_at_any_concurrency() {
         ]);
         assert_eq!(run.status.code(), Some(0), "{run:?}");
         assert!(!run.stdout.contains("Not counted"), "{}", run.stdout);
-        let rows: Vec<Vec<(String, String)>> = read_games_csv(&out)
-            .iter()
-            .map(|row| {
-                let mut fields: Vec<(String, String)> = row
-                    .columns()
-                    .filter(|(column, _)| !column.ends_with("_ms") && *column != "transcript")
-                    .map(|(column, value)| (column.to_owned(), value.to_owned()))
-                    .collect();
-                fields.sort();
-                fields
-            })
-            .collect();
+        let rows = common::rows_apart_from_timings(&out, &["transcript"]);
         let result = run.stdout[run.stdout.find("Results of").expect("a result")..].to_owned();
         folders.push((rows, result, scratch));
     }

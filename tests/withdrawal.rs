@@ -131,23 +131,6 @@ fn a_withdrawn_bot_in_a_tournament_is_replayed_by_the_next_run() {
     assert_eq!(rows.iter().filter(|row| &row["reason"] == "normal").count(), 6, "{rows:?}");
 }
 
-/// games.csv of `out` without what timing decides: the times, and which
-/// transcript of the archive a row names (numbered as games finish).
-fn rows_apart_from_timings(out: &Path) -> Vec<Vec<(String, String)>> {
-    read_games_csv(out)
-        .iter()
-        .map(|row| {
-            let mut fields: Vec<(String, String)> = row
-                .columns()
-                .filter(|(column, _)| !column.ends_with("_ms") && *column != "transcript")
-                .map(|(column, value)| (column.to_owned(), value.to_owned()))
-                .collect();
-            fields.sort();
-            fields
-        })
-        .collect()
-}
-
 /// A league of four where one bot crashes at every start: withdrawn after
 /// the same game, with the same rows, one game at a time or several.
 #[test]
@@ -179,7 +162,11 @@ fn a_league_with_a_crashing_bot_ends_the_same_at_any_concurrency() {
         );
         let report = scratch.arena(["report", out.to_str().unwrap()]);
         report.assert_success();
-        results.push((concurrency, run.stderr, rows_apart_from_timings(&out)));
+        results.push((
+            concurrency,
+            run.stderr,
+            common::rows_apart_from_timings(&out, &["transcript"]),
+        ));
     }
     let (_, said, first) = &results[0];
     assert!(said.contains("(the last, game 3: crash"), "{said}");

@@ -318,6 +318,7 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path, shows_stderr: bool) -> Pa
         .iter()
         .map(|standing| {
             let tally = &standing.tally;
+            let (elo_low, elo_high) = standing.elo_interval();
             PageBot {
                 rank: standing.rank,
                 name: standing.bot.clone(),
@@ -328,8 +329,8 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path, shows_stderr: bool) -> Pa
                 points: tally.points(),
                 score_percent: standing.score_percent(),
                 elo: standing.elo,
-                elo_low: standing.elo_interval().0,
-                elo_high: standing.elo_interval().1,
+                elo_low,
+                elo_high,
                 forfeits: tally
                     .forfeits
                     .iter()

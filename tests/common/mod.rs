@@ -179,6 +179,24 @@ impl Index<&str> for Row {
     }
 }
 
+/// The rows of `out`'s games.csv without what timing decides: every `_ms`
+/// column and those named in `also` (a transcript's number in the archive
+/// follows the order games finish in), each row's columns sorted by name.
+pub fn rows_apart_from_timings(out: &Path, also: &[&str]) -> Vec<Vec<(String, String)>> {
+    read_games_csv(out)
+        .iter()
+        .map(|row| {
+            let mut fields: Vec<(String, String)> = row
+                .columns()
+                .filter(|(column, _)| !column.ends_with("_ms") && !also.contains(column))
+                .map(|(column, value)| (column.to_owned(), value.to_owned()))
+                .collect();
+            fields.sort();
+            fields
+        })
+        .collect()
+}
+
 impl Row {
     /// Every column and its value, in no order.
     pub fn columns(&self) -> impl Iterator<Item = (&str, &str)> {
