@@ -147,7 +147,9 @@ impl StderrLog {
     /// Writes `bytes` to this game's log, up to the cap.
     fn log(&mut self, bytes: &[u8]) {
         let Some(path) = &self.path else { return };
-        if self.written >= self.cap {
+        // Nothing to write makes no file (a silent program's early bytes
+        // are none): a file a game costs the filesystem more than the game.
+        if bytes.is_empty() || self.written >= self.cap {
             return;
         }
         if self.file.is_none() {
@@ -275,5 +277,20 @@ mod tests {
         log.write(b"game 2\n");
         assert_eq!(std::fs::read_to_string(&first).unwrap(), "pid 7\ngame 1\n");
         assert_eq!(std::fs::read_to_string(&second).unwrap(), "game 2\n");
+    }
+
+    /// A program that writes nothing has no log, whether or not it wrote
+    /// before its first log was named.
+    #[test]
+    fn a_silent_program_makes_no_log() {
+        let folder = tempfile::tempdir().unwrap();
+        let mut log = StderrLog::new(1000, PastCap::Unread, false);
+        for game in 1..=2 {
+            let path = folder.path().join(format!("game-00000{game}-seat1-a.log"));
+            log.switch_to(Some(crate::referee::LogPath::new(move || path.clone())));
+            log.write(b"");
+        }
+        assert_eq!(std::fs::read_dir(folder.path()).unwrap().count(), 0);
+        assert_eq!(log.created, None);
     }
 }
