@@ -30,11 +30,12 @@ impl Unprivileged {
         let fixtures = base.join("fixtures");
         std::fs::create_dir(&fixtures).expect("a folder");
         super::hostile::copy_bot_to(&fixtures);
-        let copies: [(PathBuf, &str); 10] = [
+        let copies: [(PathBuf, &str); 11] = [
             (repo_dir().join("tests/fixtures/many_idle.py"), "fixtures/many_idle.py"),
             (repo_dir().join("tests/fixtures/cpu_hungry.py"), "fixtures/cpu_hungry.py"),
             (repo_dir().join("tests/fixtures/tells_ids.py"), "fixtures/tells_ids.py"),
             (repo_dir().join("tests/fixtures/tells_slice.py"), "fixtures/tells_slice.py"),
+            (repo_dir().join("tests/fixtures/leaves_traces.py"), "fixtures/leaves_traces.py"),
             (repo_dir().join("tests/fixtures/games/tinygame.py"), "fixtures/tinygame.py"),
             (repo_dir().join("bots/python/random_bot.py"), "random_bot.py"),
             (repo_dir().join("bots/javascript/random_bot.js"), "random_bot.js"),

@@ -65,6 +65,16 @@ pub enum ProcessEnd {}
 
 impl ProcessEnd {
     /// Never called.
+    pub fn signal(&self, _pidfd: &OwnedFd) -> io::Result<OwnedFd> {
+        match *self {}
+    }
+
+    /// Never called.
+    pub fn poll(&mut self, _signal: &OwnedFd, _block: bool) -> io::Result<Option<ExitStatus>> {
+        match *self {}
+    }
+
+    /// Never called.
     pub fn finish(self, _waited: ExitStatus) -> (ExitStatus, Option<LimitReached>) {
         match self {}
     }

@@ -2,7 +2,7 @@
 //! of its own; either way the OS layer clones it and its exit is awaited
 //! through its pidfd.
 
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use tokio::net::unix::pipe;
 
 use super::super::reaper;
 use super::{BotCommand, BotInput, BotOutput, CommandError, Ended, Exit, RawFd};
-use crate::os::sandbox::{Handle, Spawned, StartError};
+use crate::os::sandbox::{Handle, ProcessEnd, Spawned, StartError};
 use crate::sandbox::{BotSandbox, SandboxError};
 
 /// A program just started: its pid, pipes, the task that waits for its
@@ -75,7 +75,7 @@ fn start_plain(command: &BotCommand) -> Result<Started, CommandError> {
         &command.env,
     )
     .map_err(|error| CommandError::Spawn { command: command.display(), error })?;
-    watched(command, spawned, Ended::plain, None)
+    watched(command, spawned, PlainEnd, None)
 }
 
 /// Starts `command` in `sandbox`, its exit watched through a pidfd.
@@ -98,20 +98,60 @@ fn start_sandboxed(
             },
         })?;
     let crate::os::sandbox::Started { spawned, handle, ending } = started;
-    let end = move |status| {
-        let (status, reached) = ending.finish(status);
-        Ended { status, reached }
-    };
     let sandbox = Some((Arc::clone(sandbox), handle));
-    watched(command, spawned, end, sandbox)
+    watched(command, spawned, ending, sandbox)
 }
 
-/// A program just spawned, its pipes made async and its exit awaited
-/// through its pidfd by a task that makes the [`Ended`] with `end`.
+/// How a started program's end is read: what becomes readable when it may
+/// be, and the end made from it.
+trait EndWatch: Send + 'static {
+    /// What becomes readable when the end may be read, given the
+    /// program's pidfd.
+    fn signal(&self, pidfd: &OwnedFd) -> std::io::Result<OwnedFd>;
+    /// The status once the program has ended (`None` while it runs,
+    /// unless `block`).
+    fn poll(&mut self, signal: &OwnedFd, block: bool) -> std::io::Result<Option<ExitStatus>>;
+    fn ended(self, status: ExitStatus) -> Ended;
+}
+
+/// A program without a sandbox: its own pidfd.
+struct PlainEnd;
+
+impl EndWatch for PlainEnd {
+    fn signal(&self, pidfd: &OwnedFd) -> std::io::Result<OwnedFd> {
+        pidfd.try_clone()
+    }
+
+    fn poll(&mut self, signal: &OwnedFd, block: bool) -> std::io::Result<Option<ExitStatus>> {
+        crate::os::sandbox::wait_exited(signal, block)
+    }
+
+    fn ended(self, status: ExitStatus) -> Ended {
+        Ended::plain(status)
+    }
+}
+
+impl EndWatch for ProcessEnd {
+    fn signal(&self, pidfd: &OwnedFd) -> std::io::Result<OwnedFd> {
+        ProcessEnd::signal(self, pidfd)
+    }
+
+    fn poll(&mut self, signal: &OwnedFd, block: bool) -> std::io::Result<Option<ExitStatus>> {
+        ProcessEnd::poll(self, signal, block)
+    }
+
+    fn ended(self, status: ExitStatus) -> Ended {
+        let (status, reached) = self.finish(status);
+        Ended { status, reached }
+    }
+}
+
+/// A program just spawned, its pipes made async and its end awaited by a
+/// task that makes the [`Ended`] with `end`.
 fn watched(
     command: &BotCommand,
     spawned: Spawned,
-    end: impl FnOnce(ExitStatus) -> Ended + Send + 'static,
+    mut end: impl EndWatch,
     sandbox: Option<(Arc<BotSandbox>, Handle)>,
 ) -> Result<Started, CommandError> {
     let pid = spawned.pid;
@@ -137,30 +177,33 @@ fn watched(
         Ok(pipes) => pipes,
         Err(error) => return Err(abandon(&pidfd, error)),
     };
+    let signal = match end.signal(&pidfd) {
+        Ok(signal) => signal,
+        Err(error) => return Err(abandon(&pidfd, error)),
+    };
     // SAFETY: an OwnedFd keeps its descriptor open and the same until it is
     // dropped, with the AsyncFd.
-    let pidfd = match unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) } {
-        Ok(pidfd) => pidfd,
-        Err(error) => {
-            let (pidfd, error) = error.into_parts();
-            return Err(abandon(&pidfd, error));
-        }
+    let signal = match unsafe { AsyncFd::register_with_interest(signal, Interest::READABLE) } {
+        Ok(signal) => signal,
+        Err(error) => return Err(abandon(&pidfd, error.into_parts().1)),
     };
+    drop(pidfd);
     let exit = Exit::new(tokio::spawn(async move {
         let status = loop {
-            let Ok(mut ready) = pidfd.readable().await else {
-                break crate::os::sandbox::wait_exited(pidfd.get_ref(), true).ok().flatten();
+            let Ok(mut ready) = signal.readable().await else {
+                break end.poll(signal.get_ref(), true).ok().flatten();
             };
-            match crate::os::sandbox::wait_exited(pidfd.get_ref(), false) {
+            match end.poll(signal.get_ref(), false) {
                 Ok(None) => ready.clear_ready(),
                 Ok(Some(status)) => break Some(status),
                 Err(_) => break None,
             }
         };
+        drop(signal);
         reaper::unregister(pid);
         // Waiting only fails if the process was already reaped elsewhere:
         // a plain exit.
-        end(status.unwrap_or_else(|| ExitStatus::from_raw(0)))
+        end.ended(status.unwrap_or_else(|| ExitStatus::from_raw(0)))
     }));
     Ok(Started::new(pid, (stdin, stdout, stderr), exit, sandbox))
 }

@@ -7,9 +7,12 @@
 //! Boxes made ahead are made on a thread of arena's own that lives as long
 //! as arena (a box's first process dies with the thread that made it), and
 //! each waits with nothing of its bot running: no code of the bot's runs
-//! before its game asks for it. A bot started once (kept alive) never has
-//! one. A box made ahead and never used ends with its bot's sandbox (the
-//! end of the run), or with arena.
+//! before its game asks for it. A box whose bot ended by itself comes back
+//! to serve the bot's next process (its first process has killed what the
+//! bot left and made its scratch folders and IPC namespace anew), unless
+//! its plan shows something in those folders; a box that was killed does
+//! not. A box made ahead or given back and never used ends with its bot's
+//! sandbox (the end of the run), or with arena.
 
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -19,15 +22,16 @@ use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::bot::environment;
-use super::boxed::{self, BoxPlan, BoxStart, PreparedBox};
+use super::boxed::{self, BoxPlan, BoxProcess, BoxStart};
 use super::landlock::InBoxRuleset;
-use super::started::{Handle, ProcessEnd, StartError, Started};
+use super::started::{BoxEnd, Handle, ProcessEnd, Recycler, Returned, StartError, Started};
 use super::{Sandbox, cgroup, ids, spawn, watchdog};
 use crate::sandbox::SandboxError;
 
-/// The most boxes made ahead for one bot (one per game it may be in at once
-/// is enough; two cover a bot in both seats or two workers).
-const MOST_SPARES: usize = 2;
+/// The most boxes kept waiting for one bot (one per game it may be in at
+/// once, and one more while the last one given back makes itself new:
+/// three cover a bot in both seats or two workers).
+const MOST_SPARES: usize = 3;
 
 /// What a box is made for: one start's command (a box made ahead is used
 /// only for the same).
@@ -42,7 +46,7 @@ pub(super) struct Inputs {
 /// A box made for `inputs`, with what it holds until it ends.
 struct Spare {
     inputs: Inputs,
-    prepared: PreparedBox,
+    process: BoxProcess,
     cgroup: Option<cgroup::Lease>,
     network: boxed::Network,
     /// The network namespace it entered (one of its bot's free ones).
@@ -97,31 +101,41 @@ impl BotBoxes {
         }
     }
 
-    /// Starts a process of the bot for `inputs`: in a box made ahead for
-    /// them if there is one, else in one made now; and from its second
-    /// start on, has the next made ahead.
+    /// Starts a process of the bot for `inputs`: in a box waiting for them
+    /// if there is one (one ready at once first), else in one made now; and
+    /// from its second start on, has the next made ahead.
     pub(super) fn start(self: &Arc<Self>, inputs: Inputs) -> Result<Started, StartError> {
         let spare = {
             let mut spares = self.spares.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            let found = spares.iter().position(|spare| spare.inputs == inputs);
+            let fits = |spare: &Spare| spare.inputs == inputs;
+            let found = spares
+                .iter()
+                .position(|spare| fits(spare) && spare.process.looks_ready())
+                .or_else(|| spares.iter().position(fits));
             found.map(|at| spares.swap_remove(at))
         };
-        let spare = match spare {
-            Some(spare) => spare,
-            None => self.prepare(&inputs)?,
+        let started = match spare {
+            // A box that waited may have ended meanwhile: a new one then.
+            Some(spare) => self.go(spare).or_else(|_| self.go(self.prepare(&inputs)?)),
+            None => self.go(self.prepare(&inputs)?),
         };
-        let started = self.go(spare);
         if self.starts.fetch_add(1, Ordering::Relaxed) >= 1 {
             self.make_ahead(inputs);
         }
         started
     }
 
-    /// Has a box for `inputs` made on the maker's thread, unless enough are
-    /// made or being made.
+    /// Has a box for `inputs` made on the maker's thread, unless one is
+    /// ready or being made (the box of a bot that ends by itself comes
+    /// back, and is ready once it has made itself new).
     fn make_ahead(self: &Arc<Self>, inputs: Inputs) {
-        let spares = self.spares.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).len();
-        if spares + self.making.load(Ordering::Relaxed) >= MOST_SPARES {
+        let ready = self
+            .spares
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .any(|spare| spare.process.looks_ready());
+        if ready || self.making.load(Ordering::Relaxed) >= 1 {
             return;
         }
         self.making.fetch_add(1, Ordering::Relaxed);
@@ -131,13 +145,21 @@ impl BotBoxes {
             let Some(boxes) = boxes.upgrade() else { return };
             // A failure here is told by the start that makes its box then.
             if let Ok(spare) = boxes.prepare(&inputs) {
-                boxes.spares.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(spare);
+                boxes.keep(spare);
             }
             boxes.making.fetch_sub(1, Ordering::Relaxed);
         });
         let sender = maker().lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
         if sender.send(job).is_err() {
             self.making.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Keeps `spare` waiting for a start, unless enough wait (then it ends).
+    fn keep(&self, spare: Spare) {
+        let mut spares = self.spares.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if spares.len() < MOST_SPARES {
+            spares.push(spare);
         }
     }
 
@@ -176,65 +198,62 @@ impl BotBoxes {
             network,
             cgroup_joins: cgroup.as_ref().map(|cgroup| cgroup.join_files()).unwrap_or_default(),
         };
-        let prepared = boxed::prepare(&start).map_err(|failure| match failure.step {
-            boxed::Failed::Exec => StartError::Exec(failure.error),
-            step => StartError::Box { doing: step.doing(), error: failure.error },
-        })?;
-        Ok(Spare { inputs: inputs.clone(), prepared, cgroup, network, joined })
+        let process = boxed::prepare(&start).map_err(failed)?;
+        Ok(Spare { inputs: inputs.clone(), process, cgroup, network, joined })
     }
 
     /// Starts the bot of a box made for it, on the calling thread's CPUs.
-    fn go(&self, spare: Spare) -> Result<Started, StartError> {
-        let Spare { prepared, cgroup, network, joined, .. } = spare;
+    fn go(self: &Arc<Self>, spare: Spare) -> Result<Started, StartError> {
+        let Spare { inputs, mut process, mut cgroup, network, joined } = spare;
         let sandbox = &self.sandbox;
+        if let Some(cgroup) = &mut cgroup {
+            cgroup.rebase();
+        }
         let cpus = crate::os::allowed_cpus();
-        let started = prepared.go(Some(&cpus)).map_err(|failure| match failure.step {
-            boxed::Failed::Exec => StartError::Exec(failure.error),
-            step => StartError::Box { doing: step.doing(), error: failure.error },
-        })?;
-        let spawned = started.spawned;
-        // Past this point a failure must not leave the box running.
-        let abandon = |doing: &'static str, error: std::io::Error| {
-            spawn::kill_pidfd(&spawned.pidfd);
-            let _ = spawn::wait_exited(&spawned.pidfd, true);
-            StartError::Box { doing, error }
-        };
+        let pipes = process.go(Some(&cpus)).map_err(failed)?;
+        // Past this point a failure drops `process`, which ends the box.
+        let keeping = |doing: &'static str| move |error| StartError::Box { doing, error };
         let network = match (network, joined) {
             (boxed::Network::Join(_), Some(namespace)) => Some(namespace),
             (boxed::Network::Own, _) if matches!(self.ids, ids::BoxIds::Root) => {
                 // Kept for the bot's next boxes (see `free_networks`).
-                std::fs::File::open(format!("/proc/{}/ns/net", spawned.pid)).ok().map(OwnedFd::from)
+                std::fs::File::open(format!("/proc/{}/ns/net", process.pid)).ok().map(OwnedFd::from)
             }
             _ => None,
         };
         let watch = match cgroup {
             Some(_) => None,
             None => {
-                let pidfd = spawned
-                    .pidfd
-                    .try_clone()
-                    .map_err(|error| abandon("watching the box's memory", error))?;
+                let pidfd = process.pidfd().map_err(keeping("watching the box's memory"))?;
                 Some(watchdog::Watch::first_process(
-                    spawned.pid,
+                    process.pid,
                     pidfd,
                     sandbox.settings.limits.memory,
                 ))
             }
         };
-        let killer = spawned
-            .pidfd
-            .try_clone()
-            .map_err(|error| abandon("keeping the box's descriptor", error))?;
+        let killer = process.pidfd().map_err(keeping("keeping the box's descriptor"))?;
+        let pidfd = process.pidfd().map_err(keeping("keeping the box's descriptor"))?;
+        let life = Arc::default();
+        let home = Box::new(GiveBack { boxes: Arc::downgrade(self), inputs });
         Ok(Started {
-            handle: Handle::Box { pidfd: killer, pid: spawned.pid },
-            ending: ProcessEnd::Box {
-                report: started.report,
+            handle: Handle::Box { pidfd: killer, pid: process.pid, life: Arc::clone(&life) },
+            spawned: spawn::Spawned {
+                pid: process.pid,
+                pidfd,
+                stdin: pipes.stdin,
+                stdout: pipes.stdout,
+                stderr: pipes.stderr,
+            },
+            ending: ProcessEnd::Box(BoxEnd {
+                process,
                 cgroup,
                 watch,
                 network: network.map(|namespace| (namespace, Arc::clone(&self.free_networks))),
-                ids: started.ids,
-            },
-            spawned,
+                life,
+                home,
+                bot_status: None,
+            }),
         })
     }
 
@@ -252,5 +271,33 @@ impl BotBoxes {
             Some(namespace) => (boxed::Network::Join(namespace.as_raw_fd()), Some(namespace)),
             None => (boxed::Network::Own, None),
         }
+    }
+}
+
+/// A box's failure to start, as a start error.
+fn failed(failure: boxed::StartFailure) -> StartError {
+    match failure.step {
+        boxed::Failed::Exec => StartError::Exec(failure.error),
+        step => StartError::Box { doing: step.doing(), error: failure.error },
+    }
+}
+
+/// Where a box goes back to after its bot's end: the bot's waiting boxes.
+struct GiveBack {
+    boxes: Weak<BotBoxes>,
+    inputs: Inputs,
+}
+
+impl Recycler for GiveBack {
+    fn give_back(self: Box<Self>, returned: Option<Returned>) {
+        let (Some(returned), Some(boxes)) = (returned, self.boxes.upgrade()) else { return };
+        let inputs = self.inputs;
+        let Returned { process, cgroup, network } = returned;
+        let (network, joined) = match network {
+            Some(namespace) => (boxed::Network::Join(namespace.as_raw_fd()), Some(namespace)),
+            None if boxes.sandbox.settings.network => (boxed::Network::Host, None),
+            None => (boxed::Network::Own, None),
+        };
+        boxes.keep(Spare { inputs, process, cgroup, network, joined });
     }
 }

@@ -245,6 +245,13 @@ impl Lease {
             .unwrap_or_default()
     }
 
+    /// Counts from now on: for the next process of a box that serves again.
+    pub fn rebase(&mut self) {
+        if let Some(cgroup) = &self.cgroup {
+            self.before = cgroup.counts(self.cgroups.version);
+        }
+    }
+
     /// A limit the box ran into since it started: the kernel killed one of
     /// its processes for memory, or refused it a process.
     pub fn reached(&self) -> Option<LimitReached> {

@@ -27,7 +27,7 @@ use std::sync::atomic::AtomicU64;
 pub use bot::BotSandbox;
 pub use cleaner::clean_after;
 pub use spawn::{Spawned, wait_exited};
-pub use started::{Handle, StartError, Started};
+pub use started::{Handle, ProcessEnd, StartError, Started};
 
 use crate::sandbox::files::{self, real_path};
 use crate::sandbox::layout::Layout;

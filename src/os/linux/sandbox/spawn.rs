@@ -34,7 +34,7 @@ pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok((above_stdio(read)?, above_stdio(write)?))
 }
 
-fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
+pub(super) fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
     if fd.as_raw_fd() > 2 {
         return Ok(fd);
     }

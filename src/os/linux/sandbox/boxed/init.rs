@@ -99,49 +99,191 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
         }
         at(Failed::WorkingFolder, libc::chdir(start.workdir.as_ptr()))?;
         // Built: the box waits for the word to start its bot (at once, or
-        // for a box made ahead of need, when a game wants it), with the
-        // CPUs to start it on.
-        send(job.report, Report { kind: REPORT_READY, ..Report::default() });
-        let mut cpus: libc::cpu_set_t = std::mem::zeroed();
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        if libc::read(job.sync_read, (&raw mut cpus).cast(), size) != size as isize {
-            libc::_exit(1);
-        }
-        libc::close(job.sync_read);
-        if libc::CPU_COUNT(&cpus) > 0 {
-            libc::syscall(libc::SYS_sched_setaffinity, 0, size, &raw const cpus);
-        }
-        let bot = libc::clone(
-            bot_main,
-            job.bot_stack_top,
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-            (job as *mut InitJob<'_>).cast(),
-        );
-        if bot < 0 {
-            return Err((Failed::StartBot, errno()));
-        }
-        if job.bot_failure.0 != 0 {
-            let (step, errno) = job.bot_failure;
-            let _ = libc::waitpid(bot, std::ptr::null_mut(), 0);
-            return Err((Failed::from_code(step), errno));
-        }
-        send(job.report, Report { kind: REPORT_STARTED, ..Report::default() });
-        // Only the bot holds its pipes now: its exit closes them.
-        for fd in job.stdio {
-            libc::close(fd);
-        }
+        // for a box made ahead of need, when a game wants it), and after
+        // each bot's end, for its bot's next process where the plan allows.
         loop {
-            let mut status = 0;
-            let reaped = libc::waitpid(-1, &mut status, libc::__WALL);
-            if reaped == bot {
-                send(job.report, Report { kind: REPORT_ENDED, value: status as u32, errno: 0 });
+            send(job.report, Report { kind: REPORT_READY, ..Report::default() });
+            let mut cpus: libc::cpu_set_t = std::mem::zeroed();
+            let Some(stdio) = receive_go(job.sync_read, &mut cpus)? else {
+                // The arena is done with the box (or gone).
                 return Ok(());
+            };
+            job.stdio = stdio;
+            job.bot_failure = (0, 0);
+            if libc::CPU_COUNT(&cpus) > 0 {
+                let size = std::mem::size_of::<libc::cpu_set_t>();
+                libc::syscall(libc::SYS_sched_setaffinity, 0, size, &raw const cpus);
             }
-            if reaped < 0 && errno() != libc::EINTR {
-                return Ok(());
+            let bot = libc::clone(
+                bot_main,
+                job.bot_stack_top,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (job as *mut InitJob<'_>).cast(),
+            );
+            if bot < 0 {
+                return Err((Failed::StartBot, errno()));
             }
+            if job.bot_failure.0 != 0 {
+                let (step, errno) = job.bot_failure;
+                let _ = libc::waitpid(bot, std::ptr::null_mut(), 0);
+                return Err((Failed::from_code(step), errno));
+            }
+            // Only the bot holds its pipes now: its exit closes them.
+            for fd in job.stdio {
+                libc::close(fd);
+            }
+            send(job.report, Report { kind: REPORT_STARTED, ..Report::default() });
+            let status = reap_all(bot);
+            send(job.report, Report { kind: REPORT_ENDED, value: status as u32, errno: 0 });
+            renew(job)?;
         }
     }
+}
+
+/// Reaps every process of the box until the bot has exited, then kills
+/// and reaps whatever it left (pid 1's `kill(-1)` reaches every other
+/// process of the box): returns the bot's wait status.
+unsafe fn reap_all(bot: c_int) -> c_int {
+    // SAFETY: waits and signals within the box, with a status on the stack.
+    unsafe {
+        let mut status = 0;
+        loop {
+            let mut reaped_status = 0;
+            let reaped = libc::waitpid(-1, &mut reaped_status, libc::__WALL);
+            if reaped == bot {
+                status = reaped_status;
+                break;
+            }
+            // Signals are blocked: only "no child" ends the wait, which
+            // cannot come before the bot's own end.
+            if reaped < 0 {
+                break;
+            }
+        }
+        libc::kill(-1, libc::SIGKILL);
+        while libc::waitpid(-1, std::ptr::null_mut(), libc::__WALL) > 0 {}
+        status
+    }
+}
+
+/// Waits for the word to start a bot: the CPUs to start it on and the
+/// bot's ends of its three pipes (passed with the message). `None` when
+/// the arena closed its end.
+unsafe fn receive_go(
+    socket: RawFd,
+    cpus: &mut libc::cpu_set_t,
+) -> Result<Option<[RawFd; 3]>, (Failed, i32)> {
+    // Room for one control message of three descriptors, aligned.
+    let mut control = [0u64; 8];
+    let mut part = libc::iovec {
+        iov_base: (cpus as *mut libc::cpu_set_t).cast(),
+        iov_len: std::mem::size_of::<libc::cpu_set_t>(),
+    };
+    // SAFETY: recvmsg into buffers on the stack; the control message is
+    // read only within the length the kernel gave.
+    unsafe {
+        let mut message: libc::msghdr = std::mem::zeroed();
+        message.msg_iov = &raw mut part;
+        message.msg_iovlen = 1;
+        message.msg_control = control.as_mut_ptr().cast();
+        message.msg_controllen = std::mem::size_of_val(&control);
+        let received = libc::recvmsg(socket, &mut message, libc::MSG_CMSG_CLOEXEC);
+        if received == 0 {
+            return Ok(None);
+        }
+        if received < 0 {
+            return Err((Failed::Stdio, errno()));
+        }
+        let header = libc::CMSG_FIRSTHDR(&message);
+        let expected = libc::CMSG_LEN(3 * std::mem::size_of::<c_int>() as u32) as usize;
+        if header.is_null()
+            || (*header).cmsg_level != libc::SOL_SOCKET
+            || (*header).cmsg_type != libc::SCM_RIGHTS
+            || (*header).cmsg_len != expected
+        {
+            return Err((Failed::Stdio, libc::EBADMSG));
+        }
+        let fds = libc::CMSG_DATA(header).cast::<c_int>();
+        Ok(Some([fds.read_unaligned(), fds.add(1).read_unaligned(), fds.add(2).read_unaligned()]))
+    }
+}
+
+/// Makes the box new for its bot's next process: a new scratch (/tmp and
+/// /dev/shm) and a new IPC namespace, so that nothing an earlier process
+/// of the bot made there is left; the rest of the box (its views, which
+/// the bot may not write, and its namespaces) stays. What the plan puts in
+/// /tmp (the folders to a view there, the view, what it hides) is made
+/// again in the new one, the views moved from copies of their mounts.
+unsafe fn renew(job: &InitJob<'_>) -> Result<(), (Failed, i32)> {
+    const OPEN_TREE_CLONE: libc::c_uint = 1;
+    let start = job.start;
+    let tmpfs = c"tmpfs".as_ptr();
+    let secure = libc::MS_NOSUID | libc::MS_NODEV;
+    // SAFETY: mounts on the box's own paths, with prepared C strings; the
+    // views' slots are this process's own.
+    unsafe {
+        at(Failed::Scratch, libc::chdir(c"/".as_ptr()))?;
+        let mut index = 0;
+        for step in &start.plan.steps {
+            let Step::View { target, .. } = step else { continue };
+            if step.in_scratch() {
+                let fd = libc::syscall(
+                    libc::SYS_open_tree,
+                    libc::AT_FDCWD,
+                    target.as_ptr(),
+                    OPEN_TREE_CLONE
+                        | libc::AT_RECURSIVE as libc::c_uint
+                        | libc::O_CLOEXEC as libc::c_uint,
+                ) as c_int;
+                if fd < 0 && errno() != libc::ENOENT {
+                    return Err((Failed::Open, errno()));
+                }
+                *job.views.add(index) = fd;
+            }
+            index += 1;
+        }
+        at(Failed::Scratch, libc::umount2(c"/dev/shm".as_ptr(), libc::MNT_DETACH))?;
+        at(Failed::Scratch, libc::umount2(c"/tmp".as_ptr(), libc::MNT_DETACH))?;
+        at(
+            Failed::Scratch,
+            libc::mount(
+                tmpfs,
+                c"tmp".as_ptr(),
+                tmpfs,
+                secure,
+                start.scratch_options.as_ptr().cast(),
+            ),
+        )?;
+        make_shm()?;
+        // Hidden paths are inside the views' copies.
+        make_steps(start, job.views, |step| {
+            step.in_scratch() && !matches!(step, Step::Hide { .. })
+        })?;
+        at(Failed::Isolate, libc::unshare(libc::CLONE_NEWIPC))?;
+        at(Failed::WorkingFolder, libc::chdir(start.workdir.as_ptr()))?;
+    }
+    Ok(())
+}
+
+/// Makes /dev/shm a folder of the scratch tmpfs at `tmp`, so that both
+/// share one size (relative to the root).
+unsafe fn make_shm() -> Result<(), (Failed, i32)> {
+    // SAFETY: a folder and a bind mount of prepared C strings.
+    unsafe {
+        at(Failed::Devices, libc::mkdir(c"tmp/.shm".as_ptr(), 0o1777))?;
+        at(Failed::Devices, libc::chmod(c"tmp/.shm".as_ptr(), 0o1777))?;
+        at(
+            Failed::Devices,
+            libc::mount(
+                c"tmp/.shm".as_ptr(),
+                c"dev/shm".as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            ),
+        )?;
+    }
+    Ok(())
 }
 
 /// Overwrites `range` of this process's memory with zeroes.
@@ -219,7 +361,6 @@ const MOUNT_ATTR_NOEXEC: u64 = 0x8;
 /// Makes the box's root at [`BUILD_AT`] and enters it.
 unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed, i32)> {
     let no_data = std::ptr::null::<c_void>();
-    let no_type = std::ptr::null::<c_char>();
     let tmpfs = c"tmpfs".as_ptr();
     let secure = libc::MS_NOSUID | libc::MS_NODEV;
     // SAFETY: mounts, folders and links made from prepared C strings; all
@@ -264,15 +405,8 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
             ),
         )?;
         at(Failed::Devices, libc::mkdir(c"dev".as_ptr(), 0o755))?;
-        // /dev/shm is a folder of the scratch tmpfs, so that both share
-        // one size.
         at(Failed::Devices, libc::mkdir(c"dev/shm".as_ptr(), 0o755))?;
-        at(Failed::Devices, libc::mkdir(c"tmp/.shm".as_ptr(), 0o1777))?;
-        at(Failed::Devices, libc::chmod(c"tmp/.shm".as_ptr(), 0o1777))?;
-        at(
-            Failed::Devices,
-            libc::mount(c"tmp/.shm".as_ptr(), c"dev/shm".as_ptr(), no_type, libc::MS_BIND, no_data),
-        )?;
+        make_shm()?;
         for (link, target) in [
             (c"dev/fd", c"/proc/self/fd"),
             (c"dev/stdin", c"/proc/self/fd/0"),
@@ -281,8 +415,49 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
         ] {
             at(Failed::Devices, libc::symlink(target.as_ptr(), link.as_ptr()))?;
         }
+        make_steps(start, views, |_| true)?;
+        // The old root goes: nothing of the host is left but the views.
+        at(
+            Failed::Pivot,
+            libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as c_int,
+        )?;
+        at(Failed::Pivot, libc::umount2(c".".as_ptr(), libc::MNT_DETACH))?;
+        at(Failed::Pivot, libc::chdir(c"/".as_ptr()))?;
+        at(
+            Failed::ReadOnly,
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | secure,
+                no_data,
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// Makes the steps of the plan that `only` picks, in order, relative to
+/// the working folder (the new root); `views` holds each view's mount,
+/// taken (closed) as it is moved into place.
+unsafe fn make_steps(
+    start: &BoxStart,
+    views: *mut c_int,
+    only: impl Fn(&Step) -> bool,
+) -> Result<(), (Failed, i32)> {
+    let no_data = std::ptr::null::<c_void>();
+    let no_type = std::ptr::null::<c_char>();
+    let tmpfs = c"tmpfs".as_ptr();
+    let secure = libc::MS_NOSUID | libc::MS_NODEV;
+    // SAFETY: folders, mounts and links made from prepared C strings.
+    unsafe {
         let mut index = 0;
         for step in &start.plan.steps {
+            if !only(step) {
+                // Each view keeps its slot in `views`.
+                index += usize::from(matches!(step, Step::View { .. }));
+                continue;
+            }
             match step {
                 Step::Folder(path) => {
                     if libc::mkdir(path.as_ptr(), 0o755) < 0 && errno() != libc::EEXIST {
@@ -406,23 +581,6 @@ unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(), (Failed,
                 }
             }
         }
-        // The old root goes: nothing of the host is left but the views.
-        at(
-            Failed::Pivot,
-            libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as c_int,
-        )?;
-        at(Failed::Pivot, libc::umount2(c".".as_ptr(), libc::MNT_DETACH))?;
-        at(Failed::Pivot, libc::chdir(c"/".as_ptr()))?;
-        at(
-            Failed::ReadOnly,
-            libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | secure,
-                no_data,
-            ),
-        )?;
     }
     Ok(())
 }

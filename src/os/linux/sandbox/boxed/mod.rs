@@ -55,7 +55,7 @@ use init::init_main;
 use super::landlock::InBoxRuleset;
 use super::seccomp::Filter;
 use super::spawn::{
-    Spawned, block_signals, kill_pidfd, null_terminated, pipe, restore_signals, wait_exited,
+    block_signals, kill_pidfd, null_terminated, pipe, restore_signals, wait_exited,
 };
 use crate::sandbox::layout::Layout;
 
@@ -150,87 +150,186 @@ struct InitJob<'a> {
     bot_failure: (u32, i32),
 }
 
-/// Starts `start`'s bot in a new box.
-pub fn spawn(start: &BoxStart) -> Result<StartedBox, StartFailure> {
-    prepare(start)?.go(None)
-}
-
-/// A box made ahead of need: its first process has built its root and
-/// waits for the word to start the bot ([`PreparedBox::go`]); ended, with
-/// everything it holds, when dropped unused.
-pub struct PreparedBox(Option<Ready>);
-
-/// What a prepared box holds.
-struct Ready {
-    spawned: Spawned,
+/// A box's first process, seen from the arena: waiting for the word to
+/// start a bot, or running one. Dropped, it ends with everything in it.
+///
+/// A box serves one bot's processes one after the other where its plan
+/// allows ([`BoxPlan`]'s `reusable`): after a bot's end its first process
+/// kills whatever the bot left, reports the end, makes the scratch folders
+/// and the IPC namespace anew and waits again.
+pub struct BoxProcess {
+    pub pid: u32,
+    pidfd: OwnedFd,
+    /// The first process's reports, read without blocking unless asked.
     report: OwnedFd,
+    /// Where the word to start a bot goes (with the bot's pipe ends).
     go: OwnedFd,
-    ids: Option<IdLease>,
+    /// Whether the READY report for the next start has been read.
+    ready: bool,
+    /// The subordinate ids it holds until it ends.
+    _ids: Option<IdLease>,
 }
 
-impl PreparedBox {
-    /// Starts the bot, on `cpus` (the CPUs of the thread that asks, where
-    /// given); returns once it has exec'd.
-    pub fn go(mut self, cpus: Option<&[usize]>) -> Result<StartedBox, StartFailure> {
-        let Ready { spawned, report, go, ids } = self.0.take().expect("a box is started once");
-        let gone = |failure: StartFailure| {
-            kill_pidfd(&spawned.pidfd);
-            let _ = wait_exited(&spawned.pidfd, true);
-            failure
-        };
-        // SAFETY: fills a CPU set on the stack and writes it whole to our
-        // end of the sync pipe (well under a pipe's atomic size).
-        let written = unsafe {
+/// The arena's ends of a bot's stdin, stdout and stderr.
+pub struct BotPipes {
+    pub stdin: OwnedFd,
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+}
+
+/// How a box's bot ended, as its first process tells it.
+pub enum BotEnd {
+    /// Not yet.
+    Running,
+    /// The bot exited with this status; everything it left is gone and
+    /// the box lives on.
+    Ended(ExitStatus),
+    /// The box itself ended (killed, or it failed): its first process's
+    /// status.
+    BoxEnded(Option<ExitStatus>),
+}
+
+impl BoxProcess {
+    /// A duplicate of the first process's pidfd, to kill the box by.
+    pub fn pidfd(&self) -> io::Result<OwnedFd> {
+        self.pidfd.try_clone()
+    }
+
+    /// A duplicate of the report pipe, readable when the bot's end (or the
+    /// box's) can be read with [`BoxProcess::bot_end`].
+    pub fn report(&self) -> io::Result<OwnedFd> {
+        self.report.try_clone()
+    }
+
+    /// Whether the box can start a bot at once: its READY report is read or
+    /// waiting (or it has ended, which a start then says).
+    pub fn looks_ready(&self) -> bool {
+        self.ready || readable(&self.report, 0)
+    }
+
+    /// Starts the box's bot, on `cpus` (the CPUs of the thread that asks,
+    /// where given); returns the arena's ends of its pipes once it has
+    /// exec'd.
+    pub fn go(&mut self, cpus: Option<&[usize]>) -> Result<BotPipes, StartFailure> {
+        let fail = |step: Failed| move |error: io::Error| StartFailure { step, error };
+        if !std::mem::take(&mut self.ready) {
+            self.expect(REPORT_READY)?;
+        }
+        let (stdin_read, stdin_write) = pipe().map_err(fail(Failed::Pipes))?;
+        let (stdout_read, stdout_write) = pipe().map_err(fail(Failed::Pipes))?;
+        let (stderr_read, stderr_write) = pipe().map_err(fail(Failed::Pipes))?;
+        // SAFETY: fills a CPU set on the stack, within its size.
+        let set = unsafe {
             let mut set: libc::cpu_set_t = std::mem::zeroed();
             for &cpu in cpus.unwrap_or(&[]).iter().filter(|&&cpu| cpu < libc::CPU_SETSIZE as usize)
             {
                 libc::CPU_SET(cpu, &mut set);
             }
-            let size = std::mem::size_of::<libc::cpu_set_t>();
-            libc::write(go.as_raw_fd(), (&raw const set).cast(), size) == size as isize
+            set
         };
-        if !written {
-            let error = io::Error::last_os_error();
-            return Err(gone(StartFailure { step: Failed::Isolate, error }));
+        let ends = [stdin_read.as_raw_fd(), stdout_write.as_raw_fd(), stderr_write.as_raw_fd()];
+        send_go(&self.go, &set, ends).map_err(fail(Failed::Isolate))?;
+        // The first process has its own copies now.
+        drop((stdin_read, stdout_write, stderr_write));
+        self.expect(REPORT_STARTED)?;
+        Ok(BotPipes { stdin: stdin_write, stdout: stdout_read, stderr: stderr_read })
+    }
+
+    /// Reads the next report, which must be `kind`: a failure's report
+    /// becomes the failure, an end of the box says so.
+    fn expect(&self, kind: u32) -> Result<(), StartFailure> {
+        readable(&self.report, -1);
+        match read_report(&self.report) {
+            Some(Report { kind: got, .. }) if got == kind => Ok(()),
+            Some(Report { kind: REPORT_FAILED, value, errno }) => Err(StartFailure {
+                step: Failed::from_code(value),
+                error: io::Error::from_raw_os_error(errno),
+            }),
+            _ => Err(StartFailure {
+                step: Failed::Isolate,
+                error: io::Error::other("the box's first process ended before the bot started"),
+            }),
         }
-        drop(go);
-        match read_report(&report) {
-            Some(Report { kind: REPORT_STARTED, .. }) => {}
-            Some(Report { kind: REPORT_FAILED, value, errno }) => {
-                let step = Failed::from_code(value);
-                return Err(gone(StartFailure {
-                    step,
-                    error: io::Error::from_raw_os_error(errno),
-                }));
-            }
-            _ => {
-                let error =
-                    io::Error::other("the box's first process ended before the bot started");
-                return Err(gone(StartFailure { step: Failed::Isolate, error }));
-            }
+    }
+
+    /// The running bot's end: waited for when `block`, else read only if
+    /// the report pipe is readable.
+    pub fn bot_end(&self, block: bool) -> BotEnd {
+        if !readable(&self.report, if block { -1 } else { 0 }) {
+            return BotEnd::Running;
         }
-        Ok(StartedBox { spawned, report, ids })
+        match read_report(&self.report) {
+            Some(Report { kind: REPORT_ENDED, value, .. }) => {
+                BotEnd::Ended(ExitStatus::from_raw(value as i32))
+            }
+            _ => BotEnd::BoxEnded(wait_exited(&self.pidfd, true).ok().flatten()),
+        }
+    }
+
+    /// Kills the box and waits until its first process is gone.
+    pub fn end(self) {
+        drop(self);
     }
 }
 
-impl Drop for PreparedBox {
+impl Drop for BoxProcess {
     fn drop(&mut self) {
-        if let Some(ready) = self.0.take() {
-            kill_pidfd(&ready.spawned.pidfd);
-            let _ = wait_exited(&ready.spawned.pidfd, true);
+        kill_pidfd(&self.pidfd);
+        let _ = wait_exited(&self.pidfd, true);
+    }
+}
+
+/// Whether `fd` has something to read (or its writer is gone), waiting up
+/// to `timeout_ms` (-1: until it has).
+fn readable(fd: &OwnedFd, timeout_ms: c_int) -> bool {
+    let mut poll = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+    loop {
+        // SAFETY: polls one descriptor we hold.
+        let polled = unsafe { libc::poll(&mut poll, 1, timeout_ms) };
+        if polled >= 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return polled > 0;
         }
     }
+}
+
+/// Sends the word to start a bot: the CPUs, and the bot's pipe ends.
+fn send_go(socket: &OwnedFd, cpus: &libc::cpu_set_t, ends: [RawFd; 3]) -> io::Result<()> {
+    let mut control = [0u64; 8];
+    let mut part = libc::iovec {
+        iov_base: (cpus as *const libc::cpu_set_t).cast_mut().cast(),
+        iov_len: std::mem::size_of::<libc::cpu_set_t>(),
+    };
+    // SAFETY: a message built on the stack: one control message of three
+    // descriptors within the buffer, as CMSG_SPACE sizes it.
+    let sent = unsafe {
+        let mut message: libc::msghdr = std::mem::zeroed();
+        message.msg_iov = &raw mut part;
+        message.msg_iovlen = 1;
+        message.msg_control = control.as_mut_ptr().cast();
+        message.msg_controllen = libc::CMSG_SPACE(std::mem::size_of_val(&ends) as u32) as usize;
+        let header = libc::CMSG_FIRSTHDR(&message);
+        (*header).cmsg_level = libc::SOL_SOCKET;
+        (*header).cmsg_type = libc::SCM_RIGHTS;
+        (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of_val(&ends) as u32) as usize;
+        libc::CMSG_DATA(header).cast::<[RawFd; 3]>().write_unaligned(ends);
+        libc::sendmsg(socket.as_raw_fd(), &message, libc::MSG_NOSIGNAL)
+    };
+    if sent < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// Starts `start`'s bot in a new box.
+pub fn spawn(start: &BoxStart) -> Result<(BoxProcess, BotPipes), StartFailure> {
+    let mut process = prepare(start)?;
+    let pipes = process.go(None)?;
+    Ok((process, pipes))
 }
 
 /// Makes `start`'s box, up to the bot's start: namespaces, id maps, the
 /// cgroup, the root; returns once its first process waits for the word.
-pub fn prepare(start: &BoxStart) -> Result<PreparedBox, StartFailure> {
+pub fn prepare(start: &BoxStart) -> Result<BoxProcess, StartFailure> {
     let fail = |step: Failed| move |error: io::Error| StartFailure { step, error };
-    let (stdin_read, stdin_write) = pipe().map_err(fail(Failed::Pipes))?;
-    let (stdout_read, stdout_write) = pipe().map_err(fail(Failed::Pipes))?;
-    let (stderr_read, stderr_write) = pipe().map_err(fail(Failed::Pipes))?;
     let (report_read, report_write) = pipe().map_err(fail(Failed::Pipes))?;
-    let (sync_read, sync_write) = pipe().map_err(fail(Failed::Pipes))?;
+    let (sync_read, sync_write) = socket_pair().map_err(fail(Failed::Pipes))?;
     let argv = null_terminated(&start.argv);
     let envp = null_terminated(&start.envp);
     let mut views = vec![-1 as c_int; start.plan.views.max(1)];
@@ -244,13 +343,7 @@ pub fn prepare(start: &BoxStart) -> Result<PreparedBox, StartFailure> {
             top.sub(top as usize % 16).cast::<c_void>()
         }
     };
-    let mut keep = vec![
-        stdin_read.as_raw_fd(),
-        stdout_write.as_raw_fd(),
-        stderr_write.as_raw_fd(),
-        report_write.as_raw_fd(),
-        sync_read.as_raw_fd(),
-    ];
+    let mut keep = vec![report_write.as_raw_fd(), sync_read.as_raw_fd()];
     keep.extend(&start.cgroup_joins);
     keep.sort_unstable();
     let mut job = InitJob {
@@ -258,7 +351,7 @@ pub fn prepare(start: &BoxStart) -> Result<PreparedBox, StartFailure> {
         argv: argv.as_ptr(),
         envp: envp.as_ptr(),
         views: views.as_mut_ptr(),
-        stdio: [stdin_read.as_raw_fd(), stdout_write.as_raw_fd(), stderr_write.as_raw_fd()],
+        stdio: [-1; 3],
         report: report_write.as_raw_fd(),
         sync_read: sync_read.as_raw_fd(),
         sync_write: sync_write.as_raw_fd(),
@@ -315,54 +408,54 @@ pub fn prepare(start: &BoxStart) -> Result<PreparedBox, StartFailure> {
     }
     // SAFETY: CLONE_PIDFD stored a new descriptor that is ours alone.
     let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
-    drop((stdin_read, stdout_write, stderr_write, report_write, sync_read));
-    let gone = |failure: StartFailure| {
-        kill_pidfd(&pidfd);
-        let _ = wait_exited(&pidfd, true);
-        failure
-    };
-    let ids = match write_maps(&start.ids, pid as u32) {
-        Ok(lease) => lease,
-        Err(error) => return Err(gone(StartFailure { step: Failed::Identity, error })),
-    };
-    let go = [1u8];
-    // SAFETY: writes one byte from the stack to our end of the sync pipe.
-    if unsafe { libc::write(sync_write.as_raw_fd(), go.as_ptr().cast(), 1) } != 1 {
-        return Err(gone(StartFailure {
-            step: Failed::Isolate,
-            error: io::Error::last_os_error(),
-        }));
-    }
-    match read_report(&report_read) {
-        Some(Report { kind: REPORT_READY, .. }) => {}
-        Some(Report { kind: REPORT_FAILED, value, errno }) => {
-            let step = Failed::from_code(value);
-            return Err(gone(StartFailure { step, error: io::Error::from_raw_os_error(errno) }));
-        }
-        _ => {
-            let error = io::Error::other("the box's first process ended before its root was built");
-            return Err(gone(StartFailure { step: Failed::Isolate, error }));
-        }
-    }
-    // The child has its own copy of these.
-    drop((init_stack, bot_stack, views));
-    let spawned = Spawned {
+    drop((report_write, sync_read));
+    let mut process = BoxProcess {
         pid: pid as u32,
         pidfd,
-        stdin: stdin_write,
-        stdout: stdout_read,
-        stderr: stderr_read,
+        report: report_read,
+        go: sync_write,
+        ready: false,
+        _ids: None,
     };
-    Ok(PreparedBox(Some(Ready { spawned, report: report_read, go: sync_write, ids })))
+    // A failure from here on drops `process`: the box is killed and reaped.
+    process._ids = write_maps(&start.ids, pid as u32)
+        .map_err(|error| StartFailure { step: Failed::Identity, error })?;
+    let go = [1u8];
+    // SAFETY: writes one byte from the stack to our end of the sync socket.
+    if unsafe { libc::write(process.go.as_raw_fd(), go.as_ptr().cast(), 1) } != 1 {
+        return Err(StartFailure { step: Failed::Isolate, error: io::Error::last_os_error() });
+    }
+    process.expect(REPORT_READY).map_err(|failure| match failure.error.raw_os_error() {
+        Some(_) => failure,
+        None => StartFailure {
+            step: Failed::Isolate,
+            error: io::Error::other("the box's first process ended before its root was built"),
+        },
+    })?;
+    process.ready = true;
+    // The child has its own copy of these.
+    drop((init_stack, bot_stack, views));
+    Ok(process)
 }
 
-/// A box just started, the pipe on which its first process reports the
-/// bot's exit status (read it with [`bot_status`] once that process has
-/// exited), and the subordinate ids it holds until it ends.
-pub struct StartedBox {
-    pub spawned: Spawned,
-    pub report: OwnedFd,
-    pub ids: Option<IdLease>,
+/// A connected pair of sequenced-packet sockets, closed on exec, both
+/// numbered 3 or more: one message each, with descriptors where sent.
+fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: socketpair fills the two descriptors, which are then ours.
+    unsafe {
+        if libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        ) != 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+        let [one, two] = fds.map(|fd| OwnedFd::from_raw_fd(fd));
+        Ok((super::spawn::above_stdio(one)?, super::spawn::above_stdio(two)?))
+    }
 }
 
 fn read_report(report: &OwnedFd) -> Option<Report> {
@@ -371,15 +464,6 @@ fn read_report(report: &OwnedFd) -> Option<Report> {
     // SAFETY: reads at most one report into a value on the stack.
     let read = unsafe { libc::read(report.as_raw_fd(), (&raw mut value).cast(), size) };
     (read == size as isize).then_some(value)
-}
-
-/// The bot's exit status, read from the report pipe once the box's first
-/// process has exited; `None` when it sent none (the box was killed).
-pub fn bot_status(report: &OwnedFd) -> Option<ExitStatus> {
-    match read_report(report)? {
-        Report { kind: REPORT_ENDED, value, .. } => Some(ExitStatus::from_raw(value as i32)),
-        _ => None,
-    }
 }
 
 /// Whether boxes can be made here, with `ids`: one is made, with the
@@ -410,14 +494,16 @@ pub fn probe(network: bool, ids: &BoxIds) -> Result<(), String> {
         network: if network { Network::Host } else { Network::Own },
         cgroup_joins: Vec::new(),
     };
-    let started =
+    let (process, pipes) =
         spawn(&start).map_err(|failure| format!("{}: {}", failure.step.doing(), failure.error))?;
-    let waited = wait_exited(&started.spawned.pidfd, true)
-        .map_err(|error| format!("waiting for the box: {error}"))?
-        .ok_or("waiting for the box: no status")?;
-    match bot_status(&started.report).unwrap_or(waited).code() {
-        Some(0) => Ok(()),
-        _ => Err(format!("a box running `true` ended with {waited}")),
+    // `true` reads nothing and writes nothing: its end is all there is.
+    drop(pipes);
+    match process.bot_end(true) {
+        BotEnd::Ended(status) if status.code() == Some(0) => Ok(()),
+        BotEnd::Ended(status) => Err(format!("a box running `true` ended with {status}")),
+        BotEnd::Running | BotEnd::BoxEnded(_) => {
+            Err("a box running `true` ended before its bot did".into())
+        }
     }
 }
 

@@ -4,7 +4,7 @@ use std::ffi::CString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::DEVICES;
+use super::{DEVICES, SCRATCH};
 use crate::sandbox::layout::{Entry, Layout};
 
 /// What a bot's boxes hold: made once per bot from its layout.
@@ -45,6 +45,24 @@ pub(super) enum Step {
         path: CString,
         target: CString,
     },
+}
+
+impl Step {
+    /// Whether it makes something in the box's scratch folders (/tmp,
+    /// /dev/shm), which each of the bot's processes gets anew.
+    pub(super) fn in_scratch(&self) -> bool {
+        let target = match self {
+            Step::Folder(target)
+            | Step::View { target, .. }
+            | Step::Copy { target, .. }
+            | Step::Hide { target, .. }
+            | Step::Link { path: target, .. } => target.to_bytes(),
+        };
+        SCRATCH.iter().any(|scratch| {
+            let scratch = scratch.trim_start_matches('/').as_bytes();
+            target.strip_prefix(scratch).is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
+        })
+    }
 }
 
 /// Files of /etc up to this size are copied into a box rather than shown.

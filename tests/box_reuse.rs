@@ -1,0 +1,119 @@
+//! A box serves its bot's next process (a bot restarted every game), and
+//! nothing an earlier process left is there for the next: files in /tmp
+//! and /dev/shm, System V IPC, processes. Both ways: without a sandbox the
+//! same fixture finds what its earlier process left.
+
+#![cfg(target_os = "linux")]
+
+#[allow(dead_code)]
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::unprivileged::Unprivileged;
+use common::{Scratch, assert_processes_gone, recorded_pids};
+
+/// What one process of the fixture found as it started.
+#[derive(Debug)]
+struct Traces {
+    /// Its pid (above 2 in a box that served an earlier process).
+    pid: u32,
+    /// tmp, shm, ipc, others.
+    found: [u32; 4],
+}
+
+/// Every `traces:` line of the logs in `out`, by the log's name.
+fn traces(out: &Path) -> BTreeMap<String, Traces> {
+    let mut found = BTreeMap::new();
+    for entry in std::fs::read_dir(out.join("logs")).expect("logs") {
+        let path = entry.expect("a log").path();
+        let text = std::fs::read_to_string(&path).expect("a log's text");
+        let Some(line) = text.lines().find_map(|line| line.strip_prefix("traces: ")) else {
+            continue;
+        };
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let number = |name: &str| {
+            let at = words.iter().position(|word| *word == name).expect(name);
+            words[at + 1].parse::<u32>().expect("a count")
+        };
+        let name = path.file_name().expect("a name").to_string_lossy().into_owned();
+        found.insert(
+            name,
+            Traces {
+                pid: number("pid"),
+                found: [number("tmp"), number("shm"), number("ipc"), number("others")],
+            },
+        );
+    }
+    found
+}
+
+fn restarted_match(out: &Path, bot: &str, extra: &[&str]) -> Vec<String> {
+    ["match", "number-snatch", bot, bot, "--games", "6"]
+        .into_iter()
+        .chain(["--restart-each-game", "--out", out.to_str().expect("UTF-8")])
+        .chain(extra.iter().copied())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// In a box each process of the bot starts clean, and its box is one an
+/// earlier process of the bot ran in.
+fn assert_clean_in_reused_boxes(out: &Path, how: &str) {
+    let traces = traces(out);
+    assert_eq!(traces.len(), 12, "{how}: a line from each process: {traces:?}");
+    for (log, traces) in &traces {
+        assert_eq!(traces.found, [0, 0, 0, 0], "{how}: {log} found an earlier process's traces");
+    }
+    let served_before = traces.values().filter(|traces| traces.pid > 2).count();
+    assert!(served_before >= 6, "{how}: boxes served few processes again: {traces:?}");
+    let left = recorded_pids(out);
+    assert_eq!(left.len(), 12, "{how}: each process left one behind");
+    assert_processes_gone(&left);
+}
+
+#[test]
+fn a_box_serves_its_bots_next_process_with_nothing_of_the_earlier_left() {
+    let scratch = Scratch::new();
+    let bot = "tests/fixtures/leaves_traces.py";
+    let out = scratch.out().join("boxed");
+    scratch.arena(restarted_match(&out, bot, &[])).assert_success();
+    assert_clean_in_reused_boxes(&out, "as root");
+
+    let place = Unprivileged::new();
+    let out = place.out("boxed");
+    let args = restarted_match(&out, "fixtures/leaves_traces.py", &[]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = place.arena(&args);
+    run.assert_success();
+    assert!(run.stdout.contains("sandbox: a box per program"), "{}", run.stdout);
+    assert_clean_in_reused_boxes(&out, "unprivileged");
+}
+
+/// The control: without a sandbox the fixture's later processes find the
+/// files and the segment an earlier one left (its processes are swept).
+#[test]
+fn without_a_sandbox_a_bots_next_process_finds_what_the_earlier_left() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let run =
+        scratch.arena(restarted_match(&out, "tests/fixtures/leaves_traces.py", &["--no-sandbox"]));
+    // What the fixture left on the host goes, whatever the run did.
+    let _ = std::fs::remove_file("/tmp/trace");
+    let _ = std::fs::remove_file("/dev/shm/trace");
+    // SAFETY: shmget and shmctl on a key of the fixture's, no memory used.
+    unsafe {
+        let id = libc::shmget(0x4152_4E41, 0, 0);
+        if id >= 0 {
+            libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut());
+        }
+    }
+    run.assert_success();
+    let traces = traces(&out);
+    assert_eq!(traces.len(), 12, "a line from each process: {traces:?}");
+    let later = traces.iter().filter(|(log, _)| !log.starts_with("game-000001-"));
+    for (log, traces) in later {
+        assert_eq!(traces.found[..3], [1, 1, 1], "{log}: the earlier process's traces");
+    }
+}
