@@ -51,6 +51,8 @@ struct Spare {
     network: boxed::Network,
     /// The network namespace it entered (one of its bot's free ones).
     joined: Option<OwnedFd>,
+    /// Made on the maker's thread (see [`BotBoxes::prepare`]).
+    lasting: bool,
 }
 
 /// One bot's boxes.
@@ -116,8 +118,8 @@ impl BotBoxes {
         };
         let started = match spare {
             // A box that waited may have ended meanwhile: a new one then.
-            Some(spare) => self.go(spare).or_else(|_| self.go(self.prepare(&inputs)?)),
-            None => self.go(self.prepare(&inputs)?),
+            Some(spare) => self.go(spare).or_else(|_| self.go(self.prepare(&inputs, false)?)),
+            None => self.go(self.prepare(&inputs, false)?),
         };
         if self.starts.fetch_add(1, Ordering::Relaxed) >= 1 {
             self.make_ahead(inputs);
@@ -144,7 +146,7 @@ impl BotBoxes {
         let job: Job = Box::new(move || {
             let Some(boxes) = boxes.upgrade() else { return };
             // A failure here is told by the start that makes its box then.
-            if let Ok(spare) = boxes.prepare(&inputs) {
+            if let Ok(spare) = boxes.prepare(&inputs, true) {
                 boxes.keep(spare);
             }
             boxes.making.fetch_sub(1, Ordering::Relaxed);
@@ -164,7 +166,10 @@ impl BotBoxes {
     }
 
     /// Makes a box for `inputs`, up to its bot's start.
-    fn prepare(&self, inputs: &Inputs) -> Result<Spare, StartError> {
+    /// `lasting` when made on the maker's thread: a box dies with the thread
+    /// that made it, and only one made there may serve another worker's
+    /// game once its bot ends (a worker's thread ends with its last game).
+    fn prepare(&self, inputs: &Inputs, lasting: bool) -> Result<Spare, StartError> {
         let sandbox = &self.sandbox;
         let limits = &sandbox.settings.limits;
         let cgroup = match &sandbox.cgroups {
@@ -199,12 +204,12 @@ impl BotBoxes {
             cgroup_joins: cgroup.as_ref().map(|cgroup| cgroup.join_files()).unwrap_or_default(),
         };
         let process = boxed::prepare(&start).map_err(failed)?;
-        Ok(Spare { inputs: inputs.clone(), process, cgroup, network, joined })
+        Ok(Spare { inputs: inputs.clone(), process, cgroup, network, joined, lasting })
     }
 
     /// Starts the bot of a box made for it, on the calling thread's CPUs.
     fn go(self: &Arc<Self>, spare: Spare) -> Result<Started, StartError> {
-        let Spare { inputs, mut process, mut cgroup, network, joined } = spare;
+        let Spare { inputs, mut process, mut cgroup, network, joined, lasting } = spare;
         let sandbox = &self.sandbox;
         if let Some(cgroup) = &mut cgroup {
             cgroup.rebase();
@@ -252,6 +257,7 @@ impl BotBoxes {
                 network: network.map(|namespace| (namespace, Arc::clone(&self.free_networks))),
                 life,
                 home,
+                lasting,
                 bot_status: None,
             }),
         })
@@ -298,6 +304,6 @@ impl Recycler for GiveBack {
             None if boxes.sandbox.settings.network => (boxed::Network::Host, None),
             None => (boxed::Network::Own, None),
         };
-        boxes.keep(Spare { inputs, process, cgroup, network, joined });
+        boxes.keep(Spare { inputs, process, cgroup, network, joined, lasting: true });
     }
 }

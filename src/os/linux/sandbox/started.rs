@@ -125,6 +125,9 @@ pub struct BoxEnd {
     pub(super) network: Option<(OwnedFd, Arc<Mutex<Vec<OwnedFd>>>)>,
     pub(super) life: Arc<Mutex<BoxLife>>,
     pub(super) home: Box<dyn Recycler>,
+    /// Whether it may serve again: made on a thread that lives as long as
+    /// arena (a box dies with the thread that made it).
+    pub(super) lasting: bool,
     /// The bot's status, once its first process has told it.
     pub(super) bot_status: Option<ExitStatus>,
 }
@@ -173,7 +176,7 @@ impl ProcessEnd {
 
 impl BoxEnd {
     fn finish(self, waited: ExitStatus) -> (ExitStatus, Option<LimitReached>) {
-        let BoxEnd { process, cgroup, watch, network, life, home, bot_status } = self;
+        let BoxEnd { process, cgroup, watch, network, life, home, lasting, bot_status } = self;
         let reached = if watch.as_ref().is_some_and(|watch| watch.killed_for_memory()) {
             Some(LimitReached::Memory)
         } else {
@@ -181,7 +184,7 @@ impl BoxEnd {
         };
         // No watch may see the box's next process as this one's.
         drop(watch);
-        let again = bot_status.is_some() && {
+        let again = lasting && bot_status.is_some() && {
             let mut life = lock(&life);
             life.given_back = !life.killed;
             life.given_back

@@ -4,16 +4,18 @@
 //! namespaces (and a network namespace unless the network is allowed).
 //! That child is the box's first process, pid 1 inside it, and arena's
 //! code: it builds the box's root, starts the bot as its child, waits for
-//! it, reports its exit status, and exits, which kills everything left in
-//! the box at once however deep or detached. The arena watches it through
-//! a pidfd and kills the box by killing it.
+//! it and reports its exit status once nothing the bot left runs. Where the
+//! box may serve its bot's next process it then makes itself new and waits
+//! again; it exits when the arena closes its end of the sync socket, which
+//! kills everything left in the box at once however deep or detached. The
+//! arena watches it through a pidfd and kills the box by killing it.
 //!
 //! The steps, in order:
 //!
 //! 1. arena: `clone` (no shared memory: the box's first process keeps a
 //!    copy of arena's, touching only what was prepared for it);
 //! 2. arena: the child's user and group id maps; then a byte on the sync
-//!    pipe lets it go on;
+//!    socket lets it go on;
 //! 3. first process: it dies with the thread that started it, arena's
 //!    (`PR_SET_PDEATHSIG`; bots are started on threads that live as long as
 //!    their runs), keeps only the descriptors it needs, joins its cgroup (as
@@ -22,14 +24,28 @@
 //!    the box shows (while it still may read them: under root, before it
 //!    becomes the box's root), makes the root (a tmpfs) with the box's
 //!    /tmp, /proc, /dev and /dev/shm, mounts the views read-only, makes
-//!    the links, pivots into it and makes it read-only;
-//! 4. first process: starts the bot (`CLONE_VM | CLONE_VFORK`), which
+//!    the links, pivots into it and makes it read-only; reports READY;
+//! 4. arena, when a game wants the bot: the word to start it on the sync
+//!    socket, with the CPUs and the bot's ends of three new pipes
+//!    (`SCM_RIGHTS`);
+//! 5. first process: starts the bot (`CLONE_VM | CLONE_VFORK`), which
 //!    takes its pipes as stdin, stdout and stderr, becomes the box's user
 //!    (1000) with no capability, sets its limits, restricts itself with
-//!    Landlock and loads the seccomp filter last, then execs;
-//! 5. first process: reports "started" or the step that failed, then
-//!    reaps every process of the box until the bot exits, reports its
-//!    status and exits.
+//!    Landlock and loads the seccomp filter last, then execs; reports
+//!    STARTED (or the step that failed, and exits);
+//! 6. first process: reaps every process of the box until the bot exits,
+//!    kills (`kill(-1)`) and reaps whatever is left, reports ENDED with the
+//!    bot's status;
+//! 7. first process: a new scratch (/tmp, and /dev/shm in it, with what the
+//!    plan puts in /tmp made again, its views moved from copies of their
+//!    mounts) and a new IPC namespace; then READY again, and on from 4.
+//!
+//! What a box keeps from one of its bot's processes to the next: its views
+//! (which the bot may not write, but for folders the tournament file makes
+//! writable), its network namespace (as boxes of one bot always shared
+//! them under root) and its pid count (a process may learn how many pids
+//! its bot's earlier processes in the box used). A box that was killed
+//! (a bot that did not exit by itself, a forfeit) serves no other process.
 //!
 //! Everything between clone and exec makes system calls only: the paths,
 //! maps, rules and filter were prepared before, and nothing allocates.
@@ -38,6 +54,7 @@ mod bot;
 mod failed;
 mod init;
 mod plan;
+mod root;
 
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::io;
