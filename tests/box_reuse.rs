@@ -66,8 +66,10 @@ fn assert_clean_in_reused_boxes(out: &Path, how: &str) {
     for (log, traces) in &traces {
         assert_eq!(traces.found, [0, 0, 0, 0], "{how}: {log} found an earlier process's traces");
     }
+    // The first box of each bot serves its second process, unless the
+    // machine is so loaded that a box made ahead was ready first.
     let served_before = traces.values().filter(|traces| traces.pid > 2).count();
-    assert!(served_before >= 6, "{how}: boxes served few processes again: {traces:?}");
+    assert!(served_before >= 2, "{how}: no box served a process again: {traces:?}");
     let left = recorded_pids(out);
     assert_eq!(left.len(), 12, "{how}: each process left one behind");
     assert_processes_gone(&left);
@@ -89,6 +91,21 @@ fn a_box_serves_its_bots_next_process_with_nothing_of_the_earlier_left() {
     run.assert_success();
     assert!(run.stdout.contains("sandbox: a box per program"), "{}", run.stdout);
     assert_clean_in_reused_boxes(&out, "unprivileged");
+}
+
+/// A box whose bot had to be killed (it did not exit at the end of its
+/// session) serves no other process: each starts in a box of its own.
+#[test]
+fn a_killed_box_serves_no_other_process() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let bot = "tests/fixtures/leaves_traces.py --ignore-eof";
+    scratch.arena(restarted_match(&out, bot, &[])).assert_success();
+    let traces = traces(&out);
+    assert_eq!(traces.len(), 12, "a line from each process: {traces:?}");
+    for (log, traces) in &traces {
+        assert_eq!((traces.pid, traces.found), (2, [0; 4]), "{log}: a box of its own");
+    }
 }
 
 /// The control: without a sandbox the fixture's later processes find the

@@ -118,8 +118,8 @@ impl BotBoxes {
         };
         let started = match spare {
             // A box that waited may have ended meanwhile: a new one then.
-            Some(spare) => self.go(spare).or_else(|_| self.go(self.prepare(&inputs, false)?)),
-            None => self.go(self.prepare(&inputs, false)?),
+            Some(spare) => self.go(spare).or_else(|_| self.go(self.prepare_lasting(&inputs)?)),
+            None => self.go(self.prepare_lasting(&inputs)?),
         };
         if self.starts.fetch_add(1, Ordering::Relaxed) >= 1 {
             self.make_ahead(inputs);
@@ -154,6 +154,22 @@ impl BotBoxes {
         let sender = maker().lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
         if sender.send(job).is_err() {
             self.making.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Makes a box for `inputs` now, on the maker's thread (so that it may
+    /// serve again), waiting for it; on this thread if the maker is gone.
+    fn prepare_lasting(self: &Arc<Self>, inputs: &Inputs) -> Result<Spare, StartError> {
+        let (made, box_made) = std::sync::mpsc::sync_channel(1);
+        let boxes = Arc::clone(self);
+        let wanted = inputs.clone();
+        let job: Job = Box::new(move || {
+            let _ = made.send(boxes.prepare(&wanted, true));
+        });
+        let sender = maker().lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        match sender.send(job) {
+            Ok(()) => box_made.recv().unwrap_or_else(|_| self.prepare(inputs, false)),
+            Err(_) => self.prepare(inputs, false),
         }
     }
 
