@@ -19,8 +19,6 @@ const EMPTY: &std::ffi::CStr = c".empty";
 pub(super) unsafe fn renew(job: &InitJob<'_>) -> Result<(), (Failed, i32)> {
     const OPEN_TREE_CLONE: libc::c_uint = 1;
     let start = job.start;
-    let tmpfs = c"tmpfs".as_ptr();
-    let secure = libc::MS_NOSUID | libc::MS_NODEV;
     // SAFETY: mounts on the box's own paths, with prepared C strings; the
     // views' slots are this process's own.
     unsafe {
@@ -46,16 +44,7 @@ pub(super) unsafe fn renew(job: &InitJob<'_>) -> Result<(), (Failed, i32)> {
         }
         at(Failed::Scratch, libc::umount2(c"/dev/shm".as_ptr(), libc::MNT_DETACH))?;
         at(Failed::Scratch, libc::umount2(c"/tmp".as_ptr(), libc::MNT_DETACH))?;
-        at(
-            Failed::Scratch,
-            libc::mount(
-                tmpfs,
-                c"tmp".as_ptr(),
-                tmpfs,
-                secure,
-                start.scratch_options.as_ptr().cast(),
-            ),
-        )?;
+        mount_scratch(start)?;
         make_shm()?;
         // Hidden paths are inside the views' copies.
         make_steps(start, job.views, |step| {
@@ -63,6 +52,24 @@ pub(super) unsafe fn renew(job: &InitJob<'_>) -> Result<(), (Failed, i32)> {
         })?;
         at(Failed::Isolate, libc::unshare(libc::CLONE_NEWIPC))?;
         at(Failed::WorkingFolder, libc::chdir(start.workdir.as_ptr()))?;
+    }
+    Ok(())
+}
+
+/// Mounts the box's scratch tmpfs at `tmp` (relative to the root).
+unsafe fn mount_scratch(start: &BoxStart) -> Result<(), (Failed, i32)> {
+    // SAFETY: a mount of prepared C strings.
+    unsafe {
+        at(
+            Failed::Scratch,
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                c"tmp".as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                start.scratch_options.as_ptr().cast(),
+            ),
+        )?;
     }
     Ok(())
 }
@@ -154,16 +161,7 @@ pub(super) unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(
         at(Failed::Root, empty)?;
         libc::close(empty);
         at(Failed::Scratch, libc::mkdir(c"tmp".as_ptr(), 0o755))?;
-        at(
-            Failed::Scratch,
-            libc::mount(
-                tmpfs,
-                c"tmp".as_ptr(),
-                tmpfs,
-                secure,
-                start.scratch_options.as_ptr().cast(),
-            ),
-        )?;
+        mount_scratch(start)?;
         at(Failed::Proc, libc::mkdir(c"proc".as_ptr(), 0o555))?;
         at(
             Failed::Proc,
