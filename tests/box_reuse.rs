@@ -58,9 +58,9 @@ fn restarted_match(out: &Path, bot: &str, extra: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// In a box each process of the bot starts clean, and its box is one an
-/// earlier process of the bot ran in.
-fn assert_clean_in_reused_boxes(out: &Path, how: &str) {
+/// In a box each process of the bot starts clean, and (where `reused`)
+/// boxes serve again; else every process has a box of its own.
+fn assert_clean(out: &Path, how: &str, reused: bool) {
     let traces = traces(out);
     assert_eq!(traces.len(), 12, "{how}: a line from each process: {traces:?}");
     for (log, traces) in &traces {
@@ -69,19 +69,43 @@ fn assert_clean_in_reused_boxes(out: &Path, how: &str) {
     // The first box of each bot serves its second process, unless the
     // machine is so loaded that a box made ahead was ready first.
     let served_before = traces.values().filter(|traces| traces.pid > 2).count();
-    assert!(served_before >= 2, "{how}: no box served a process again: {traces:?}");
+    if reused {
+        assert!(served_before >= 2, "{how}: no box served a process again: {traces:?}");
+    } else {
+        assert_eq!(served_before, 0, "{how}: a box served again: {traces:?}");
+    }
     let left = recorded_pids(out);
     assert_eq!(left.len(), 12, "{how}: each process left one behind");
     assert_processes_gone(&left);
 }
 
+/// As root, and unprivileged without subordinate ids (where boxes do not
+/// serve again); the unprivileged place lies in /tmp, so its views are
+/// under the box's scratch.
 #[test]
 fn a_box_serves_its_bots_next_process_with_nothing_of_the_earlier_left() {
     let scratch = Scratch::new();
     let bot = "tests/fixtures/leaves_traces.py";
     let out = scratch.out().join("boxed");
     scratch.arena(restarted_match(&out, bot, &[])).assert_success();
-    assert_clean_in_reused_boxes(&out, "as root");
+    assert_clean(&out, "as root", true);
+
+    // The bot's own folder in /tmp: the box shows it under its scratch,
+    // and each renewal makes it again there.
+    let folder = tempfile::Builder::new().prefix("arena-box-reuse-").tempdir_in("/tmp").unwrap();
+    std::fs::set_permissions(folder.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .unwrap();
+    for file in ["leaves_traces.py", "botlib.py"] {
+        std::fs::copy(
+            common::repo_dir().join("tests/fixtures").join(file),
+            folder.path().join(file),
+        )
+        .unwrap();
+    }
+    let bot = format!("python3 {}", folder.path().join("leaves_traces.py").display());
+    let out = scratch.out().join("in-tmp");
+    scratch.arena(restarted_match(&out, &bot, &[])).assert_success();
+    assert_clean(&out, "as root, the bot in /tmp", true);
 
     let place = Unprivileged::new();
     let out = place.out("boxed");
@@ -90,7 +114,10 @@ fn a_box_serves_its_bots_next_process_with_nothing_of_the_earlier_left() {
     let run = place.arena(&args);
     run.assert_success();
     assert!(run.stdout.contains("sandbox: a box per program"), "{}", run.stdout);
-    assert_clean_in_reused_boxes(&out, "unprivileged");
+    // Without subordinate ids the box's first process is the bot's user,
+    // whom the bot could reach: such a box serves one process only.
+    assert!(run.stdout.contains("arena's user id in every box"), "{}", run.stdout);
+    assert_clean(&out, "unprivileged, arena's user id in every box", false);
 }
 
 /// A box whose bot had to be killed (it did not exit at the end of its

@@ -9,9 +9,9 @@
 //! each waits with nothing of its bot running: no code of the bot's runs
 //! before its game asks for it. A box whose bot ended by itself comes back
 //! to serve the bot's next process (its first process has killed what the
-//! bot left and made its scratch folders and IPC namespace anew), unless
-//! its plan shows something in those folders; a box that was killed does
-//! not. A box made ahead or given back and never used ends with its bot's
+//! bot left and made its scratch folders and IPC namespace anew), where the
+//! box is a user of its own (with arena's user id in every box, the first
+//! process is the bot's user); a box that was killed does not. A box made ahead or given back and never used ends with its bot's
 //! sandbox (the end of the run), or with arena.
 
 use std::ffi::CString;
@@ -273,7 +273,9 @@ impl BotBoxes {
                 network: network.map(|namespace| (namespace, Arc::clone(&self.free_networks))),
                 life,
                 home,
-                lasting,
+                // Where the box's first process is the bot's own user, the
+                // bot could reach it (signals) and the folders it makes.
+                lasting: lasting && self.ids.own(),
                 bot_status: None,
             }),
         })

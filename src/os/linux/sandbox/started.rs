@@ -126,7 +126,8 @@ pub struct BoxEnd {
     pub(super) life: Arc<Mutex<BoxLife>>,
     pub(super) home: Box<dyn Recycler>,
     /// Whether it may serve again: made on a thread that lives as long as
-    /// arena (a box dies with the thread that made it).
+    /// arena (a box dies with the thread that made it), with ids of its
+    /// own.
     pub(super) lasting: bool,
     /// The bot's status, once its first process has told it.
     pub(super) bot_status: Option<ExitStatus>,

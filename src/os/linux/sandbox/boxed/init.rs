@@ -201,7 +201,21 @@ unsafe fn receive_go(
             return Err((Failed::Stdio, libc::EBADMSG));
         }
         let fds = libc::CMSG_DATA(header).cast::<c_int>();
-        Ok(Some([fds.read_unaligned(), fds.add(1).read_unaligned(), fds.add(2).read_unaligned()]))
+        let mut ends =
+            [fds.read_unaligned(), fds.add(1).read_unaligned(), fds.add(2).read_unaligned()];
+        // Numbered 3 or more, as the bot's dup2 into 0, 1 and 2 wants them
+        // (a standard stream the arena runs without leaves its number free).
+        for end in &mut ends {
+            if *end < 3 {
+                let moved = libc::fcntl(*end, libc::F_DUPFD_CLOEXEC, 3);
+                if moved < 0 {
+                    return Err((Failed::Stdio, errno()));
+                }
+                libc::close(*end);
+                *end = moved;
+            }
+        }
+        Ok(Some(ends))
     }
 }
 

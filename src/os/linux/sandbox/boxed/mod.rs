@@ -45,7 +45,10 @@
 //! writable), its network namespace (as boxes of one bot always shared
 //! them under root) and its pid count (a process may learn how many pids
 //! its bot's earlier processes in the box used). A box that was killed
-//! (a bot that did not exit by itself, a forfeit) serves no other process.
+//! (a bot that did not exit by itself, a forfeit) serves no other process,
+//! nor does a box whose first process is the bot's own user (arena's user
+//! id in every box: the bot could signal it and move the folders it made).
+//! The bot's /proc shows its own processes only (`hidepid=2`), not pid 1.
 //!
 //! Everything between clone and exec makes system calls only: the paths,
 //! maps, rules and filter were prepared before, and nothing allocates.
@@ -170,8 +173,8 @@ struct InitJob<'a> {
 /// A box's first process, seen from the arena: waiting for the word to
 /// start a bot, or running one. Dropped, it ends with everything in it.
 ///
-/// A box serves one bot's processes one after the other where its plan
-/// allows ([`BoxPlan`]'s `reusable`): after a bot's end its first process
+/// A box serves one bot's processes one after the other (where the arena
+/// gives it back, see `started`): after a bot's end its first process
 /// kills whatever the bot left, reports the end, makes the scratch folders
 /// and the IPC namespace anew and waits again.
 pub struct BoxProcess {

@@ -7,6 +7,9 @@ use super::failed::{at, errno};
 use super::plan::Step;
 use super::{BUILD_AT, BoxStart, Failed, InitJob};
 
+/// What a view's slot holds once the view is in place.
+const MOUNTED: c_int = -2;
+
 /// The empty file in a box's root that hidden files are covered with.
 const EMPTY: &std::ffi::CStr = c".empty";
 
@@ -26,7 +29,9 @@ pub(super) unsafe fn renew(job: &InitJob<'_>) -> Result<(), (Failed, i32)> {
         let mut index = 0;
         for step in &start.plan.steps {
             let Step::View { target, .. } = step else { continue };
-            if step.in_scratch() {
+            // Only a view that is there: the path of one the build skipped
+            // (its host path was gone) may be a folder of the bot's.
+            if step.in_scratch() && *job.views.add(index) == MOUNTED {
                 let fd = libc::syscall(
                     libc::SYS_open_tree,
                     libc::AT_FDCWD,
@@ -163,6 +168,8 @@ pub(super) unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(
         at(Failed::Scratch, libc::mkdir(c"tmp".as_ptr(), 0o755))?;
         mount_scratch(start)?;
         at(Failed::Proc, libc::mkdir(c"proc".as_ptr(), 0o555))?;
+        // The bot sees its own processes only: not pid 1, whose counts
+        // (its reaped children's CPU and faults) outlive each process.
         at(
             Failed::Proc,
             libc::mount(
@@ -170,7 +177,7 @@ pub(super) unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(
                 c"proc".as_ptr(),
                 c"proc".as_ptr(),
                 secure | libc::MS_NOEXEC,
-                no_data,
+                c"hidepid=2".as_ptr().cast(),
             ),
         )?;
         at(Failed::Devices, libc::mkdir(c"dev".as_ptr(), 0o755))?;
@@ -285,6 +292,7 @@ unsafe fn make_steps(
                         ) as c_int,
                     )?;
                     libc::close(fd);
+                    *views.add(index - 1) = MOUNTED;
                 }
                 Step::Copy { target, contents } => {
                     let fd = libc::open(
