@@ -19,8 +19,8 @@ use common::{Scratch, assert_processes_gone, recorded_pids};
 struct Traces {
     /// Its pid (above 2 in a box that served an earlier process).
     pid: u32,
-    /// tmp, shm, ipc, others.
-    found: [u32; 4],
+    /// tmp, shm, ipc, mq, others.
+    found: [u32; 5],
 }
 
 /// Every `traces:` line of the logs in `out`, by the log's name.
@@ -42,7 +42,13 @@ fn traces(out: &Path) -> BTreeMap<String, Traces> {
             name,
             Traces {
                 pid: number("pid"),
-                found: [number("tmp"), number("shm"), number("ipc"), number("others")],
+                found: [
+                    number("tmp"),
+                    number("shm"),
+                    number("ipc"),
+                    number("mq"),
+                    number("others"),
+                ],
             },
         );
     }
@@ -64,7 +70,7 @@ fn assert_clean(out: &Path, how: &str, reused: bool) {
     let traces = traces(out);
     assert_eq!(traces.len(), 12, "{how}: a line from each process: {traces:?}");
     for (log, traces) in &traces {
-        assert_eq!(traces.found, [0, 0, 0, 0], "{how}: {log} found an earlier process's traces");
+        assert_eq!(traces.found, [0; 5], "{how}: {log} found an earlier process's traces");
     }
     // The first box of each bot serves its second process, unless the
     // machine is so loaded that a box made ahead was ready first.
@@ -131,7 +137,7 @@ fn a_killed_box_serves_no_other_process() {
     let traces = traces(&out);
     assert_eq!(traces.len(), 12, "a line from each process: {traces:?}");
     for (log, traces) in &traces {
-        assert_eq!((traces.pid, traces.found), (2, [0; 4]), "{log}: a box of its own");
+        assert_eq!((traces.pid, traces.found), (2, [0; 5]), "{log}: a box of its own");
     }
 }
 
@@ -152,12 +158,113 @@ fn without_a_sandbox_a_bots_next_process_finds_what_the_earlier_left() {
         if id >= 0 {
             libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut());
         }
+        libc::mq_unlink(c"/arena-trace".as_ptr());
     }
     run.assert_success();
     let traces = traces(&out);
     assert_eq!(traces.len(), 12, "a line from each process: {traces:?}");
     let later = traces.iter().filter(|(log, _)| !log.starts_with("game-000001-"));
     for (log, traces) in later {
-        assert_eq!(traces.found[..3], [1, 1, 1], "{log}: the earlier process's traces");
+        assert_eq!(traces.found[..4], [1, 1, 1, 1], "{log}: the earlier process's traces");
     }
+}
+
+/// What one process of `scratch_times.py` said.
+#[derive(Debug)]
+struct Scratched {
+    pid: u32,
+    /// The scratch's change time as it started, and after its touch.
+    seen: u64,
+    left: u64,
+    /// The id of the message queue it made (-1: none).
+    queue: i64,
+}
+
+/// Every `scratch:` line of the logs in `out`.
+fn scratch_times(out: &Path) -> Vec<Scratched> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(out.join("logs")).expect("logs") {
+        let text = std::fs::read_to_string(entry.expect("a log").path()).expect("a log's text");
+        if let Some(line) = text.lines().find_map(|line| line.strip_prefix("scratch: ")) {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let number = |name: &str| {
+                let at = words.iter().position(|word| *word == name).expect(name);
+                words[at + 1].parse::<i64>().expect("a number")
+            };
+            found.push(Scratched {
+                pid: number("pid") as u32,
+                seen: number("seen") as u64,
+                left: number("left") as u64,
+                queue: number("ipc"),
+            });
+        }
+    }
+    found
+}
+
+/// A box keeps its scratch and its IPC namespace for the bot's next
+/// process only where the earlier left them as they were: a process that
+/// made and removed a file and a message queue (which leaves no file and
+/// no queue, only a change time and the numbering of queues) has its next
+/// process find a new scratch, never the time it left, and a new
+/// namespace, which numbers its queues as the first did; a process that
+/// left the scratch alone has its next find the same one.
+#[test]
+fn a_box_keeps_its_scratch_and_ipc_only_where_the_bot_left_them_as_they_were() {
+    let scratch = Scratch::new();
+    let out = scratch.out().join("touch");
+    scratch
+        .arena(restarted_match(&out, "tests/fixtures/scratch_times.py --touch", &[]))
+        .assert_success();
+    let times = scratch_times(&out);
+    assert_eq!(times.len(), 12, "a line from each process: {times:?}");
+    let served_again = times.iter().filter(|process| process.pid > 2).count();
+    assert!(served_again >= 2, "no box served again: {times:?}");
+    let left: Vec<u64> = times.iter().map(|process| process.left).collect();
+    for process in &times {
+        assert!(
+            !left.contains(&process.seen),
+            "pid {} found the scratch an earlier process touched: {times:?}",
+            process.pid
+        );
+    }
+    let first_queue = times[0].queue;
+    assert!(first_queue >= 0, "the fixture made a queue: {times:?}");
+    assert!(
+        times.iter().all(|process| process.queue == first_queue),
+        "a process found queues numbered on from an earlier one's: {times:?}"
+    );
+
+    let out = scratch.out().join("alone");
+    scratch.arena(restarted_match(&out, "tests/fixtures/scratch_times.py", &[])).assert_success();
+    let times = scratch_times(&out);
+    assert_eq!(times.len(), 12, "a line from each process: {times:?}");
+    let mut seen: Vec<u64> = times.iter().map(|process| process.seen).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    assert!(seen.len() < times.len(), "no box kept its scratch for the next process: {times:?}");
+}
+
+/// The control: a folder that nothing makes anew shows the next process
+/// when the earlier one touched it, and the host's IPC namespace numbers
+/// its queues on.
+#[test]
+fn without_a_sandbox_a_bots_next_process_finds_the_time_and_numbers_the_earlier_left() {
+    let scratch = Scratch::new();
+    let folder = tempfile::tempdir().unwrap();
+    let bot =
+        format!("tests/fixtures/scratch_times.py --touch --folder {}", folder.path().display());
+    let out = scratch.out();
+    scratch.arena(restarted_match(&out, &bot, &["--no-sandbox"])).assert_success();
+    let times = scratch_times(&out);
+    assert_eq!(times.len(), 12, "a line from each process: {times:?}");
+    let left: Vec<u64> = times.iter().map(|process| process.left).collect();
+    assert!(
+        times.iter().any(|process| left.contains(&process.seen)),
+        "no process found the time an earlier one left: {times:?}"
+    );
+    let mut queues: Vec<i64> = times.iter().map(|process| process.queue).collect();
+    queues.sort_unstable();
+    queues.dedup();
+    assert!(queues.len() > 1, "every queue had the same id: {times:?}");
 }

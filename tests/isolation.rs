@@ -113,6 +113,20 @@ fn a_bot_cannot_make_sockets_through_io_uring() {
     assert!(closed.outcome.contains("Function not implemented"), "{}", closed.outcome);
 }
 
+/// The calls a box's first process may still make (its half of the filter
+/// allows them) are refused to the bot by the half it loads before exec.
+#[test]
+fn a_bot_cannot_make_the_calls_its_boxs_first_process_makes() {
+    let (_, closed) = both_ways("box-calls", None);
+    for call in ["unshare", "sched_setaffinity", "setresuid"] {
+        assert!(
+            closed.outcome.contains(&format!("{call}: Function not implemented")),
+            "{call}: {}",
+            closed.outcome
+        );
+    }
+}
+
 /// The run's seed is on arena's command line, which /proc shows to every
 /// process that can see arena's.
 #[test]

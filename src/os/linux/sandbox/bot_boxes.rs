@@ -127,17 +127,16 @@ impl BotBoxes {
         started
     }
 
-    /// Has a box for `inputs` made on the maker's thread, unless one is
-    /// ready or being made (the box of a bot that ends by itself comes
-    /// back, and is ready once it has made itself new).
+    /// Has a box for `inputs` made on the maker's thread, unless one waits
+    /// (ready, or making itself new: the box of a bot that ends by itself
+    /// comes back, ready at once where the bot left its scratch alone) or
+    /// is being made. More would be made only to end: a bot keeps at most
+    /// [`MOST_SPARES`] waiting, and each box made and ended costs
+    /// milliseconds of the machine.
     fn make_ahead(self: &Arc<Self>, inputs: Inputs) {
-        let ready = self
-            .spares
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .iter()
-            .any(|spare| spare.process.looks_ready());
-        if ready || self.making.load(Ordering::Relaxed) >= 1 {
+        let waiting =
+            !self.spares.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).is_empty();
+        if waiting || self.making.load(Ordering::Relaxed) >= 1 {
             return;
         }
         self.making.fetch_add(1, Ordering::Relaxed);
@@ -211,7 +210,7 @@ impl BotBoxes {
                     .collect();
                 InBoxRuleset::new(abi, &writable, &boxed::DEVICES, sandbox.settings.network)
             }),
-            filter: sandbox.filter.clone(),
+            filters: sandbox.box_filters.clone(),
             scratch_options: CString::new(format!("size={},mode=1777", limits.scratch))
                 .expect("no NUL in a number"),
             command_line: sandbox.command_line.clone(),
@@ -225,11 +224,10 @@ impl BotBoxes {
 
     /// Starts the bot of a box made for it, on the calling thread's CPUs.
     fn go(self: &Arc<Self>, spare: Spare) -> Result<Started, StartError> {
-        let Spare { inputs, mut process, mut cgroup, network, joined, lasting } = spare;
+        // A box that serves again counts its cgroup's limits from its last
+        // process's end (`Lease::reached`).
+        let Spare { inputs, mut process, cgroup, network, joined, lasting } = spare;
         let sandbox = &self.sandbox;
-        if let Some(cgroup) = &mut cgroup {
-            cgroup.rebase();
-        }
         let cpus = crate::os::allowed_cpus();
         let pipes = process.go(Some(&cpus)).map_err(failed)?;
         // Past this point a failure drops `process`, which ends the box.

@@ -22,6 +22,7 @@
 use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -44,12 +45,16 @@ pub struct Cgroups {
     made: AtomicU64,
 }
 
-/// One box's cgroup: its folder in each hierarchy, by controller, and the
-/// files a process joins it by, open for writing.
+/// One box's cgroup: its folder in each hierarchy, by controller, the
+/// files a process joins it by, open for writing, and the files that count
+/// the OOM kills and refused forks, open for reading (each start and end
+/// reads them: an open of a cgroup file costs several reads).
 #[derive(Debug)]
 struct BoxCgroup {
     folders: Vec<(&'static str, PathBuf)>,
     joins: Vec<OwnedFd>,
+    memory_events: Option<fs::File>,
+    pids_events: Option<fs::File>,
 }
 
 /// A box cgroup lent to one box; back to the run's pool when dropped (after
@@ -143,7 +148,22 @@ impl Cgroups {
                 fs::OpenOptions::new().write(true).open(folder.join(join)).map(OwnedFd::from)
             })
             .collect::<io::Result<_>>()?;
-        let cgroup = BoxCgroup { folders, joins };
+        let events = |controller: &str, file: &str| {
+            let folder = match self.version {
+                CgroupVersion::V1 => folders.iter().find(|(name, _)| *name == controller),
+                CgroupVersion::V2 => folders.first(),
+            };
+            folder.and_then(|(_, folder)| fs::File::open(folder.join(file)).ok())
+        };
+        let memory_events = events(
+            "memory",
+            match self.version {
+                CgroupVersion::V1 => "memory.oom_control",
+                CgroupVersion::V2 => "memory.events",
+            },
+        );
+        let pids_events = events("pids", "pids.events");
+        let cgroup = BoxCgroup { folders, joins, memory_events, pids_events };
         let memory = self.limits.memory.to_string();
         let processes = self.limits.processes.to_string();
         match self.version {
@@ -175,7 +195,7 @@ impl Cgroups {
             Some(cgroup) => cgroup,
             None => self.make_box()?,
         };
-        let before = cgroup.counts(self.version);
+        let before = cgroup.counts();
         Ok(Lease { cgroups: Arc::clone(self), cgroup: Some(cgroup), before })
     }
 }
@@ -195,30 +215,22 @@ impl BoxCgroup {
         self.folders.iter().map(|(_, folder)| folder.join("cgroup.procs"))
     }
 
-    fn counts(&self, version: CgroupVersion) -> Counts {
-        let (memory_events, pids_events) = match version {
-            CgroupVersion::V1 => (
-                self.controller("memory").map(|folder| folder.join("memory.oom_control")),
-                self.controller("pids").map(|folder| folder.join("pids.events")),
-            ),
-            CgroupVersion::V2 => (
-                Some(self.folders[0].1.join("memory.events")),
-                Some(self.folders[0].1.join("pids.events")),
-            ),
-        };
-        let field = |file: Option<PathBuf>, name: &str| {
-            file.and_then(|file| fs::read_to_string(file).ok())
-                .and_then(|text| {
-                    text.lines().find_map(|line| {
-                        let (key, value) = line.split_once(' ')?;
-                        (key == name).then(|| value.trim().parse().ok())?
-                    })
+    fn counts(&self) -> Counts {
+        let field = |file: Option<&fs::File>, name: &[u8]| {
+            // A few short lines, read whole from their start each time.
+            let mut text = [0u8; 512];
+            let length = file.and_then(|file| file.read_at(&mut text, 0).ok()).unwrap_or(0);
+            text[..length]
+                .split(|&byte| byte == b'\n')
+                .find_map(|line| {
+                    let value = line.strip_prefix(name)?.strip_prefix(b" ")?;
+                    std::str::from_utf8(value).ok()?.trim().parse().ok()
                 })
                 .unwrap_or(0)
         };
         Counts {
-            oom_kills: field(memory_events, "oom_kill"),
-            forks_refused: field(pids_events, "max"),
+            oom_kills: field(self.memory_events.as_ref(), b"oom_kill"),
+            forks_refused: field(self.pids_events.as_ref(), b"max"),
         }
     }
 
@@ -245,21 +257,17 @@ impl Lease {
             .unwrap_or_default()
     }
 
-    /// Counts from now on: for the next process of a box that serves again.
-    pub fn rebase(&mut self) {
-        if let Some(cgroup) = &self.cgroup {
-            self.before = cgroup.counts(self.cgroups.version);
-        }
-    }
-
-    /// A limit the box ran into since it started: the kernel killed one of
-    /// its processes for memory, or refused it a process.
-    pub fn reached(&self) -> Option<LimitReached> {
+    /// A limit the box ran into since it started, or since the last call
+    /// (a box that serves again counts its next process from there): the
+    /// kernel killed one of its processes for memory, or refused it a
+    /// process.
+    pub fn reached(&mut self) -> Option<LimitReached> {
         let cgroup = self.cgroup.as_ref()?;
-        let now = cgroup.counts(self.cgroups.version);
-        if now.oom_kills > self.before.oom_kills {
+        let now = cgroup.counts();
+        let before = std::mem::replace(&mut self.before, now);
+        if now.oom_kills > before.oom_kills {
             Some(LimitReached::Memory)
-        } else if now.forks_refused > self.before.forks_refused {
+        } else if now.forks_refused > before.forks_refused {
             Some(LimitReached::Processes)
         } else {
             None

@@ -80,14 +80,16 @@ impl InBoxRuleset {
         }
     }
 
-    /// Builds the ruleset and restricts the calling process with it (and
-    /// sets no_new_privs).
+    /// Builds the ruleset, as a descriptor (close-on-exec) each of the
+    /// box's bot processes restricts itself with: made by the box's first
+    /// process once per scratch, since a rule holds the folder it names
+    /// (a new scratch is a new folder), and restricting is one call.
     ///
     /// # Safety
-    /// Only in a child between clone and exec.
-    pub unsafe fn restrict_self(&self) -> io::Result<()> {
+    /// Only in a box's first process (it makes system calls only).
+    pub unsafe fn make(&self) -> io::Result<libc::c_int> {
         // SAFETY: system calls with pointers to memory prepared before the
-        // clone; every descriptor opened here is closed here.
+        // clone; every descriptor opened here but the ruleset is closed here.
         unsafe {
             let ruleset = check(libc::syscall(
                 libc::SYS_landlock_create_ruleset,
@@ -95,12 +97,11 @@ impl InBoxRuleset {
                 std::mem::size_of::<RulesetAttr>(),
                 0,
             ) as libc::c_int)?;
-            let result = self.add_rules(ruleset).and_then(|()| {
-                check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
-                check(libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0) as libc::c_int)
-            });
-            libc::close(ruleset);
-            result.map(|_| ())
+            if let Err(error) = self.add_rules(ruleset) {
+                libc::close(ruleset);
+                return Err(error);
+            }
+            Ok(ruleset)
         }
     }
 
@@ -132,6 +133,20 @@ impl InBoxRuleset {
         }
         Ok(())
     }
+}
+
+/// Restricts the calling process with `ruleset` (from
+/// [`InBoxRuleset::make`]), setting no_new_privs first.
+///
+/// # Safety
+/// Only in a child between clone and exec.
+pub unsafe fn restrict_self(ruleset: libc::c_int) -> io::Result<()> {
+    // SAFETY: two system calls on this process.
+    unsafe {
+        check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+        check(libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0) as libc::c_int)?;
+    }
+    Ok(())
 }
 
 fn cstring(path: &str) -> CString {

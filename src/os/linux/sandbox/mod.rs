@@ -5,6 +5,7 @@
 
 mod bot;
 mod bot_boxes;
+mod box_filter;
 mod boxed;
 mod bpf;
 mod cgroup;
@@ -159,6 +160,8 @@ pub struct Sandbox {
     /// Why no box could be made, when none can.
     no_boxes: Option<String>,
     filter: Option<Arc<Filter>>,
+    /// The same filter in two halves for boxes (see `box_filter`).
+    box_filters: Option<Arc<box_filter::BoxFilters>>,
     /// Paths no bot may read: the results folder, the tournament file.
     protected: Vec<PathBuf>,
     cgroups: Option<Arc<cgroup::Cgroups>>,
@@ -290,6 +293,7 @@ impl Sandbox {
             protections,
             no_boxes,
             filter: filter.map(Arc::new),
+            box_filters: boxes.then(|| box_filter::box_filters(policy)).flatten().map(Arc::new),
             protected,
             cgroups,
             scratch_root,

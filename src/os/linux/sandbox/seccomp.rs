@@ -27,7 +27,8 @@
 //!
 //! The kernel caches the verdict of calls the filter allows whatever their
 //! arguments, so a bot's reads and writes pay nothing for it per move. The
-//! filter is compiled by [`super::bpf`].
+//! filter is compiled by [`super::bpf`]; in a box it is loaded in two
+//! halves ([`super::box_filter`]) so that a start compiles only a short one.
 
 use std::collections::BTreeMap;
 
@@ -300,13 +301,13 @@ const PERSONALITIES: [u64; 5] = [0, 0x0008, 0x0002_0000, 0x0002_0008, 0xffff_fff
 /// The architecture this build filters for (`AUDIT_ARCH_*`), and the call
 /// numbers above which another interface lies (x32 on x86-64).
 #[cfg(target_arch = "x86_64")]
-const ARCH: Option<(u32, Option<u32>)> = Some((0xC000_003E, Some(0x4000_0000)));
+pub(super) const ARCH: Option<(u32, Option<u32>)> = Some((0xC000_003E, Some(0x4000_0000)));
 #[cfg(target_arch = "aarch64")]
-const ARCH: Option<(u32, Option<u32>)> = Some((0xC000_00B7, None));
+pub(super) const ARCH: Option<(u32, Option<u32>)> = Some((0xC000_00B7, None));
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-const ARCH: Option<(u32, Option<u32>)> = None;
+pub(super) const ARCH: Option<(u32, Option<u32>)> = None;
 
-fn number(call: libc::c_long) -> u32 {
+pub(super) fn number(call: libc::c_long) -> u32 {
     u32::try_from(call).expect("system call numbers are small")
 }
 
@@ -326,6 +327,11 @@ fn masked(argument: u8, mask: u64, value: u64) -> Condition {
 /// architecture it does not know.
 pub fn filter(policy: Policy) -> Option<Filter> {
     let (arch, reject_above) = ARCH?;
+    Some(bpf::compile(arch, &table(policy), libc::ENOSYS as u16, reject_above))
+}
+
+/// What the filter of `policy` allows, by call number.
+pub(super) fn table(policy: Policy) -> BTreeMap<u32, Verdict> {
     let mut table: BTreeMap<u32, Verdict> = BTreeMap::new();
     for &call in ALLOWED.iter().chain(ALLOWED_X86_64) {
         table.insert(number(call), Verdict::Allow);
@@ -454,7 +460,7 @@ pub fn filter(policy: Policy) -> Option<Filter> {
         // sending by address.
         table.insert(number(libc::SYS_sendto), when(vec![vec![masked(4, u64::MAX, 0)]]));
     }
-    Some(bpf::compile(arch, &table, libc::ENOSYS as u16, reject_above))
+    table
 }
 
 #[cfg(test)]

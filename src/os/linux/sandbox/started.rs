@@ -177,11 +177,11 @@ impl ProcessEnd {
 
 impl BoxEnd {
     fn finish(self, waited: ExitStatus) -> (ExitStatus, Option<LimitReached>) {
-        let BoxEnd { process, cgroup, watch, network, life, home, lasting, bot_status } = self;
+        let BoxEnd { process, mut cgroup, watch, network, life, home, lasting, bot_status } = self;
         let reached = if watch.as_ref().is_some_and(|watch| watch.killed_for_memory()) {
             Some(LimitReached::Memory)
         } else {
-            cgroup.as_ref().and_then(|cgroup| cgroup.reached())
+            cgroup.as_mut().and_then(|cgroup| cgroup.reached())
         };
         // No watch may see the box's next process as this one's.
         drop(watch);

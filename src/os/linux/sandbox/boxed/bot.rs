@@ -6,6 +6,7 @@ use std::io;
 
 use super::failed::{at, errno};
 use super::{BOT_ID, Failed, InitJob};
+use crate::os::linux::sandbox::landlock::restrict_self;
 use crate::os::linux::sandbox::spawn::{
     close_inherited_files_at_exec, default_signals, load_filter, set_rlimits,
 };
@@ -50,13 +51,14 @@ unsafe fn bot(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
         set_rlimits(&start.rlimits)
             .map_err(|error| (Failed::Limits, error.raw_os_error().unwrap_or(libc::EINVAL)))?;
         close_inherited_files_at_exec();
-        if let Some(ruleset) = &start.landlock {
-            ruleset.restrict_self().map_err(|error| {
+        if let Some(ruleset) = job.ruleset {
+            restrict_self(ruleset).map_err(|error| {
                 (Failed::Landlock, error.raw_os_error().unwrap_or(libc::EINVAL))
             })?;
         }
-        if let Some(filter) = &start.filter {
-            load_filter(filter)
+        // The first process loaded the filter's first half.
+        if let Some(filters) = &start.filters {
+            load_filter(&filters.bot)
                 .map_err(|error| (Failed::Seccomp, error.raw_os_error().unwrap_or(libc::EINVAL)))?;
         }
         libc::execve(start.program.as_ptr(), job.argv, job.envp);

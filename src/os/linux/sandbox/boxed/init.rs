@@ -7,10 +7,13 @@ use std::os::fd::RawFd;
 
 use super::bot::bot_main;
 use super::failed::{at, errno};
-use super::root::{build_root, open_views, renew};
+use super::ipc::{IpcMark, mount_queues};
+use super::root::{build_root, open_views};
+use super::scratch::{ScratchMark, make_ruleset, renew};
 use super::{
     Failed, InitJob, Network, REPORT_ENDED, REPORT_FAILED, REPORT_READY, REPORT_STARTED, Report,
 };
+use crate::os::linux::sandbox::spawn::load_filter;
 
 /// Sends a report from inside the box.
 ///
@@ -95,6 +98,16 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
             bring_up_loopback();
         }
         at(Failed::WorkingFolder, libc::chdir(start.workdir.as_ptr()))?;
+        job.scratch = ScratchMark::take();
+        make_ruleset(job)?;
+        job.queues = mount_queues();
+        job.ipc = IpcMark::first(job.queues);
+        // The bot's filter, with what this process still calls allowed; each
+        // bot's process loads the rest.
+        if let Some(filters) = &start.filters {
+            load_filter(&filters.first)
+                .map_err(|error| (Failed::Seccomp, error.raw_os_error().unwrap_or(libc::EINVAL)))?;
+        }
         // Built: the box waits for the word to start its bot (at once, or
         // for a box made ahead of need, when a game wants it), and after
         // each bot's end, for its bot's next process where the plan allows.

@@ -24,27 +24,36 @@
 //!    the box shows (while it still may read them: under root, before it
 //!    becomes the box's root), makes the root (a tmpfs) with the box's
 //!    /tmp, /proc, /dev and /dev/shm, mounts the views read-only, makes
-//!    the links, pivots into it and makes it read-only; reports READY;
+//!    the links, pivots into it and makes it read-only; makes the Landlock
+//!    ruleset its bots restrict themselves with, holds a mount of its IPC
+//!    namespace's message queues (attached nowhere), marks its scratch and
+//!    IPC as they are, loads the first half of the bot's seccomp filter
+//!    (`box_filter`); reports READY;
 //! 4. arena, when a game wants the bot: the word to start it on the sync
 //!    socket, with the CPUs and the bot's ends of three new pipes
 //!    (`SCM_RIGHTS`);
 //! 5. first process: starts the bot (`CLONE_VM | CLONE_VFORK`), which
 //!    takes its pipes as stdin, stdout and stderr, becomes the box's user
 //!    (1000) with no capability, sets its limits, restricts itself with
-//!    Landlock and loads the seccomp filter last, then execs; reports
-//!    STARTED (or the step that failed, and exits);
+//!    the box's Landlock ruleset and loads the other half of the seccomp
+//!    filter last, then execs; reports STARTED (or the step that failed,
+//!    and exits);
 //! 6. first process: reaps every process of the box until the bot exits,
 //!    kills (`kill(-1)`) and reaps whatever is left, reports ENDED with the
 //!    bot's status;
-//! 7. first process: a new scratch (/tmp, and /dev/shm in it, with what the
-//!    plan puts in /tmp made again, its views moved from copies of their
-//!    mounts) and a new IPC namespace; then READY again, and on from 4.
+//! 7. first process: the scratch (/tmp, and /dev/shm in it) and the IPC
+//!    namespace kept where their marks show the bot's process left them
+//!    as they were (`scratch`, `ipc`), else made new (what the plan puts in
+//!    /tmp made again, its views moved from copies of their mounts; a new
+//!    ruleset for the new scratch); then READY again, and on from 4.
 //!
 //! What a box keeps from one of its bot's processes to the next: its views
 //! (which the bot may not write, but for folders the tournament file makes
 //! writable), its network namespace (as boxes of one bot always shared
-//! them under root) and its pid count (a process may learn how many pids
-//! its bot's earlier processes in the box used). A box that was killed
+//! them under root), its pid count and the numbering of its files and IPC
+//! objects (a process may learn how many processes the box served; the
+//! marks' probes move the numbering on by one per process, whatever the
+//! process did). A box that was killed
 //! (a bot that did not exit by itself, a forfeit) serves no other process,
 //! nor does a box whose first process is the bot's own user (arena's user
 //! id in every box: the bot could signal it and move the folders it made).
@@ -56,8 +65,10 @@
 mod bot;
 mod failed;
 mod init;
+mod ipc;
 mod plan;
 mod root;
+mod scratch;
 
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::io;
@@ -72,8 +83,8 @@ pub use plan::BoxPlan;
 
 use init::init_main;
 
+use super::box_filter::BoxFilters;
 use super::landlock::InBoxRuleset;
-use super::seccomp::Filter;
 use super::spawn::{
     block_signals, kill_pidfd, null_terminated, pipe, restore_signals, wait_exited,
 };
@@ -120,7 +131,9 @@ pub struct BoxStart {
     pub workdir: CString,
     pub rlimits: Vec<(c_int, u64, u64)>,
     pub landlock: Option<InBoxRuleset>,
-    pub filter: Option<Arc<Filter>>,
+    /// The bot's seccomp filter, in the halves the first process and each
+    /// bot's process load.
+    pub filters: Option<Arc<BoxFilters>>,
     /// tmpfs options of the box's /tmp and /dev/shm.
     pub scratch_options: CString,
     /// Where arena's command line lies in memory (its copy in the box's
@@ -168,6 +181,15 @@ struct InitJob<'a> {
     /// Where the bot's process, which shares the first process's memory,
     /// leaves the step and errno it failed at.
     bot_failure: (u32, i32),
+    /// The scratch as the bot's process found it (see `scratch`).
+    scratch: Option<scratch::ScratchMark>,
+    /// The Landlock ruleset of the box's current scratch, which each bot's
+    /// process restricts itself with.
+    ruleset: Option<RawFd>,
+    /// The IPC namespace as the bot's process found it (see `ipc`), and the
+    /// first process's own mount of its message queues.
+    ipc: Option<ipc::IpcMark>,
+    queues: Option<RawFd>,
 }
 
 /// A box's first process, seen from the arena: waiting for the word to
@@ -379,6 +401,10 @@ pub fn prepare(start: &BoxStart) -> Result<BoxProcess, StartFailure> {
         mask: unsafe { std::mem::zeroed() },
         bot_stack_top: top(&mut bot_stack),
         bot_failure: (0, 0),
+        scratch: None,
+        ruleset: None,
+        ipc: None,
+        queues: None,
     };
     let mut flags = libc::CLONE_NEWUSER
         | libc::CLONE_NEWPID
@@ -507,7 +533,7 @@ pub fn probe(network: bool, ids: &BoxIds) -> Result<(), String> {
         workdir: c"/".to_owned(),
         rlimits: Vec::new(),
         landlock: None,
-        filter: None,
+        filters: None,
         scratch_options: c"size=1m,mode=1777".to_owned(),
         command_line: command_line(),
         ids: ids.clone(),

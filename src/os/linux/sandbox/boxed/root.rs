@@ -1,104 +1,17 @@
-//! The box's root: built by its first process from the plan's steps, and
-//! its scratch folders made anew for each of the bot's processes.
+//! The box's root, built by its first process from the plan's steps.
 
 use std::ffi::{c_char, c_int, c_void};
 
 use super::failed::{at, errno};
 use super::plan::Step;
-use super::{BUILD_AT, BoxStart, Failed, InitJob};
+use super::scratch::{make_shm, mount_scratch};
+use super::{BUILD_AT, BoxStart, Failed};
 
 /// What a view's slot holds once the view is in place.
-const MOUNTED: c_int = -2;
+pub(super) const MOUNTED: c_int = -2;
 
 /// The empty file in a box's root that hidden files are covered with.
 const EMPTY: &std::ffi::CStr = c".empty";
-
-/// Makes the box new for its bot's next process: a new scratch (/tmp and
-/// /dev/shm) and a new IPC namespace, so that nothing an earlier process
-/// of the bot made there is left; the rest of the box (its views, which
-/// the bot may not write, and its namespaces) stays. What the plan puts in
-/// /tmp (the folders to a view there, the view, what it hides) is made
-/// again in the new one, the views moved from copies of their mounts.
-pub(super) unsafe fn renew(job: &InitJob<'_>) -> Result<(), (Failed, i32)> {
-    const OPEN_TREE_CLONE: libc::c_uint = 1;
-    let start = job.start;
-    // SAFETY: mounts on the box's own paths, with prepared C strings; the
-    // views' slots are this process's own.
-    unsafe {
-        at(Failed::Scratch, libc::chdir(c"/".as_ptr()))?;
-        let mut index = 0;
-        for step in &start.plan.steps {
-            let Step::View { target, .. } = step else { continue };
-            // Only a view that is there: the path of one the build skipped
-            // (its host path was gone) may be a folder of the bot's.
-            if step.in_scratch() && *job.views.add(index) == MOUNTED {
-                let fd = libc::syscall(
-                    libc::SYS_open_tree,
-                    libc::AT_FDCWD,
-                    target.as_ptr(),
-                    OPEN_TREE_CLONE
-                        | libc::AT_RECURSIVE as libc::c_uint
-                        | libc::O_CLOEXEC as libc::c_uint,
-                ) as c_int;
-                if fd < 0 && errno() != libc::ENOENT {
-                    return Err((Failed::Open, errno()));
-                }
-                *job.views.add(index) = fd;
-            }
-            index += 1;
-        }
-        at(Failed::Scratch, libc::umount2(c"/dev/shm".as_ptr(), libc::MNT_DETACH))?;
-        at(Failed::Scratch, libc::umount2(c"/tmp".as_ptr(), libc::MNT_DETACH))?;
-        mount_scratch(start)?;
-        make_shm()?;
-        // Hidden paths are inside the views' copies.
-        make_steps(start, job.views, |step| {
-            step.in_scratch() && !matches!(step, Step::Hide { .. })
-        })?;
-        at(Failed::Isolate, libc::unshare(libc::CLONE_NEWIPC))?;
-        at(Failed::WorkingFolder, libc::chdir(start.workdir.as_ptr()))?;
-    }
-    Ok(())
-}
-
-/// Mounts the box's scratch tmpfs at `tmp` (relative to the root).
-unsafe fn mount_scratch(start: &BoxStart) -> Result<(), (Failed, i32)> {
-    // SAFETY: a mount of prepared C strings.
-    unsafe {
-        at(
-            Failed::Scratch,
-            libc::mount(
-                c"tmpfs".as_ptr(),
-                c"tmp".as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                start.scratch_options.as_ptr().cast(),
-            ),
-        )?;
-    }
-    Ok(())
-}
-
-/// Makes /dev/shm a folder of the scratch tmpfs at `tmp`, so that both
-/// share one size (relative to the root).
-unsafe fn make_shm() -> Result<(), (Failed, i32)> {
-    // SAFETY: a folder and a bind mount of prepared C strings.
-    unsafe {
-        at(Failed::Devices, libc::mkdir(c"tmp/.shm".as_ptr(), 0o1777))?;
-        at(Failed::Devices, libc::chmod(c"tmp/.shm".as_ptr(), 0o1777))?;
-        at(
-            Failed::Devices,
-            libc::mount(
-                c"tmp/.shm".as_ptr(),
-                c"dev/shm".as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND,
-                std::ptr::null(),
-            ),
-        )?;
-    }
-    Ok(())
-}
 
 /// Opens every host path the box shows, as a detached copy of its mount,
 /// while this process may still read it (under root, before it becomes the
@@ -216,7 +129,7 @@ pub(super) unsafe fn build_root(start: &BoxStart, views: *mut c_int) -> Result<(
 /// Makes the steps of the plan that `only` picks, in order, relative to
 /// the working folder (the new root); `views` holds each view's mount,
 /// taken (closed) as it is moved into place.
-unsafe fn make_steps(
+pub(super) unsafe fn make_steps(
     start: &BoxStart,
     views: *mut c_int,
     only: impl Fn(&Step) -> bool,
