@@ -268,3 +268,43 @@ fn without_a_sandbox_a_bots_next_process_finds_the_time_and_numbers_the_earlier_
     queues.dedup();
     assert!(queues.len() > 1, "every queue had the same id: {times:?}");
 }
+
+/// Reading what the box made in its scratch sets no time a later process
+/// could see (the scratch is mounted `noatime`): the bot's folder lies
+/// under /tmp, so the box makes the folder above it there, and each
+/// process lists that folder.
+#[test]
+fn reading_the_scratch_leaves_no_time_for_the_next_process() {
+    let scratch = Scratch::new();
+    let folder = tempfile::Builder::new().prefix("arena-atime-").tempdir_in("/tmp").unwrap();
+    let inner = folder.path().join("bot");
+    std::fs::create_dir(&inner).unwrap();
+    for path in [folder.path(), inner.as_path()] {
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    for file in ["scratch_times.py", "botlib.py"] {
+        std::fs::copy(common::repo_dir().join("tests/fixtures").join(file), inner.join(file))
+            .unwrap();
+    }
+    let bot = format!("python3 {} --read-parent", inner.join("scratch_times.py").display());
+    let out = scratch.out();
+    scratch.arena(restarted_match(&out, &bot, &[])).assert_success();
+    let mut lines = Vec::new();
+    for entry in std::fs::read_dir(out.join("logs")).expect("logs") {
+        let text = std::fs::read_to_string(entry.expect("a log").path()).expect("a log's text");
+        lines.extend(
+            text.lines().filter_map(|line| line.strip_prefix("atime: ")).map(str::to_owned),
+        );
+    }
+    assert_eq!(lines.len(), 12, "a line from each process: {lines:?}");
+    let times = scratch_times(&out);
+    assert!(
+        times.iter().filter(|process| process.pid > 2).count() >= 2,
+        "no box served again: {times:?}"
+    );
+    for line in &lines {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(words[3], words[5], "a read set the folder's access time: {lines:?}");
+    }
+}

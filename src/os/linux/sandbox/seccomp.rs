@@ -22,7 +22,8 @@
 //! whose watches on a view shared by both seats (the system folders) would
 //! tell one bot when the other opens a file. Without a cgroup to count
 //! them, `memfd_create` and System V IPC are refused too (they hold memory
-//! no per-process limit or watchdog sees). Calls that name another process
+//! no per-process limit or watchdog sees), and stack mappings
+//! (`MAP_GROWSDOWN`, outside the data limit). Calls that name another process
 //! (priorities, limits) are allowed on the caller only.
 //!
 //! The kernel caches the verdict of calls the filter allows whatever their
@@ -422,6 +423,11 @@ pub(super) fn table(policy: Policy) -> BTreeMap<u32, Verdict> {
         ] {
             table.insert(number(call), Verdict::Allow);
         }
+    } else {
+        // A stack mapping (MAP_GROWSDOWN) escapes the data limit; only the
+        // watchdog's next look would see it.
+        const MAP_GROWSDOWN: u64 = 0x0100;
+        table.insert(number(libc::SYS_mmap), when(vec![vec![masked(3, MAP_GROWSDOWN, 0)]]));
     }
     // A socket's buffers stay the kernel's default size: no memory limit
     // counts what they hold, so a box that raised them (to

@@ -98,16 +98,17 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
             bring_up_loopback();
         }
         at(Failed::WorkingFolder, libc::chdir(start.workdir.as_ptr()))?;
-        job.scratch = ScratchMark::take();
         make_ruleset(job)?;
         job.queues = mount_queues();
-        job.ipc = IpcMark::first(job.queues);
         // The bot's filter, with what this process still calls allowed; each
         // bot's process loads the rest.
         if let Some(filters) = &start.filters {
             load_filter(&filters.first)
                 .map_err(|error| (Failed::Seccomp, error.raw_os_error().unwrap_or(libc::EINVAL)))?;
         }
+        // Under the filter, as every later mark (it may refuse System V).
+        job.scratch = ScratchMark::take();
+        job.ipc = IpcMark::first(job.queues);
         // Built: the box waits for the word to start its bot (at once, or
         // for a box made ahead of need, when a game wants it), and after
         // each bot's end, for its bot's next process where the plan allows.

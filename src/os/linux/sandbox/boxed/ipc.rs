@@ -11,12 +11,18 @@ use super::{Failed, InitJob};
 /// What a bot's process could change in the box's IPC namespace, read by
 /// the box's first process once the process and all it started are gone.
 ///
-/// Why these suffice: the kernel numbers the System V objects of each kind
-/// it makes in order (the slot, or a sequence above it, moves on with each
-/// new object), so a probe (an object made and removed at once) numbered
-/// one step past the last probe says nothing was made in between, even if
-/// removed again; the step is learnt from two probes as the box is built; the folder of the namespace's message queues grows with each
-/// queue, seen through a mount of it that only the first process holds.
+/// Why these suffice: a namespace that holds any System V object is never
+/// kept (the kernel's counts of each kind must be 0); the kernel numbers
+/// the objects of each kind it makes in order (the slot, or a sequence
+/// above it, moves on with each new object), so a probe (an object made
+/// and removed at once) numbered one step past the last probe says nothing
+/// was made in between and removed again, short of a bot that makes and
+/// removes objects until the numbering comes round (which the counts still
+/// catch if it kept one); the step is learnt from two probes as the box is
+/// built. The folder of the namespace's message queues grows with each
+/// queue, seen through a mount of it that only the first process holds (a
+/// queue made and removed again leaves nothing: its times are coarse, its
+/// number the machine's).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct IpcMark {
     /// The probes' ids, -1 for a kind the box's filter refuses (to the bot
@@ -37,6 +43,9 @@ impl IpcMark {
         let queues = queues?;
         // SAFETY: objects made and removed at once, and a stat on the stack.
         unsafe {
+            if !empty() {
+                return None;
+            }
             let private = libc::IPC_PRIVATE;
             let shm = probe(libc::shmget(private, 1, 0o600), |id| {
                 libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut())
@@ -90,6 +99,26 @@ impl IpcMark {
             });
             (learnt && first.queues == second.queues).then_some(IpcMark { steps, ..second })
         }
+    }
+}
+
+/// Whether the namespace holds no System V object of any kind (or the
+/// filter refuses them all, to the bot as well).
+unsafe fn empty() -> bool {
+    const SHM_INFO: c_int = 14;
+    // SAFETY: the kernel's counts into buffers on the stack, each as large
+    // as the structure it fills (`struct shm_info` starts with `used_ids`).
+    unsafe {
+        let mut shm = [0 as libc::c_ulong; 8];
+        let mut msg: libc::msginfo = std::mem::zeroed();
+        let mut sem: libc::seminfo = std::mem::zeroed();
+        let counted = |result: c_int| result >= 0 || errno() == libc::ENOSYS;
+        counted(libc::shmctl(0, SHM_INFO, shm.as_mut_ptr().cast()))
+            && counted(libc::msgctl(0, libc::MSG_INFO, (&raw mut msg).cast()))
+            && counted(libc::semctl(0, 0, libc::SEM_INFO, &raw mut sem))
+            && *shm.as_ptr().cast::<c_int>() == 0
+            && msg.msgpool == 0
+            && sem.semusz == 0
     }
 }
 

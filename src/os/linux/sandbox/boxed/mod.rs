@@ -51,9 +51,9 @@
 //! (which the bot may not write, but for folders the tournament file makes
 //! writable), its network namespace (as boxes of one bot always shared
 //! them under root), its pid count and the numbering of its files and IPC
-//! objects (a process may learn how many processes the box served; the
-//! marks' probes move the numbering on by one per process, whatever the
-//! process did). A box that was killed
+//! objects (a process may learn how many processes the box served, and
+//! whether the earlier ones left the scratch and IPC alone; the marks'
+//! probes move the numbering on by one per process). A box that was killed
 //! (a bot that did not exit by itself, a forfeit) serves no other process,
 //! nor does a box whose first process is the bot's own user (arena's user
 //! id in every box: the bot could signal it and move the folders it made).

@@ -19,10 +19,13 @@ use super::{BoxStart, Failed, InitJob};
 /// root owns them, and everything else the box makes there, and /tmp is
 /// sticky), so it can leave something only as a new file, folder, link or
 /// name, or by touching the two folders' times (which anyone who may
-/// write a folder may). A tmpfs numbers the files it makes in order, so
-/// the probe (a nameless file made and dropped at once) tells whether any
-/// file was made since the last mark, even one removed again; a new name
-/// for a file (a hard link) takes room the free-inode count shows.
+/// write a folder may); reading changes no time (the scratch is mounted
+/// `noatime`, or a read of what the box made there would set one the next
+/// process could see). A tmpfs numbers the files it makes in order, so the
+/// probe (a nameless file made and dropped at once) tells whether any file
+/// was made since the last mark, even one removed again (the numbering
+/// comes round after 2^32 files); a new name for a file (a hard link)
+/// takes room the free-inode count shows.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct ScratchMark {
     probe: u64,
@@ -181,7 +184,7 @@ pub(super) unsafe fn mount_scratch(start: &BoxStart) -> Result<(), (Failed, i32)
                 c"tmpfs".as_ptr(),
                 c"tmp".as_ptr(),
                 c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOATIME,
                 start.scratch_options.as_ptr().cast(),
             ),
         )?;
