@@ -4,9 +4,12 @@
 //! (1280 px) without sideways scrolling; a game's link (its seats and
 //! round) shows the same game after the league grows; the games table
 //! names winners, filters by bot and lists the newest first; the rating
-//! chart has axes; a crashed bot's stderr shows only where allowed. Chromium comes from the system's packages: where
-//! it is missing and this test runs as root with apt-get, it installs it
-//! (non-interactively); elsewhere it says why it cannot run and returns.
+//! chart has axes; a crashed bot's stderr shows only where allowed.
+//! Chromium comes from the system's packages: where it is missing and
+//! these tests run as root with apt-get, they install it
+//! (non-interactively); elsewhere they fail, naming the package (as
+//! tests/kits.rs does for the kits' toolchains): a browser test that
+//! passes without a browser would say the page works when nothing looked.
 
 #[allow(dead_code)]
 mod common;
@@ -16,8 +19,18 @@ mod devtools;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A Chromium on PATH, installed first where that is possible.
-fn chromium() -> Result<PathBuf, String> {
+/// A Chromium on PATH, installed first where that is possible; the test
+/// fails, naming the package, where there is none.
+fn chromium() -> PathBuf {
+    find_chromium().unwrap_or_else(|why| {
+        panic!(
+            "the leaderboard page's browser tests need Chromium: {why}; install Debian's \
+             `chromium` package (as root: `apt-get install chromium`, or `bash .ci/install`)"
+        )
+    })
+}
+
+fn find_chromium() -> Result<PathBuf, String> {
     let find = || {
         ["chromium", "chromium-browser", "google-chrome"].into_iter().find_map(|name| {
             let output = Command::new("sh").args(["-c", &format!("command -v {name}")]).output();
@@ -118,13 +131,7 @@ fn text_of(dom: &str, id: &str) -> String {
 
 #[test]
 fn the_leaderboard_page_works_in_a_browser() {
-    let browser = match chromium() {
-        Ok(browser) => browser,
-        Err(why) => {
-            eprintln!("skipped: the leaderboard page's browser test cannot run here: {why}");
-            return;
-        }
-    };
+    let browser = chromium();
     let folder = tempfile::tempdir().unwrap();
     let strong = common::rust_strong_bot().to_str().unwrap().to_owned();
     let random = common::rust_random_bot().to_str().unwrap().to_owned();
@@ -225,13 +232,7 @@ fn words(text: &str) -> String {
 
 #[test]
 fn the_page_fits_a_phone_and_a_desktop_and_its_game_links_outlive_the_leagues_growth() {
-    let chromium = match chromium() {
-        Ok(chromium) => chromium,
-        Err(why) => {
-            eprintln!("skipped: the leaderboard page's browser test cannot run here: {why}");
-            return;
-        }
-    };
+    let chromium = chromium();
     let folder = tempfile::tempdir().unwrap();
     let random = format!("[{:?}]", common::rust_random_bot().to_str().unwrap());
     let quiet = format!("[{:?}, \"--quiet\"]", common::rust_random_bot().to_str().unwrap());
@@ -410,13 +411,7 @@ fn a_crashed_bots_stderr_shows_on_the_page_only_when_allowed() {
 /// replay` tells it.
 #[test]
 fn the_page_replays_a_game_programs_game_in_a_browser() {
-    let chromium = match chromium() {
-        Ok(chromium) => chromium,
-        Err(why) => {
-            eprintln!("skipped: the leaderboard page's browser test cannot run here: {why}");
-            return;
-        }
-    };
+    let chromium = chromium();
     let folder = tempfile::tempdir().unwrap();
     let out = folder.path().join("results");
     let random = common::rust_random_bot().to_str().unwrap().to_owned();
