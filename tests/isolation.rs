@@ -360,17 +360,19 @@ fn a_path_in_the_command_inside_git_is_refused() {
     }
 }
 
-/// A tournament file sets the scratch size (`scratch_limit`), and the run
-/// says it.
+/// A tournament file sets the scratch size (`scratch_limit`): the run says
+/// it, and a bot that fills its scratch runs out of room there (it would
+/// write 63 MiB into the default's 64).
 #[test]
 fn a_tournament_file_sets_the_scratch_size() {
     let scratch = Scratch::new();
     let file = scratch.out().with_file_name("scratch.toml");
+    let hostile = common::repo_dir().join("tests/fixtures/hostile.py");
     let bot = common::rust_random_bot().to_str().expect("UTF-8").to_owned();
     std::fs::write(
         &file,
         format!(
-            "game = \"number-snatch\"\ngames_per_pair = 2\nscratch_limit = \"8MiB\"\n\n[[bot]]\nname = \"a\"\ncommand = [\"{bot}\"]\n\n[[bot]]\nname = \"b\"\ncommand = [\"{bot}\"]\n"
+            "game = \"number-snatch\"\ngames_per_pair = 2\nscratch_limit = \"8MiB\"\n\n[[bot]]\nname = \"hostile\"\ncommand = [\"python3\", {hostile:?}, \"fill-scratch\"]\n\n[[bot]]\nname = \"b\"\ncommand = [\"{bot}\"]\n"
         ),
     )
     .expect("a tournament file");
@@ -383,6 +385,23 @@ fn a_tournament_file_sets_the_scratch_size() {
     ]);
     run.assert_success();
     assert!(run.stdout.contains("scratch 8 MiB"), "{}", run.stdout);
+    let mut outcomes = Vec::new();
+    for entry in std::fs::read_dir(out.join("logs")).expect("logs") {
+        let text = std::fs::read_to_string(entry.expect("a log").path()).expect("a log's text");
+        outcomes.extend(
+            text.lines()
+                .filter_map(|line| line.strip_prefix("attack fill-scratch: "))
+                .map(str::to_owned),
+        );
+    }
+    assert!(!outcomes.is_empty(), "a report of the attack: {outcomes:?}");
+    for outcome in &outcomes {
+        let written: u64 = outcome
+            .split_once("No space left on device after ")
+            .and_then(|(_, rest)| rest.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("the scratch filled up: {outcome}"));
+        assert!((4..=8).contains(&written), "{written} MiB in an 8 MiB scratch: {outcome}");
+    }
 }
 
 /// What a box shows whole (the system folders, an interpreter's
