@@ -90,13 +90,22 @@ fn a_bot_cannot_starve_its_opponent_of_cpu() {
 fn a_bot_cannot_starve_its_opponent_of_cpu_when_the_arena_is_unprivileged() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let place = Unprivileged::new();
-    let out = place.out("starve");
-    starve(
-        |args| place.arena(args),
-        "fixtures/hostile.py starve-cpu",
-        "fixtures/cpu_hungry.py 150",
-        &out,
-        true,
-    );
-    assert_eq!(hungry_forfeit(&out), "", "{}", &read_games_csv(&out)[0]["forfeit_detail"]);
+    // Both ways: the same user's run without the sandbox starves the bot.
+    for sandbox in [false, true] {
+        let out = place.out(if sandbox { "starve" } else { "starve-open" });
+        starve(
+            |args| place.arena(args),
+            "fixtures/hostile.py starve-cpu",
+            "fixtures/cpu_hungry.py 150",
+            &out,
+            sandbox,
+        );
+        let expected = if sandbox { "" } else { "timeout" };
+        assert_eq!(
+            hungry_forfeit(&out),
+            expected,
+            "sandbox {sandbox}: {}",
+            &read_games_csv(&out)[0]["forfeit_detail"]
+        );
+    }
 }
