@@ -573,8 +573,12 @@ pub(super) mod tests {
 
     #[test]
     fn syntax_errors_come_first_and_alone() {
+        // An unclosed string: the syntax error alone, at its line, and not
+        // the `game` it hides told as missing.
         let found = problems("game = \"number-snatch\nseed = 3\n");
-        assert!(!found.is_empty());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, 1, "{found:?}");
+        assert!(!found[0].1.contains("missing"), "{found:?}");
         assert!(problems("").iter().any(|(_, message)| message.starts_with("game: missing")));
     }
 }
