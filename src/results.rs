@@ -285,16 +285,22 @@ impl Tally {
     }
 }
 
-/// Tallies per bot name, from games.csv rows.
-pub fn tally(rows: &[GameRow]) -> BTreeMap<String, Tally> {
-    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
-    for row in rows {
+/// Tallies per bot name, counted a games.csv row at a time.
+#[derive(Clone, Debug, Default)]
+pub struct Tallies {
+    pub by_bot: BTreeMap<String, Tally>,
+    pub games: u64,
+}
+
+impl Tallies {
+    /// Counts one game for both its bots.
+    pub fn add(&mut self, row: &GameRow) {
+        self.games += 1;
         for seat in Seat::BOTH {
             let name = if seat == Seat::One { &row.seat1 } else { &row.seat2 };
-            tallies.entry(name.clone()).or_default().add(row, seat);
+            self.by_bot.entry(name.clone()).or_default().add(row, seat);
         }
     }
-    tallies
 }
 
 /// A bot name made safe for a file name.

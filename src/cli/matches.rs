@@ -12,7 +12,7 @@ use super::tournament_args::{self, CommandLineBots, Played, TournamentArgs, comm
 use crate::results::TranscriptStore;
 use crate::tournament::Tournament;
 use crate::tournament::config::check_games_per_pair;
-use crate::tournament::store::{GAMES_CSV, read_games_csv};
+use crate::tournament::store::{GAMES_CSV, for_each_row};
 
 /// Arguments of `arena match`.
 #[derive(Debug, clap::Args)]
@@ -89,7 +89,12 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
 
     let reporter = Arc::new(GameLines { games: u64::from(games) });
     let played = tournament_args::play(&tournament, &args.tournament, prepared, reporter, None)?;
-    let rows = read_games_csv(&tournament.out.join(GAMES_CSV))?;
+    // Counted a row at a time, as every pass over a results folder.
+    let mut tallies = crate::results::Tallies::default();
+    for_each_row(&tournament.out.join(GAMES_CSV), |row| {
+        tallies.add(&row);
+        Ok(())
+    })?;
     if let Played::Complete { played: 0, already, .. } = &played {
         crate::say!(
             "nothing to play: {already} games already in {}, by these same bots (no file their commands name has changed): add --fresh to play them again",
@@ -97,7 +102,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         );
     }
     crate::say!();
-    crate::say_raw!("{}", output::summary(&rows));
+    crate::say_raw!("{}", output::summary(&tallies));
     crate::say!("games.csv: {}", tournament.out.join(GAMES_CSV).display());
     match played {
         Played::Complete { .. } => Ok(ExitCode::SUCCESS),

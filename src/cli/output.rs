@@ -2,7 +2,7 @@
 
 use crate::protocol::{ForfeitReason, ResultReason};
 use crate::referee::GameOutcome;
-use crate::results::{GameRow, tally};
+use crate::results::{GameRow, Tallies};
 
 /// "game 3/10  seed 42  alpha (1) vs beta (2): beta wins 45-74"; a game
 /// ended by a forfeit says so before the score it stopped at: "beta wins
@@ -41,12 +41,11 @@ fn scores(seat1: i64, seat2: i64) -> String {
 }
 
 /// Wins, draws, losses and forfeits per bot.
-pub fn summary(rows: &[GameRow]) -> String {
-    let tallies = tally(rows);
-    let width = tallies.keys().map(|name| name.chars().count()).max().unwrap_or(0);
-    let mut text =
-        format!("Summary of {} game{}:\n", rows.len(), if rows.len() == 1 { "" } else { "s" });
-    for (name, tally) in &tallies {
+pub fn summary(tallies: &Tallies) -> String {
+    let width = tallies.by_bot.keys().map(|name| name.chars().count()).max().unwrap_or(0);
+    let games = tallies.games;
+    let mut text = format!("Summary of {games} game{}:\n", if games == 1 { "" } else { "s" });
+    for (name, tally) in &tallies.by_bot {
         text.push_str(&format!(
             "  {name:<width$}  {} won, {} drawn, {} lost; forfeits: {}\n",
             tally.wins,

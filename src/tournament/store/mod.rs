@@ -28,7 +28,7 @@ use anyhow::Context;
 use crate::archive;
 pub use finish::report_folder;
 pub use folder::ResultsFolder;
-pub use games_csv::{for_each_row, read_games_csv};
+pub use games_csv::for_each_row;
 pub use merge::{MergeInterrupted, merge_folders};
 pub use settings::RecordedSettings;
 pub use transcripts::{MAX_TRANSCRIPT_BYTES, TranscriptReader, transcript_of_game};
