@@ -15,7 +15,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::hostile::{
-    Attack, attack, attack_in, both_ways, hostile_outcome, play_hostile, victim_copy,
+    Attack, VICTIM, attack, attack_in, both_ways, hostile_outcome, play_hostile, victim_copy,
 };
 use common::{PYTHON_RANDOM_BOT, Scratch, read_games_csv, read_transcript, repo_dir};
 
@@ -48,10 +48,21 @@ fn a_bot_cannot_kill_the_arena() {
     assert_eq!(closed.rows.len(), 1);
 }
 
+/// Seen from the victim's side, not only from the attacker's report.
 #[test]
 fn a_bot_cannot_renice_its_opponent() {
-    let (open, _) = both_ways("renice-opponent", None);
+    let (open, closed) = both_ways("renice-opponent", None);
     assert!(open.outcome.contains("nice 19"), "{}", open.outcome);
+    let victims_end = |attack: &Attack| {
+        let log = attack.scratch.out().join(format!("logs/game-000001-seat2-{VICTIM}.log"));
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.lines()
+            .find_map(|line| line.strip_prefix("the victim, ending at nice "))
+            .unwrap_or_else(|| panic!("no end in the victim's log {}:\n{text}", log.display()))
+            .to_owned()
+    };
+    assert_eq!(victims_end(&open), "19");
+    assert_ne!(victims_end(&closed), "19");
 }
 
 #[test]

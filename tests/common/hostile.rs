@@ -50,8 +50,9 @@ pub fn victim_copy(scratch: &Scratch) -> PathBuf {
     let bot = std::fs::read_to_string(repo_dir().join("bots/python/random_bot.py"))
         .expect("the Python random bot");
     // It writes to stderr at once, so that it has a log for an attacker
-    // to look for (the kit itself writes none).
-    let loud = "import sys\nprint('the victim, starting', file=sys.stderr, flush=True)\n";
+    // to look for (the kit itself writes none), and says its niceness as it
+    // ends, so that a test sees what an attack did from the victim's side.
+    let loud = "import atexit, os, sys\nprint('the victim, starting', file=sys.stderr, flush=True)\natexit.register(lambda: print(f'the victim, ending at nice {os.getpriority(os.PRIO_PROCESS, 0)}', file=sys.stderr, flush=True))\n";
     std::fs::write(&copy, format!("{loud}{bot}")).expect("copying the victim");
     copy
 }
