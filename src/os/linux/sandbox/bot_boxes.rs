@@ -128,10 +128,10 @@ impl BotBoxes {
     }
 
     /// Has a box for `inputs` made on the maker's thread, unless one for
-    /// them waits (ready, or making itself new: the box of a bot that ends by itself
-    /// comes back, ready at once where the bot left its scratch alone) or
-    /// is being made. More would be made only to end: a bot keeps at most
-    /// [`MOST_SPARES`] waiting, and each box made and ended costs
+    /// them waits (ready, or making itself new: the box of a bot that ends
+    /// by itself comes back, ready at once where the bot left its scratch
+    /// alone) or is being made. More would be made only to end: a bot keeps
+    /// at most [`MOST_SPARES`] waiting, and each box made and ended costs
     /// milliseconds of the machine.
     fn make_ahead(self: &Arc<Self>, inputs: Inputs) {
         let waiting = self
