@@ -120,12 +120,45 @@ pub fn restore_signals(mask: &libc::sigset_t) {
 pub unsafe fn default_signals(mask: &libc::sigset_t) {
     // SAFETY: system calls on the calling process only.
     unsafe {
-        for signal in 1..=64 {
-            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
-                libc::signal(signal, libc::SIG_DFL);
+        default_handlers();
+        libc::sigprocmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
+    }
+}
+
+/// Every signal's handler at its default (the mask left as it is).
+///
+/// The system call itself: libc's wrappers refuse the signals it keeps for
+/// itself (32 and 33 under glibc), which a program would otherwise start
+/// with as the arena's process had them (a box's first process had 32
+/// ignored).
+///
+/// # Safety
+/// Only in a process of arena's own between clone and exec.
+pub unsafe fn default_handlers() {
+    /// The kernel's `struct sigaction` on the architectures arena builds
+    /// for: handler, flags, restorer, mask.
+    #[repr(C)]
+    struct KernelSigaction {
+        handler: usize,
+        flags: libc::c_ulong,
+        restorer: usize,
+        mask: u64,
+    }
+    let default = KernelSigaction { handler: libc::SIG_DFL, flags: 0, restorer: 0, mask: 0 };
+    for signal in 1..=64 {
+        if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+            // SAFETY: sets the calling process's handler from a struct on
+            // the stack of the size the kernel reads (its mask is 8 bytes).
+            unsafe {
+                libc::syscall(
+                    libc::SYS_rt_sigaction,
+                    signal,
+                    &raw const default,
+                    std::ptr::null_mut::<KernelSigaction>(),
+                    std::mem::size_of::<u64>(),
+                );
             }
         }
-        libc::sigprocmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
     }
 }
 

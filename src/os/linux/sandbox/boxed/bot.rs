@@ -5,11 +5,10 @@ use std::ffi::{c_int, c_void};
 use std::io;
 
 use super::failed::{at, errno};
+use super::init::set_cpus;
 use super::{BOT_ID, Failed, InitJob};
 use crate::os::linux::sandbox::landlock::restrict_self;
-use crate::os::linux::sandbox::spawn::{
-    close_inherited_files_at_exec, default_signals, load_filter, set_rlimits,
-};
+use crate::os::linux::sandbox::spawn::{close_inherited_files_at_exec, load_filter, set_rlimits};
 
 pub(super) extern "C" fn bot_main(job: *mut c_void) -> c_int {
     // SAFETY: `job` is the first process's InitJob, whose memory this
@@ -29,7 +28,12 @@ unsafe fn bot(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
     let start = job.start;
     // SAFETY: system calls on this process with prepared pointers.
     unsafe {
-        default_signals(&job.mask);
+        // The handlers are at their defaults already (see `init`).
+        libc::sigprocmask(libc::SIG_SETMASK, &job.mask, std::ptr::null_mut());
+        // Born on the first process's CPU (see `init`).
+        if libc::CPU_COUNT(&job.cpus) > 0 {
+            set_cpus(&job.cpus);
+        }
         for (target, &fd) in job.stdio.iter().enumerate() {
             at(Failed::Stdio, libc::dup2(fd, target as c_int))?;
         }

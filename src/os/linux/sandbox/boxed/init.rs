@@ -13,7 +13,7 @@ use super::scratch::{ScratchMark, make_ruleset, renew};
 use super::{
     Failed, InitJob, Network, REPORT_ENDED, REPORT_FAILED, REPORT_READY, REPORT_STARTED, Report,
 };
-use crate::os::linux::sandbox::spawn::load_filter;
+use crate::os::linux::sandbox::spawn::{default_handlers, load_filter};
 
 /// Sends a report from inside the box.
 ///
@@ -48,6 +48,10 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
     // memory the arena prepared.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+        // None of the arena's handlers may run here (signals stay blocked
+        // but for the bot's process), and each bot's process, which starts
+        // with this process's handlers, is spared sixty calls a start.
+        default_handlers();
         blank(&start.command_line);
         libc::close(job.sync_write);
         keep_only(job.keep);
@@ -114,16 +118,21 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
         // each bot's end, for its bot's next process where the plan allows.
         loop {
             send(job.report, Report { kind: REPORT_READY, ..Report::default() });
-            let mut cpus: libc::cpu_set_t = std::mem::zeroed();
-            let Some(stdio) = receive_go(job.sync_read, &mut cpus)? else {
+            let Some(stdio) = receive_go(job.sync_read, &mut job.cpus)? else {
                 // The arena is done with the box (or gone).
                 return Ok(());
             };
             job.stdio = stdio;
             job.bot_failure = (0, 0);
-            if libc::CPU_COUNT(&cpus) > 0 {
-                let size = std::mem::size_of::<libc::cpu_set_t>();
-                libc::syscall(libc::SYS_sched_setaffinity, 0, size, &raw const cpus);
+            // The bot's process is born on this CPU, which this process
+            // leaves to it until its exec (`CLONE_VFORK`): the kernel would
+            // place a new process on the least loaded CPU, across an
+            // interrupt and often behind another game's processes (a tenth
+            // of the games per second where every CPU has a game). It takes
+            // the CPUs it was started on before exec, and this process
+            // takes them again once it waits.
+            if libc::CPU_COUNT(&job.cpus) > 0 {
+                set_cpus(&here_if_among(&job.cpus));
             }
             let bot = libc::clone(
                 bot_main,
@@ -131,6 +140,9 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
                 libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
                 (job as *mut InitJob<'_>).cast(),
             );
+            if libc::CPU_COUNT(&job.cpus) > 0 {
+                set_cpus(&job.cpus);
+            }
             if bot < 0 {
                 return Err((Failed::StartBot, errno()));
             }
@@ -148,6 +160,43 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
             send(job.report, Report { kind: REPORT_ENDED, value: status as u32, errno: 0 });
             renew(job)?;
         }
+    }
+}
+
+/// Keeps the calling process on `cpus`.
+///
+/// # Safety
+/// A system call only: callable between clone and exec.
+pub(super) unsafe fn set_cpus(cpus: &libc::cpu_set_t) {
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: passes a set of its own size; a failure only costs speed.
+    unsafe {
+        libc::syscall(libc::SYS_sched_setaffinity, 0, size, std::ptr::from_ref(cpus));
+    }
+}
+
+/// The CPU the calling process runs on, where `cpus` has it; else `cpus`.
+unsafe fn here_if_among(cpus: &libc::cpu_set_t) -> libc::cpu_set_t {
+    let mut here: libc::c_uint = 0;
+    // SAFETY: getcpu writes the CPU's number; the node is not asked for.
+    let known = unsafe {
+        libc::syscall(
+            libc::SYS_getcpu,
+            &raw mut here,
+            std::ptr::null_mut::<libc::c_uint>(),
+            std::ptr::null_mut::<c_void>(),
+        )
+    } == 0;
+    let here = here as usize;
+    // SAFETY: CPU_ISSET and CPU_SET stay within the set for a number under
+    // its size.
+    unsafe {
+        if !known || here >= libc::CPU_SETSIZE as usize || !libc::CPU_ISSET(here, cpus) {
+            return *cpus;
+        }
+        let mut only_here: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(here, &mut only_here);
+        only_here
     }
 }
 

@@ -18,7 +18,8 @@
 //!    socket lets it go on;
 //! 3. first process: it dies with the thread that started it, arena's
 //!    (`PR_SET_PDEATHSIG`; bots are started on threads that live as long as
-//!    their runs), keeps only the descriptors it needs, joins its cgroup (as
+//!    their runs), sets every signal's handler to its default (signals
+//!    stay blocked), keeps only the descriptors it needs, joins its cgroup (as
 //!    a single thread), makes itself undumpable, starts a session (one CPU share per
 //!    box where the scheduler shares by session), opens every host path
 //!    the box shows (while it still may read them: under root, before it
@@ -32,8 +33,10 @@
 //! 4. arena, when a game wants the bot: the word to start it on the sync
 //!    socket, with the CPUs and the bot's ends of three new pipes
 //!    (`SCM_RIGHTS`);
-//! 5. first process: starts the bot (`CLONE_VM | CLONE_VFORK`), which
-//!    takes its pipes as stdin, stdout and stderr, becomes the box's user
+//! 5. first process: starts the bot (`CLONE_VM | CLONE_VFORK`) on its own
+//!    CPU, which it leaves to the bot until the exec; the bot's process
+//!    unblocks signals, takes the CPUs named, takes its pipes as stdin,
+//!    stdout and stderr, becomes the box's user
 //!    (1000) with no capability, sets its limits, restricts itself with
 //!    the box's Landlock ruleset and loads the other half of the seccomp
 //!    filter last, then execs; reports STARTED (or the step that failed,
@@ -190,6 +193,9 @@ struct InitJob<'a> {
     /// first process's own mount of its message queues.
     ipc: Option<ipc::IpcMark>,
     queues: Option<RawFd>,
+    /// The CPUs the bot runs on, as the word to start it names them (none:
+    /// any); its process takes them just before exec (see `init`).
+    cpus: libc::cpu_set_t,
 }
 
 /// A box's first process, seen from the arena: waiting for the word to
@@ -405,6 +411,8 @@ pub fn prepare(start: &BoxStart) -> Result<BoxProcess, StartFailure> {
         ruleset: None,
         ipc: None,
         queues: None,
+        // SAFETY: an empty CPU set is all zeros.
+        cpus: unsafe { std::mem::zeroed() },
     };
     let mut flags = libc::CLONE_NEWUSER
         | libc::CLONE_NEWPID
