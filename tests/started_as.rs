@@ -2,8 +2,9 @@
 //! default and none blocked (a box's first process, a copy of arena, holds
 //! arena's handlers and blocks every signal), and the CPUs its game's
 //! worker may use: all of arena's where bots start every game (a box's bot
-//! is born on its first process's CPU and takes the worker's CPUs before
-//! exec), its worker's own CPU where workers are pinned (bots kept alive).
+//! is born on its first process's CPU, and where every CPU has a worker any
+//! bot on its worker's, and each takes the worker's CPUs before exec), its
+//! worker's own CPU where workers are pinned (bots kept alive).
 
 #![cfg(target_os = "linux")]
 
@@ -65,13 +66,20 @@ fn a_bot_starts_with_every_signal_at_its_default_and_none_blocked() {
     }
 }
 
+/// One game at a time, and one per CPU (where programs are born on their
+/// worker's CPU, which they leave before exec).
 #[test]
 fn a_bot_started_every_game_may_run_on_every_cpu_of_the_arena() {
     let own = own_cpus();
+    let every_cpu = std::thread::available_parallelism().map_or(1, usize::from).to_string();
     for (how, extra) in WAYS {
-        let cpus = reported(&restarted_match(&Scratch::new(), extra), "cpus: ");
-        assert_eq!(cpus.len(), 12, "{how}: a line from each process: {cpus:?}");
-        assert!(cpus.iter().all(|cpus| *cpus == own), "{how}: {cpus:?}, arena's {own}");
+        for at_once in ["1", every_cpu.as_str()] {
+            let extra = [extra, &["--concurrency", at_once]].concat();
+            let cpus = reported(&restarted_match(&Scratch::new(), &extra), "cpus: ");
+            let how = format!("{how}, {at_once} at a time");
+            assert_eq!(cpus.len(), 12, "{how}: a line from each process: {cpus:?}");
+            assert!(cpus.iter().all(|cpus| *cpus == own), "{how}: {cpus:?}, arena's {own}");
+        }
     }
 }
 

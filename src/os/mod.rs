@@ -35,7 +35,7 @@ pub use platform::{
     EchoOff, ProcStat, allowed_cpus, become_subreaper, descendants_of, keep_current_thread_on,
     kill_group, kill_process_and_group, last_pid, own_usage, pidfd_of, pin_current_thread,
     read_available, read_stat, reading_stdin, reap_by_pid, run_current_thread_when_idle,
-    spawn_plain, wait_readable, write_available,
+    spawn_plain, start_programs_here, starts_programs_here, wait_readable, write_available,
 };
 
 /// CPU time and peak memory of this process (all threads, no children).

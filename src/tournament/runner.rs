@@ -139,6 +139,10 @@ pub(crate) fn start_workers(
     // starting a program costs more than a game's lines between quick bots).
     let pinned = tournament.pin && !tournament.restarts_every_game();
     let cpus = if pinned { crate::os::allowed_cpus() } else { Vec::new() };
+    // Where every CPU has a worker, no CPU is idle for a program the
+    // kernel would move there: programs are born on their worker's CPU
+    // (see `os::start_programs_here`).
+    let programs_here = worker_count >= crate::os::allowed_cpus().len();
     let mut handles = Vec::with_capacity(worker_count);
     // Every worker's runtime made before any worker starts a program: a
     // runtime is epoll instances and pipes, which a bot that exhausts its
@@ -159,6 +163,7 @@ pub(crate) fn start_workers(
                 if let Some(cpu) = cpu {
                     crate::os::pin_current_thread(cpu);
                 }
+                crate::os::start_programs_here(programs_here);
                 let runtime = match runtime {
                     Ok(runtime) => runtime,
                     Err(error) => {

@@ -37,6 +37,89 @@ pub fn keep_current_thread_on(cpus: &[usize]) {
     }
 }
 
+thread_local! {
+    /// Whether the programs this thread starts outside a box are born on
+    /// its CPU (see [`start_programs_here`]).
+    static PROGRAMS_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Has the programs the calling thread starts outside a box born on the
+/// CPU it runs on (each takes the thread's CPUs before exec), or (`false`,
+/// the default) lets the kernel place them: on the least loaded CPU, the
+/// better choice while a CPU is idle (a worker's two seats then start at
+/// once), the worse where every CPU has a worker (the program is sent
+/// across an interrupt, often behind another game's processes, while its
+/// parent's CPU waits for its exec). A box's bot is always born on its
+/// first process's CPU, which has nothing else to run until the exec.
+pub fn start_programs_here(here: bool) {
+    PROGRAMS_HERE.with(|cell| cell.set(here));
+}
+
+/// Whether the calling thread has its programs born on its CPU.
+pub fn starts_programs_here() -> bool {
+    PROGRAMS_HERE.with(std::cell::Cell::get)
+}
+
+/// The CPUs the calling thread may run on, as a set.
+pub(super) fn current_cpus() -> Option<libc::cpu_set_t> {
+    // SAFETY: sched_getaffinity fills the set on the stack, of its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        let read = libc::syscall(
+            libc::SYS_sched_getaffinity,
+            0,
+            std::mem::size_of::<libc::cpu_set_t>(),
+            &raw mut set,
+        );
+        (read > 0).then_some(set)
+    }
+}
+
+/// Keeps the calling thread on `cpus`; failure only costs speed. A raw
+/// system call: for a child between clone and exec.
+pub(super) fn set_cpus(cpus: &libc::cpu_set_t) {
+    // SAFETY: passes a set of its own size.
+    unsafe {
+        libc::syscall(
+            libc::SYS_sched_setaffinity,
+            0,
+            std::mem::size_of::<libc::cpu_set_t>(),
+            std::ptr::from_ref(cpus),
+        );
+    }
+}
+
+/// The CPU the calling thread runs on alone, where `cpus` has it and has
+/// others: the set a child is born with on its parent's CPU. Raw system
+/// calls only.
+pub(super) fn only_current_among(cpus: &libc::cpu_set_t) -> Option<libc::cpu_set_t> {
+    let mut here: libc::c_uint = 0;
+    // SAFETY: getcpu writes the CPU's number; the node is not asked for.
+    let known = unsafe {
+        libc::syscall(
+            libc::SYS_getcpu,
+            &raw mut here,
+            std::ptr::null_mut::<libc::c_uint>(),
+            std::ptr::null_mut::<libc::c_void>(),
+        )
+    } == 0;
+    let here = here as usize;
+    // SAFETY: CPU_COUNT, CPU_ISSET and CPU_SET stay within the set for a
+    // number under its size.
+    unsafe {
+        if !known
+            || here >= libc::CPU_SETSIZE as usize
+            || libc::CPU_COUNT(cpus) < 2
+            || !libc::CPU_ISSET(here, cpus)
+        {
+            return None;
+        }
+        let mut only_here: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(here, &mut only_here);
+        Some(only_here)
+    }
+}
+
 /// Lets the calling thread run only on CPUs nothing else wants
 /// (`SCHED_IDLE`), so it never preempts a game. Failure only costs speed,
 /// so it is ignored.

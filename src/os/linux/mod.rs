@@ -9,7 +9,7 @@ mod terminal;
 
 pub use cpu::{
     allowed_cpus, ask_short_slice, keep_current_thread_on, own_usage, pin_current_thread,
-    run_current_thread_when_idle,
+    run_current_thread_when_idle, start_programs_here, starts_programs_here,
 };
 pub use pipe::{pidfd_of, read_available, wait_readable, write_available};
 pub use plain::spawn_plain;

@@ -98,6 +98,14 @@ pub fn keep_current_thread_on(_cpus: &[usize]) {}
 /// Nothing here.
 pub fn run_current_thread_when_idle() {}
 
+/// Does nothing here.
+pub fn start_programs_here(_here: bool) {}
+
+/// Never here.
+pub fn starts_programs_here() -> bool {
+    false
+}
+
 /// Zero here.
 pub fn own_usage() -> Usage {
     Usage::default()

@@ -8,7 +8,8 @@
 //! the thread that started it (`PR_SET_PDEATHSIG`), so it must not be a
 //! pool's thread that ends when idle. It runs on the CPUs the calling
 //! thread ran on when it was made, so a pinned worker's programs are
-//! pinned with it.
+//! pinned with it, and has its programs born where the calling thread has
+//! (`os::start_programs_here`).
 
 use std::sync::mpsc;
 
@@ -24,9 +25,10 @@ struct Alongside {
 impl Alongside {
     fn new() -> std::io::Result<Alongside> {
         let (jobs, incoming) = mpsc::channel::<Job>();
-        let cpus = crate::os::allowed_cpus();
+        let (cpus, here) = (crate::os::allowed_cpus(), crate::os::starts_programs_here());
         std::thread::Builder::new().name("arena-starter".into()).spawn(move || {
             crate::os::keep_current_thread_on(&cpus);
+            crate::os::start_programs_here(here);
             // Ends when the calling thread ends (its sender is dropped).
             while let Ok(job) = incoming.recv() {
                 job();

@@ -10,13 +10,15 @@
 //! flush its TLB: the stack here is an allocation, reused by the thread.
 //!
 //! The calling thread waits (`CLONE_VFORK`) until the child has exec'd or
-//! failed; a failure's errno comes back through a close-on-exec pipe. The
-//! exit is watched through a pidfd, so nothing here needs SIGCHLD.
+//! failed; a failure's errno comes back in the memory they share (a pipe
+//! would cost a start four more system calls). The exit is watched through
+//! a pidfd, so nothing here needs SIGCHLD.
 
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
+use super::super::cpu::{current_cpus, only_current_among, set_cpus, starts_programs_here};
 use super::child::ChildSetup;
 use super::spawn::{
     Spawned, block_signals, default_signals, null_terminated, pipe, restore_signals, wait_exited,
@@ -43,11 +45,14 @@ struct ChildJob<'a> {
     dir: *const c_char,
     /// The child's ends of the three pipes, to become 0, 1 and 2.
     stdio: [RawFd; 3],
-    /// Where an errno goes if the child fails before exec.
-    error: RawFd,
+    /// Where the child leaves an errno if it fails before exec.
+    error: c_int,
     /// The signal mask to start the program with.
     mask: libc::sigset_t,
     setup: &'a ChildSetup,
+    /// The CPUs the child takes before exec, where it is born on the
+    /// parent's CPU alone (see `start_programs_here`).
+    widen: Option<libc::cpu_set_t>,
 }
 
 /// Starts `prepared`.
@@ -72,7 +77,6 @@ fn clone_child(
     let (stdin_read, stdin_write) = pipe()?;
     let (stdout_read, stdout_write) = pipe()?;
     let (stderr_read, stderr_write) = pipe()?;
-    let (error_read, error_write) = pipe()?;
     // SAFETY: the stack is ours until the child has exec'd or exited, which
     // CLONE_VFORK waits for; the top is aligned as the ABI wants.
     let stack_top = unsafe {
@@ -85,10 +89,18 @@ fn clone_child(
         envp: envp.as_ptr(),
         dir: prepared.dir.as_ref().map_or(std::ptr::null(), |dir| dir.as_ptr()),
         stdio: [stdin_read.as_raw_fd(), stdout_write.as_raw_fd(), stderr_write.as_raw_fd()],
-        error: error_write.as_raw_fd(),
+        error: 0,
         mask: block_signals(),
         setup: &prepared.setup,
+        widen: None,
     };
+    if starts_programs_here()
+        && let Some(cpus) = current_cpus()
+        && let Some(here) = only_current_among(&cpus)
+    {
+        set_cpus(&here);
+        job.widen = Some(cpus);
+    }
     let mut pidfd: c_int = -1;
     // SAFETY: signals are blocked across the clone so that no handler of
     // the arena's runs in the child (it resets them all before unblocking);
@@ -104,20 +116,20 @@ fn clone_child(
         )
     };
     let clone_error = io::Error::last_os_error();
+    if let Some(cpus) = &job.widen {
+        set_cpus(cpus);
+    }
     restore_signals(&job.mask);
     if pid < 0 {
         return Err(clone_error);
     }
-    drop((stdin_read, stdout_write, stderr_write, error_write));
+    drop((stdin_read, stdout_write, stderr_write));
     // SAFETY: CLONE_PIDFD stored a new descriptor that is ours alone.
     let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
-    let mut errno = [0u8; 4];
-    // The child has exec'd (the pipe closed empty) or failed (an errno).
-    // SAFETY: reads into a local buffer.
-    let read = unsafe { libc::read(error_read.as_raw_fd(), errno.as_mut_ptr().cast(), 4) };
-    if read == 4 {
+    // The child has exec'd (no errno) or failed.
+    if job.error != 0 {
         let _ = wait_exited(&pidfd, true);
-        return Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)));
+        return Err(io::Error::from_raw_os_error(job.error));
     }
     Ok(Spawned {
         pid: pid as u32,
@@ -130,13 +142,11 @@ fn clone_child(
 
 extern "C" fn child_main(job: *mut c_void) -> c_int {
     // SAFETY: `job` is the parent's ChildJob, alive while the parent waits.
-    let job = unsafe { &*job.cast::<ChildJob<'_>>() };
-    // SAFETY: in the child before exec, with everything prepared.
-    let errno = unsafe { run_child(job) };
-    // SAFETY: reports the errno and ends the child without running any of
-    // the arena's exit code.
+    let job = unsafe { &mut *job.cast::<ChildJob<'_>>() };
+    // SAFETY: in the child before exec, with everything prepared; the
+    // errno is left where the parent reads it once the child has ended.
     unsafe {
-        libc::write(job.error, (&raw const errno).cast(), 4);
+        job.error = run_child(job);
         libc::_exit(127)
     }
 }
@@ -147,6 +157,9 @@ unsafe fn run_child(job: &ChildJob<'_>) -> c_int {
     // SAFETY: system calls on this (child) process with prepared pointers.
     unsafe {
         default_signals(&job.mask);
+        if let Some(cpus) = &job.widen {
+            set_cpus(cpus);
+        }
         for (target, &fd) in job.stdio.iter().enumerate() {
             if libc::dup2(fd, target as c_int) < 0 {
                 return errno();

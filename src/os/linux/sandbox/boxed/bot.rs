@@ -5,8 +5,8 @@ use std::ffi::{c_int, c_void};
 use std::io;
 
 use super::failed::{at, errno};
-use super::init::set_cpus;
 use super::{BOT_ID, Failed, InitJob};
+use crate::os::linux::cpu::set_cpus;
 use crate::os::linux::sandbox::landlock::restrict_self;
 use crate::os::linux::sandbox::spawn::{close_inherited_files_at_exec, load_filter, set_rlimits};
 

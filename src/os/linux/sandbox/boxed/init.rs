@@ -13,6 +13,7 @@ use super::scratch::{ScratchMark, make_ruleset, renew};
 use super::{
     Failed, InitJob, Network, REPORT_ENDED, REPORT_FAILED, REPORT_READY, REPORT_STARTED, Report,
 };
+use crate::os::linux::cpu::{only_current_among, set_cpus};
 use crate::os::linux::sandbox::spawn::{default_handlers, load_filter};
 
 /// Sends a report from inside the box.
@@ -131,8 +132,8 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
             // of the games per second where every CPU has a game). It takes
             // the CPUs it was started on before exec, and this process
             // takes them again once it waits.
-            if libc::CPU_COUNT(&job.cpus) > 0 {
-                set_cpus(&here_if_among(&job.cpus));
+            if let Some(here) = only_current_among(&job.cpus) {
+                set_cpus(&here);
             }
             let bot = libc::clone(
                 bot_main,
@@ -160,43 +161,6 @@ unsafe fn init(job: &mut InitJob<'_>) -> Result<(), (Failed, i32)> {
             send(job.report, Report { kind: REPORT_ENDED, value: status as u32, errno: 0 });
             renew(job)?;
         }
-    }
-}
-
-/// Keeps the calling process on `cpus`.
-///
-/// # Safety
-/// A system call only: callable between clone and exec.
-pub(super) unsafe fn set_cpus(cpus: &libc::cpu_set_t) {
-    let size = std::mem::size_of::<libc::cpu_set_t>();
-    // SAFETY: passes a set of its own size; a failure only costs speed.
-    unsafe {
-        libc::syscall(libc::SYS_sched_setaffinity, 0, size, std::ptr::from_ref(cpus));
-    }
-}
-
-/// The CPU the calling process runs on, where `cpus` has it; else `cpus`.
-unsafe fn here_if_among(cpus: &libc::cpu_set_t) -> libc::cpu_set_t {
-    let mut here: libc::c_uint = 0;
-    // SAFETY: getcpu writes the CPU's number; the node is not asked for.
-    let known = unsafe {
-        libc::syscall(
-            libc::SYS_getcpu,
-            &raw mut here,
-            std::ptr::null_mut::<libc::c_uint>(),
-            std::ptr::null_mut::<c_void>(),
-        )
-    } == 0;
-    let here = here as usize;
-    // SAFETY: CPU_ISSET and CPU_SET stay within the set for a number under
-    // its size.
-    unsafe {
-        if !known || here >= libc::CPU_SETSIZE as usize || !libc::CPU_ISSET(here, cpus) {
-            return *cpus;
-        }
-        let mut only_here: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(here, &mut only_here);
-        only_here
     }
 }
 

@@ -86,6 +86,7 @@ pub use plan::BoxPlan;
 
 use init::init_main;
 
+use super::super::cpu::{current_cpus, only_current_among};
 use super::box_filter::BoxFilters;
 use super::landlock::InBoxRuleset;
 use super::spawn::{
@@ -276,6 +277,22 @@ impl BoxProcess {
             set
         };
         let ends = [stdin_read.as_raw_fd(), stdout_write.as_raw_fd(), stderr_write.as_raw_fd()];
+        // Where programs are born on their starting thread's CPU, the first
+        // process is woken on this one (a sleeping process moves at no
+        // cost), and starts its bot here. A box of subordinate ids may not
+        // be moved: its bot is born where its first process wakes.
+        if crate::os::starts_programs_here()
+            && let Some(here) = current_cpus().and_then(|cpus| only_current_among(&cpus))
+        {
+            // SAFETY: sets another process's CPUs from a set of its size.
+            unsafe {
+                libc::sched_setaffinity(
+                    self.pid as libc::pid_t,
+                    std::mem::size_of::<libc::cpu_set_t>(),
+                    &here,
+                );
+            }
+        }
         send_go(&self.go, &set, ends).map_err(fail(Failed::Isolate))?;
         // The first process has its own copies now.
         drop((stdin_read, stdout_write, stderr_write));
