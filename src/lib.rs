@@ -33,3 +33,4 @@ mod story;
 mod text_file;
 mod tournament;
 mod units;
+mod whole_file;

@@ -129,14 +129,13 @@ fn insert_number(present: &mut BitSet, number: u64, frames: u64) {
 
 /// Writes the index of the whole frames of `archive` up to `end` anew.
 fn rebuild_index(archive: &File, end: u64, index_path: &Path) -> std::io::Result<()> {
-    let temporary = index_path.with_extension("index.tmp-arena");
-    let mut out = BufWriter::new(File::create(&temporary)?);
-    let mut ignored = Checked::default();
-    walk(archive, 0, end, &mut ignored, |number, offset| {
-        out.write_all(&index_entry(number, offset))
-    })?;
-    out.into_inner().map_err(|error| error.into_error())?.sync_all()?;
-    std::fs::rename(&temporary, index_path)
+    crate::whole_file::replace_with(index_path, 0o666, |out| {
+        let mut ignored = Checked::default();
+        walk(archive, 0, end, &mut ignored, |number, offset| {
+            out.write_all(&index_entry(number, offset))
+        })
+        .map(drop)
+    })
 }
 
 /// Adds to the index (which lists its first `listed` frames rightly) the

@@ -223,16 +223,10 @@ impl Transcript {
         self.buffer
     }
 
-    /// Writes the transcript to `path` whole or not at all (a temporary file
-    /// renamed into place), so no truncated transcript ever stands.
+    /// Writes the transcript to `path` whole or not at all (`whole_file`),
+    /// so no truncated transcript ever stands.
     pub fn write_to(&self, path: &Path) -> std::io::Result<()> {
         let Some(buffer) = &self.buffer else { return Ok(()) };
-        let temporary = path.with_extension("jsonl.tmp-arena");
-        let written =
-            std::fs::write(&temporary, buffer).and_then(|()| std::fs::rename(&temporary, path));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&temporary);
-        }
-        written
+        crate::whole_file::replace(path, buffer)
     }
 }

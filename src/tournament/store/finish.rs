@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::folder::ResultsFolder;
-use super::games_csv::{RowParser, Rows, for_each_row, replace_with, temporary_of};
+use super::games_csv::{RowParser, Rows, for_each_row};
 use super::settings::RecordedSettings;
 use super::sort::{Place, Sorter};
 use super::{GAMES_CSV, NotResultsFolder, SET_ASIDE_CSV, SETTINGS_JSON, write_atomically};
@@ -109,13 +109,7 @@ fn order_games_csv(
         reporter.report(&Event::Warning { message: &message });
     }
     if renumbered || aside.count > 0 || !in_order || replacing {
-        let rewritten =
-            rewrite_in_order(&path, &source, &numbering, schedule, renumbered, replaced);
-        if rewritten.is_err() {
-            // Half a copy helps nobody (a full disk least of all).
-            let _ = std::fs::remove_file(temporary_of(&path));
-        }
-        rewritten?;
+        rewrite_in_order(&path, &source, &numbering, schedule, renumbered, replaced)?;
     }
     aside.finish()?;
     Ok(results)
@@ -203,47 +197,48 @@ fn rewrite_in_order(
             })?;
         }
     }
-    let temporary = temporary_of(path);
-    let mut out = BufWriter::new(
-        File::create(&temporary)
-            .with_context(|| format!("cannot write {}", temporary.display()))?,
-    );
-    let mut bytes = vec![0; rows.header_end() as usize];
-    source.read_exact_at(&mut bytes, 0)?;
-    out.write_all(&bytes).with_context(|| format!("cannot write {}", temporary.display()))?;
-    let headers = csv::StringRecord::from_byte_record(
-        csv::ReaderBuilder::new()
-            .has_headers(false)
-            .from_reader(&bytes[..])
-            .byte_headers()?
-            .clone(),
-    )
-    .map_err(|error| anyhow::anyhow!("{}: its header is not UTF-8 ({error})", path.display()))?;
-    let sorting = || format!("cannot put the rows of {} in order", path.display());
-    let mut parser = RowParser::new(headers);
-    for place in sorter.sorted().with_context(sorting)? {
-        let place = place.with_context(sorting)?;
-        if let Some(Some(row)) = replaced.get(&place.game) {
-            out.write_all(&row.csv_line(false)?)
-                .with_context(|| format!("cannot write {}", temporary.display()))?;
-            continue;
+    // Half a copy never stands (a full disk least of all): `whole_file`.
+    crate::whole_file::replace_with(path, 0o666, |out| -> anyhow::Result<()> {
+        let writing = || format!("cannot write beside {}", path.display());
+        let mut bytes = vec![0; rows.header_end() as usize];
+        source.read_exact_at(&mut bytes, 0)?;
+        out.write_all(&bytes).with_context(writing)?;
+        let headers = csv::StringRecord::from_byte_record(
+            csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(&bytes[..])
+                .byte_headers()?
+                .clone(),
+        )
+        .map_err(|error| {
+            anyhow::anyhow!("{}: its header is not UTF-8 ({error})", path.display())
+        })?;
+        let sorting = || format!("cannot put the rows of {} in order", path.display());
+        let mut parser = RowParser::new(headers);
+        for place in sorter.sorted().with_context(sorting)? {
+            let place = place.with_context(sorting)?;
+            if let Some(Some(row)) = replaced.get(&place.game) {
+                out.write_all(&row.csv_line(false)?).with_context(writing)?;
+                continue;
+            }
+            bytes.resize((place.end - place.start) as usize, 0);
+            source
+                .read_exact_at(&mut bytes, place.start)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            if renumber {
+                let mut row = parser
+                    .parse(&bytes)
+                    .context("a row of games.csv changed while it was being rewritten")?;
+                numbering.apply(&mut row);
+                out.write_all(&row.csv_line(false)?)
+            } else {
+                out.write_all(&bytes)
+            }
+            .with_context(writing)?;
         }
-        bytes.resize((place.end - place.start) as usize, 0);
-        source
-            .read_exact_at(&mut bytes, place.start)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        if renumber {
-            let mut row = parser
-                .parse(&bytes)
-                .context("a row of games.csv changed while it was being rewritten")?;
-            numbering.apply(&mut row);
-            out.write_all(&row.csv_line(false)?)
-        } else {
-            out.write_all(&bytes)
-        }
-        .with_context(|| format!("cannot write {}", temporary.display()))?;
-    }
-    replace_with(out, &temporary, path)
+        Ok(())
+    })
+    .with_context(|| format!("cannot replace {}", path.display()))
 }
 
 /// Where each game sits in the current schedule, by its identity.
@@ -404,7 +399,11 @@ mod tests {
         std::os::unix::fs::symlink("/dev/full", &temporary).unwrap();
         let error = store.finish(&schedule, &BTreeMap::new(), &[], &Silent).unwrap_err();
         let error = format!("{error:#}");
-        assert!(error.contains(&temporary.display().to_string()), "{error}");
+        assert!(
+            error.contains(&csv.display().to_string()) && error.contains("No space left"),
+            "{error}"
+        );
+        assert!(!temporary.exists(), "the rewrite's copy was left");
         assert_eq!(std::fs::read(&csv).unwrap(), before, "games.csv was changed");
     }
 }

@@ -183,12 +183,7 @@ pub(super) fn set_aside(
     aside: &Path,
     keep: impl FnMut(&GameRow) -> bool,
 ) -> anyhow::Result<u64> {
-    let moved = move_rows(path, aside, keep);
-    if moved.is_err() {
-        // Half a copy helps nobody (a full disk least of all).
-        let _ = std::fs::remove_file(temporary_of(path));
-    }
-    moved
+    move_rows(path, aside, keep)
 }
 
 fn move_rows(
@@ -198,60 +193,40 @@ fn move_rows(
 ) -> anyhow::Result<u64> {
     let Some(mut rows) = Rows::open(path)? else { return Ok(0) };
     let source = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let temporary = temporary_of(path);
-    let mut kept = std::io::BufWriter::new(
-        File::create(&temporary)
-            .with_context(|| format!("cannot write {}", temporary.display()))?,
-    );
-    let mut header = vec![0; rows.header_end() as usize];
-    source.read_exact_at(&mut header, 0)?;
-    kept.write_all(&header).with_context(|| format!("cannot write {}", temporary.display()))?;
-    let new_aside = !aside.exists();
-    let mut moved = std::io::BufWriter::new(
-        File::options()
-            .create(true)
-            .append(true)
-            .open(aside)
-            .with_context(|| format!("cannot open {}", aside.display()))?,
-    );
-    if new_aside {
-        moved.write_all(&header)?;
-    }
-    let mut bytes = Vec::new();
-    let mut count = 0;
-    while let Some((row, range)) = rows.next_row()? {
-        bytes.resize((range.end - range.start) as usize, 0);
-        source.read_exact_at(&mut bytes, range.start)?;
-        if keep(&row) {
-            kept.write_all(&bytes)
-        } else {
-            count += 1;
-            moved.write_all(&bytes)
+    // Half a copy never stands (a full disk least of all): `whole_file`.
+    crate::whole_file::replace_with(path, 0o666, |kept| -> anyhow::Result<u64> {
+        let mut header = vec![0; rows.header_end() as usize];
+        source.read_exact_at(&mut header, 0)?;
+        kept.write_all(&header)
+            .with_context(|| format!("cannot write beside {}", path.display()))?;
+        let new_aside = !aside.exists();
+        let mut moved = std::io::BufWriter::new(
+            File::options()
+                .create(true)
+                .append(true)
+                .open(aside)
+                .with_context(|| format!("cannot open {}", aside.display()))?,
+        );
+        if new_aside {
+            moved.write_all(&header)?;
         }
-        .with_context(|| format!("cannot write beside {}", path.display()))?;
-    }
-    moved.into_inner().map_err(|error| error.into_error())?.sync_all()?;
-    replace_with(kept, &temporary, path)?;
-    Ok(count)
-}
-
-/// Where a rewrite of `path` is made before it replaces it.
-pub(super) fn temporary_of(path: &Path) -> PathBuf {
-    path.with_extension("csv.tmp-arena")
-}
-
-/// Finishes `written` (the rewrite at `temporary`) and moves it over `path`.
-pub(super) fn replace_with(
-    written: std::io::BufWriter<File>,
-    temporary: &Path,
-    path: &Path,
-) -> anyhow::Result<()> {
-    written
-        .into_inner()
-        .map_err(|error| error.into_error())
-        .and_then(|file| file.sync_all())
-        .with_context(|| format!("cannot write {}", temporary.display()))?;
-    std::fs::rename(temporary, path).with_context(|| format!("cannot replace {}", path.display()))
+        let mut bytes = Vec::new();
+        let mut count = 0;
+        while let Some((row, range)) = rows.next_row()? {
+            bytes.resize((range.end - range.start) as usize, 0);
+            source.read_exact_at(&mut bytes, range.start)?;
+            if keep(&row) {
+                kept.write_all(&bytes)
+            } else {
+                count += 1;
+                moved.write_all(&bytes)
+            }
+            .with_context(|| format!("cannot write beside {}", path.display()))?;
+        }
+        moved.into_inner().map_err(|error| error.into_error())?.sync_all()?;
+        Ok(count)
+    })
+    .with_context(|| format!("cannot replace {}", path.display()))
 }
 
 #[cfg(test)]

@@ -64,6 +64,7 @@ pub fn merge_folders(
         // rest); the staged folder replaces it.
         let _ = std::fs::remove_dir(out);
         std::fs::rename(staging.path(), out)
+            .and_then(|()| crate::whole_file::sync_folder_of(out))
             .with_context(|| format!("cannot move the merged results to {}", out.display()))?;
         Ok(merged)
     });

@@ -19,8 +19,6 @@ mod settings;
 mod sort;
 mod transcripts;
 
-use std::fs::File;
-use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
@@ -73,18 +71,9 @@ fn remove_if_present(path: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// Writes a file so that readers see the old or the new content, never half.
+/// Writes a file so that readers see the old or the new content, never
+/// half (`whole_file`), naming it in an error.
 pub fn write_atomically(path: &Path, content: &[u8]) -> anyhow::Result<()> {
-    // Named after this process, so that two writers never share one.
-    let temporary = path.with_extension(format!("{}.tmp-arena", std::process::id()));
-    let written = File::create(&temporary)
-        .and_then(|mut file| file.write_all(content).and_then(|()| file.sync_all()))
-        .with_context(|| format!("cannot write {}", temporary.display()));
-    if let Err(error) = written {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(error);
-    }
-    std::fs::rename(&temporary, path)
-        .with_context(|| format!("cannot replace {}", path.display()))?;
-    Ok(())
+    crate::whole_file::replace(path, content)
+        .with_context(|| format!("cannot write {}", path.display()))
 }

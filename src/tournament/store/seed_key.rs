@@ -71,23 +71,8 @@ impl std::fmt::Debug for NewKey {
 impl NewKey {
     /// Writes the key into `folder`, readable by its owner only.
     pub fn write(&self, folder: &Path) -> anyhow::Result<()> {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
         let path = folder.join(SEED_KEY_FILE);
-        let temporary = folder.join(format!("{SEED_KEY_FILE}.tmp-arena"));
-        let written = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&temporary)
-            .and_then(|mut file| {
-                file.write_all(self.secret.as_bytes())?;
-                file.write_all(b"\n")?;
-                file.sync_all()
-            });
-        written.with_context(|| format!("cannot write {}", temporary.display()))?;
-        std::fs::rename(&temporary, &path)
+        crate::whole_file::replace_private(&path, format!("{}\n", self.secret).as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))
     }
 }
