@@ -235,6 +235,11 @@ fn a_build_past_its_time_is_killed_and_named() {
 /// `arena build` in their boxes and played.
 #[test]
 fn every_kit_builds_in_its_box_and_plays() {
+    for (program, package) in
+        [("g++", "g++"), ("go", "golang-go"), ("javac", "default-jdk-headless")]
+    {
+        common::require(program, package);
+    }
     let folder = tempfile::tempdir().unwrap();
     let mut league = String::from(
         "game = \"number-snatch\"\nseed = 5\ngames_per_pair = 2\nout = \"results\"\nconcurrency = 2\n",

@@ -32,6 +32,20 @@ const HARD_LIMIT: Duration = Duration::from_secs(120);
 /// How long processes get to disappear after the arena exits.
 const GONE_WITHIN: Duration = Duration::from_secs(5);
 
+/// Fails the calling test, naming the Debian package to install, unless
+/// `program` is on PATH: a toolchain the README's test command does not
+/// bring (`.ci/install` installs them all).
+pub fn require(program: &str, package: &str) {
+    let found = std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|found| found.status.success());
+    assert!(
+        found,
+        "{program} is missing: install Debian's {package} (apt-get install {package}, or bash .ci/install)"
+    );
+}
+
 /// The repository root; the arena and its bots run from there.
 pub fn repo_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
