@@ -224,9 +224,9 @@ impl Transcript {
     }
 
     /// Writes the transcript to `path` whole or not at all (`whole_file`),
-    /// so no truncated transcript ever stands.
+    /// so no truncated transcript ever stands; unsynced, as the game's row.
     pub fn write_to(&self, path: &Path) -> std::io::Result<()> {
         let Some(buffer) = &self.buffer else { return Ok(()) };
-        crate::whole_file::replace(path, buffer)
+        crate::whole_file::replace_unsynced(path, buffer)
     }
 }

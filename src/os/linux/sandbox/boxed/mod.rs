@@ -86,7 +86,7 @@ pub use plan::BoxPlan;
 
 use init::init_main;
 
-use super::super::cpu::{current_cpus, only_current_among};
+use super::super::cpu::only_current_among;
 use super::box_filter::BoxFilters;
 use super::landlock::InBoxRuleset;
 use super::spawn::{
@@ -282,7 +282,7 @@ impl BoxProcess {
         // cost), and starts its bot here. A box of subordinate ids may not
         // be moved: its bot is born where its first process wakes.
         if crate::os::starts_programs_here()
-            && let Some(here) = current_cpus().and_then(|cpus| only_current_among(&cpus))
+            && let Some(here) = only_current_among(&set)
         {
             // SAFETY: sets another process's CPUs from a set of its size.
             unsafe {
