@@ -12,25 +12,9 @@
 
 #![warn(missing_docs)]
 
-mod archive;
-mod bits;
 pub mod cli;
-mod events;
-pub mod games;
-mod html_page;
-pub mod json;
-mod os;
-mod players;
-mod printable;
-mod protocol;
-mod referee;
-mod results;
-mod sandbox;
-mod seeds;
-mod spelling;
 mod stdout;
-mod story;
-mod text_file;
-mod tournament;
-mod units;
-mod whole_file;
+
+pub use arena_base::json;
+pub use arena_games as games;
+pub use arena_games::with_game;

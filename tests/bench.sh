@@ -5,7 +5,7 @@
 # and 2,000,000 games. Not a test: figures depend on the machine and its
 # load.
 #
-#   tests/bench.sh                 # the settings quoted in the README
+#   tests/bench.sh                 # the settings quoted in docs/performance.md
 #   FOLDERS_ONLY=1 tests/bench.sh  # the results folders alone
 #   LARGE_BOTS=10 FOLDERS_ONLY=1 tests/bench.sh  # a smaller large folder (90,000 games), to try the script
 #   KEEP_WORK=1 ...                # keep the folders made (to profile a command on them)

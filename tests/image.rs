@@ -186,7 +186,8 @@ fn the_dockerfile_builds_from_what_the_repository_holds() {
         let needed: Vec<String> = if member == "." {
             vec!["Cargo.toml".into(), "Cargo.lock".into(), "src".into()]
         } else {
-            vec![member.to_owned()]
+            // A glob member (`crates/*`) is copied as its folder.
+            vec![member.trim_end_matches("/*").to_owned()]
         };
         for path in needed {
             assert!(

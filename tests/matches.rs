@@ -303,3 +303,86 @@ fn the_repeat_hint_a_match_prints_repeats_it_in_another_folder() {
     other.assert_success();
     assert_ne!(rows_apart_from_timings(&third, &[]), rows_apart_from_timings(&first, &[]));
 }
+
+/// `--quiet` and `--json` work on a match as on every tournament command:
+/// quiet prints nothing on stdout; JSON is a `run` object (with the seat
+/// seeds' key), an event per game and a `complete` object, nothing else.
+/// A gauntlet and an SPRT print nothing when quiet either.
+#[test]
+fn a_match_is_quiet_or_json_as_a_run_is() {
+    let scratch = Scratch::new();
+    let rust = rust_bot();
+    let out = scratch.out();
+    let out_text = out.to_str().expect("UTF-8");
+    let quiet = scratch.arena([
+        "match",
+        "number-snatch",
+        PYTHON_RANDOM_BOT,
+        &rust,
+        "--games",
+        "4",
+        "--out",
+        out_text,
+        "--quiet",
+    ]);
+    quiet.assert_success();
+    assert_eq!(quiet.stdout, "", "--quiet printed");
+    assert_eq!(read_games_csv(&out).len(), 4);
+
+    let json_out = scratch.out().with_file_name("json");
+    let json = scratch.arena([
+        "match",
+        "number-snatch",
+        PYTHON_RANDOM_BOT,
+        &rust,
+        "--games",
+        "4",
+        "--out",
+        json_out.to_str().expect("UTF-8"),
+        "--json",
+    ]);
+    json.assert_success();
+    let events: Vec<serde_json::Value> = json
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+        .collect();
+    let types: Vec<&str> = events.iter().map(|event| event["type"].as_str().unwrap()).collect();
+    assert_eq!(types.first(), Some(&"run"), "{types:?}");
+    assert_eq!(types.last(), Some(&"complete"), "{types:?}");
+    assert_eq!(types.iter().filter(|kind| **kind == "game_finished").count(), 4, "{types:?}");
+    let run = &events[0];
+    assert_eq!(run["games"], 4);
+    assert_eq!(run["bots"], serde_json::json!(["random_bot", "random-bot"]));
+    assert!(run["seed_key"].as_str().is_some_and(|key| key.len() >= 16), "{run}");
+    assert_eq!(run["game"], "number-snatch");
+
+    let gauntlet = scratch.arena([
+        "gauntlet",
+        "--game",
+        "number-snatch",
+        PYTHON_RANDOM_BOT,
+        &rust,
+        "--games",
+        "2",
+        "--out",
+        scratch.out().with_file_name("gauntlet").to_str().expect("UTF-8"),
+        "--quiet",
+    ]);
+    gauntlet.assert_success();
+    assert_eq!(gauntlet.stdout, "", "a quiet gauntlet printed");
+    let sprt = scratch.arena([
+        "sprt",
+        PYTHON_RANDOM_BOT,
+        &rust,
+        "--game",
+        "number-snatch",
+        "--max-games",
+        "4",
+        "--out",
+        scratch.out().with_file_name("sprt").to_str().expect("UTF-8"),
+        "--quiet",
+    ]);
+    assert_eq!(sprt.stdout, "", "a quiet SPRT printed");
+    assert_eq!(sprt.status.code(), Some(4), "no decision in 4 games: {}", sprt.stderr);
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent calculation of arena's SPRT, to check src/tournament/sprt.rs.
+"""An independent calculation of arena's SPRT, to check crates/tournament/src/sprt.rs.
 
     python3 tests/sprt_reference.py ELO0 ELO1 LL LD DD_OR_WL WD WW [ALPHA BETA]
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::options::UsageError;
-use crate::tournament::Tournament;
+use arena_tournament::Tournament;
 
 /// Arguments of `arena bots`.
 #[derive(Debug, clap::Args)]

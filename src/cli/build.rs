@@ -10,12 +10,12 @@ use super::options::UsageError;
 use super::reporters::warn;
 use super::sandbox_from::SandboxFromArgs;
 use super::sandboxing::prepare_build_sandbox;
-use crate::printable::printable;
-use crate::referee;
-use crate::sandbox::SandboxMode;
-use crate::tournament::Tournament;
-use crate::tournament::build::{BuildError, build_bot};
-use crate::units::parse_duration;
+use arena_base::printable::printable;
+use arena_base::units::parse_duration;
+use arena_referee as referee;
+use arena_system::sandbox::SandboxMode;
+use arena_tournament::Tournament;
+use arena_tournament::build::{BuildError, build_bot};
 
 /// Arguments of `arena build`.
 #[derive(Debug, clap::Args)]

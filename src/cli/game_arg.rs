@@ -7,10 +7,10 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::options::UsageError;
-use crate::games::{GameId, GameSetup};
-use crate::referee::game_program::{DescribeError, describe_program};
-use crate::referee::{BotCommand, ProgramSettings};
-use crate::sandbox::SandboxSettings;
+use arena_games::{GameId, GameSetup};
+use arena_referee::game_program::{DescribeError, describe_program};
+use arena_referee::{BotCommand, ProgramSettings};
+use arena_system::sandbox::SandboxSettings;
 
 /// A game as given on the command line.
 #[derive(Clone, Debug)]
@@ -31,7 +31,7 @@ impl GameArg {
         command.check_files().map_err(|problem| {
             format!(
                 "`{}` is neither a game ({}) nor a game program's command: {problem}",
-                crate::printable::printable(text),
+                arena_base::printable::printable(text),
                 GameId::list()
             )
         })?;

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::announce::{self, Start};
 use super::game_arg::{GameArg, GameArgParser};
 use super::options::UsageError;
 use super::reporters::Verbosity;
@@ -11,8 +12,7 @@ use super::sandbox_from::SandboxFromArgs;
 use super::tournament_args::{
     self, CommandLineBots, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
 };
-use crate::tournament::standings::standings_text;
-use crate::tournament::{Standing, Tournament};
+use arena_tournament::{Standing, Tournament};
 
 /// Games per pairing of a gauntlet made on the command line.
 const DEFAULT_GAMES: u32 = 20;
@@ -170,67 +170,30 @@ pub fn run(args: GauntletArgs) -> anyhow::Result<ExitCode> {
     let verbosity = args.output.verbosity();
     let (challengers, field) = sides(&tournament);
     let total = tournament.schedule().len();
-    match verbosity {
-        Verbosity::Human => {
-            crate::say!(
-                "{} gauntlet: {} against {}; {} games a pairing, {total} in all, {}, {} at once; results in {}",
-                tournament.setup.game().title(),
-                challengers.join(", "),
-                field.join(", "),
-                tournament.games_per_pair,
-                seed_from.describe(tournament.seed, &prepared.repeat_key),
-                tournament.concurrency,
-                tournament.out.display()
-            );
-            tournament_args::say_settings(&tournament, &prepared.sandbox_line, &prepared.seeds);
-            tournament_args::say_numbered(numbered.as_deref());
-        }
-        Verbosity::Json => {
-            let run = serde_json::json!({
-                "type": "run",
-                "game": tournament.setup.game(),
-                "challengers": challengers,
-                "field": field,
-                "games_per_pair": tournament.games_per_pair,
-                "seed": tournament.seed,
-                "concurrency": tournament.concurrency,
-                "openings": tournament.openings.as_ref().map(|openings| &openings.path),
-                "out": tournament.out,
-                "sandbox": prepared.sandbox_line,
-            });
-            crate::say!("{run}");
-        }
-        Verbosity::Quiet => {}
-    }
+    let line = format!(
+        "{} gauntlet: {} against {}; {} games a pairing, {total} in all, {}, {} at once; results in {}",
+        tournament.setup.game().title(),
+        challengers.join(", "),
+        field.join(", "),
+        tournament.games_per_pair,
+        seed_from.describe(tournament.seed, &prepared.repeat_key),
+        tournament.concurrency,
+        tournament.out.display()
+    );
+    let fields = serde_json::json!({
+        "challengers": challengers,
+        "field": field,
+        "games_per_pair": tournament.games_per_pair,
+    });
+    let numbered = numbered.as_deref();
+    announce::say_start(verbosity, &tournament, &prepared, Start { line, fields, numbered });
     let reporter = verbosity.reporter().into();
     match tournament_args::play(&tournament, &args.tournament, prepared, reporter, None)? {
         Played::Complete { standings, played, already } => {
-            match verbosity {
-                Verbosity::Json => {
-                    let done = serde_json::json!({
-                        "type": "complete",
-                        "out": tournament.out,
-                        "challengers": challengers_json(&tournament, &standings),
-                    });
-                    crate::say!("{done}");
-                }
-                _ => {
-                    if played == 0 {
-                        crate::say!(
-                            "nothing to play: {already} games already in {}",
-                            tournament.out.display()
-                        );
-                    }
-                    crate::say!();
-                    crate::say_raw!("{}", standings_text(&standings));
-                    crate::say!();
-                    crate::say_raw!("{}", challengers_text(&tournament, &standings));
-                    crate::say!(
-                        "\nresults: {}/games.csv, standings.csv, crosstable.csv",
-                        tournament.out.display()
-                    );
-                }
+            if played == 0 && verbosity == Verbosity::Human {
+                announce::say_nothing_to_play(&tournament, already);
             }
+            announce::say_standings(verbosity, &tournament, &standings);
             Ok(ExitCode::SUCCESS)
         }
         Played::Interrupted { done, total, resume } => {

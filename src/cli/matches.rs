@@ -4,15 +4,19 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use super::announce::{self, PairNames, Start};
 use super::game_arg::{GameArg, GameArgParser};
 use super::options::UsageError;
 use super::output;
-use super::reporters::GameLines;
-use super::tournament_args::{self, CommandLineBots, Played, TournamentArgs, command_line_bots};
-use crate::results::TranscriptStore;
-use crate::tournament::Tournament;
-use crate::tournament::config::check_games_per_pair;
-use crate::tournament::store::{GAMES_CSV, for_each_row};
+use super::reporters::{GameLines, Verbosity};
+use super::tournament_args::{
+    self, CommandLineBots, OutputArgs, Played, TournamentArgs, command_line_bots,
+};
+use arena_tournament::Tournament;
+use arena_tournament::config::check_games_per_pair;
+use arena_tournament::events::Reporter;
+use arena_tournament::results::TranscriptStore;
+use arena_tournament::store::{GAMES_CSV, for_each_row};
 
 /// Arguments of `arena match`.
 #[derive(Debug, clap::Args)]
@@ -33,21 +37,19 @@ pub struct MatchArgs {
     /// of its setups in both seat orders].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     games: Option<u32>,
-    /// Name of the first bot [default: from its command, e.g. random_bot].
-    #[arg(long)]
-    name1: Option<String>,
-    /// Name of the second bot.
-    #[arg(long)]
-    name2: Option<String>,
+    #[command(flatten)]
+    names: PairNames,
     #[command(flatten)]
     tournament: TournamentArgs,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     let out = args.tournament.out_dir("match");
     let CommandLineBots { bots, numbered } = command_line_bots(
         &[&args.cmd1, &args.cmd2],
-        &[args.name1.clone(), args.name2.clone()],
+        &args.names.names(),
         |index| format!("bot {}", index + 1),
         |index| format!("--name{}", index + 1),
     )?;
@@ -76,7 +78,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         args.tournament.fresh,
         args.tournament.seed_key_file.as_deref(),
     )?;
-    crate::say!(
+    let verbosity = args.output.verbosity();
+    let line = format!(
         "{} match, {} game{}, {}, results in {}",
         tournament.setup.game().title(),
         games,
@@ -84,30 +87,50 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         seed_from.describe(tournament.seed, &prepared.repeat_key),
         tournament.out.display()
     );
-    tournament_args::say_settings(&tournament, &prepared.sandbox_line, &prepared.seeds);
-    tournament_args::say_numbered(numbered.as_deref());
+    let bots: Vec<&str> = tournament.bots.iter().map(|bot| bot.name.as_str()).collect();
+    let fields = serde_json::json!({ "bots": bots, "games": games });
+    let numbered = numbered.as_deref();
+    announce::say_start(verbosity, &tournament, &prepared, Start { line, fields, numbered });
 
-    let reporter = Arc::new(GameLines { games: u64::from(games) });
+    // People see a line per game; programs and --quiet what a run shows.
+    let reporter: Arc<dyn Reporter> = match verbosity {
+        Verbosity::Human => Arc::new(GameLines { games: u64::from(games) }),
+        _ => verbosity.reporter().into(),
+    };
     let played = tournament_args::play(&tournament, &args.tournament, prepared, reporter, None)?;
-    // Counted a row at a time, as every pass over a results folder.
-    let mut tallies = crate::results::Tallies::default();
+    match played {
+        Played::Complete { played, already, standings } => {
+            match verbosity {
+                Verbosity::Human => {
+                    if played == 0 {
+                        announce::say_nothing_to_play(&tournament, already);
+                    }
+                    say_summary(&tournament)?;
+                }
+                Verbosity::Json => announce::say_standings(verbosity, &tournament, &standings),
+                Verbosity::Quiet => {}
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Played::Interrupted { done, total, resume } => {
+            if verbosity == Verbosity::Human {
+                say_summary(&tournament)?;
+            }
+            Ok(Played::say_interrupted(done, total, &resume, &tournament.out))
+        }
+    }
+}
+
+/// A match's summary for people: the tally of its games.csv (counted a
+/// row at a time, as every pass over a results folder is) and where it is.
+fn say_summary(tournament: &Tournament) -> anyhow::Result<()> {
+    let mut tallies = arena_tournament::results::Tallies::default();
     for_each_row(&tournament.out.join(GAMES_CSV), |row| {
         tallies.add(&row);
         Ok(())
     })?;
-    if let Played::Complete { played: 0, already, .. } = &played {
-        crate::say!(
-            "nothing to play: {already} games already in {}, by these same bots (no file their commands name has changed): add --fresh to play them again",
-            tournament.out.display()
-        );
-    }
     crate::say!();
     crate::say_raw!("{}", output::summary(&tallies));
     crate::say!("games.csv: {}", tournament.out.join(GAMES_CSV).display());
-    match played {
-        Played::Complete { .. } => Ok(ExitCode::SUCCESS),
-        Played::Interrupted { done, total, resume } => {
-            Ok(Played::say_interrupted(done, total, &resume, &tournament.out))
-        }
-    }
+    Ok(())
 }

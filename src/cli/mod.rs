@@ -1,6 +1,7 @@
 //! The command line: each subcommand's arguments (clap derive) and the code
 //! that runs it. `src/main.rs` only parses and calls [`run`].
 
+mod announce;
 mod bots;
 mod build;
 mod check;
@@ -209,7 +210,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Build(args) => build::run(args),
         Command::Bots(args) => bots::run(args),
         Command::AfterSandbox { pid } => {
-            crate::sandbox::clean_after(pid);
+            arena_system::os::sandbox::clean_after(pid);
             Ok(ExitCode::SUCCESS)
         }
         Command::CheckGame(args) => check_game::run(args),
@@ -228,8 +229,8 @@ pub fn run(command: Command) -> ExitCode {
             let usage = error.downcast_ref::<options::UsageError>().is_some()
                 || error.chain().any(|cause| {
                     cause
-                        .downcast_ref::<crate::sandbox::SandboxError>()
-                        .is_some_and(crate::sandbox::SandboxError::is_input_to_correct)
+                        .downcast_ref::<arena_system::sandbox::SandboxError>()
+                        .is_some_and(arena_system::sandbox::SandboxError::is_input_to_correct)
                 });
             ExitCode::from(if usage { EXIT_USAGE } else { 1 })
         }

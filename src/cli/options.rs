@@ -4,24 +4,24 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::games::{Game, GameId};
-use crate::referee::{BotCommand, Script};
-use crate::with_game;
+use arena_games::with_game;
+use arena_games::{Game, GameId};
+use arena_referee::{BotCommand, Script};
 
 /// The outputs asked for on the command line (`--markdown FILE`), each
 /// checked writable now rather than after every game.
 pub fn requested_exports(
     markdown: Option<&Path>,
     html: Option<&Path>,
-) -> Result<Vec<crate::tournament::export::Export>, UsageError> {
-    use crate::tournament::export::{Export, ExportFormat};
+) -> Result<Vec<arena_tournament::store::export::Export>, UsageError> {
+    use arena_tournament::store::export::{Export, ExportFormat};
     let mut exports = Vec::new();
     for (flag, format, path) in [
         ("--markdown", ExportFormat::Markdown, markdown),
         ("--html", ExportFormat::Html { shows_stderr: false }, html),
     ] {
         if let Some(path) = path {
-            crate::text_file::check_writable(path)
+            arena_base::text_file::check_writable(path)
                 .map_err(|error| UsageError(format!("{flag}: {error}")))?;
             exports.push(Export { format, path: path.to_owned() });
         }
@@ -30,7 +30,7 @@ pub fn requested_exports(
 }
 
 /// Names each of `exports` once written: "wrote leaderboard.html".
-pub fn say_written(exports: &[crate::tournament::export::Export]) {
+pub fn say_written(exports: &[arena_tournament::store::export::Export]) {
     for export in exports {
         crate::say!("wrote {}", export.path.display());
     }
@@ -98,7 +98,7 @@ pub fn default_bot_name(command: &BotCommand) -> String {
     let base = command.dir.as_deref().unwrap_or(Path::new("."));
     let program = &command.argv[0];
     let is_interpreter =
-        !program.contains('/') || crate::sandbox::in_system_folder(Path::new(program));
+        !program.contains('/') || arena_system::sandbox::in_system_folder(Path::new(program));
     let names_a_file = |word: &&String| {
         !word.starts_with('-')
             && (base.join(word).is_file()

@@ -1,8 +1,8 @@
 //! What the commands print: one line per game and summaries.
 
-use crate::protocol::{ForfeitReason, ResultReason};
-use crate::referee::GameOutcome;
-use crate::results::{GameRow, Tallies};
+use arena_protocol::{ForfeitReason, ResultReason};
+use arena_referee::GameOutcome;
+use arena_tournament::results::{GameRow, Tallies};
 
 /// "game 3/10  seed 42  alpha (1) vs beta (2): beta wins 45-74"; a game
 /// ended by a forfeit says so before the score it stopped at: "beta wins
@@ -55,40 +55,6 @@ pub fn summary(tallies: &Tallies) -> String {
         ));
     }
     text
-}
-
-/// What a crashed program last wrote to stderr, for a checklist: a line
-/// each under a heading, rather than run together on the item's line as a
-/// game's line and games.csv have them.
-#[derive(Clone, Debug)]
-pub struct StderrQuote {
-    heading: String,
-    lines: Vec<String>,
-}
-
-impl StderrQuote {
-    /// The quote of `crash`'s stderr, when it wrote any.
-    pub fn of(crash: &crate::referee::forfeit::Crash) -> Option<StderrQuote> {
-        let lines = match crash.stderr_tail.len() {
-            0 => return None,
-            1 => "its last line".to_owned(),
-            count => format!("its last {count} lines"),
-        };
-        let before = if crash.stack_trace_left_out { " before a stack trace" } else { "" };
-        Some(StderrQuote {
-            heading: format!("stderr, {lines}{before}"),
-            // Each already made printable, so a line of its own.
-            lines: crash.stderr_tail.clone(),
-        })
-    }
-
-    /// Prints the quote under an item of a checklist.
-    pub fn say(&self) {
-        crate::say!("        {}:", self.heading);
-        for line in &self.lines {
-            crate::say!("          {line}");
-        }
-    }
 }
 
 #[cfg(test)]

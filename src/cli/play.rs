@@ -14,17 +14,19 @@ use super::game_arg::{GameArg, GameArgParser, game_setup};
 use super::options::{UsageError, default_bot_name, parse_param};
 use super::sandboxing::{SandboxArgs, start_sandbox};
 use super::terminal::Terminal;
-use crate::games::narrate::player;
-use crate::games::{Game, GameRef, GameSetup, Seat};
-use crate::players::{SharedConsole, human, random_player, reader};
-use crate::protocol::{ForfeitReason, ResultReason};
-use crate::referee::{
-    self, Bot, BotCommand, BuiltinRules, GameFiles, GameProgram, GameReport, Rules, Settings,
-    TimeControl, play_game,
+use arena_base::units::parse_duration;
+use arena_games::narrate::player;
+use arena_games::with_game;
+use arena_games::{Game, GameRef, GameSetup, Seat};
+use arena_protocol::{ForfeitReason, ResultReason};
+use arena_referee::TranscriptKeeper;
+use arena_referee::players::{SharedConsole, human, random_player, reader};
+use arena_referee::seeds::fresh_seed;
+use arena_referee::{
+    self as referee, Bot, BotCommand, BuiltinRules, GameFiles, GameProgram, GameReport, Rules,
+    Settings, TimeControl, play_game,
 };
-use crate::seeds::fresh_seed;
-use crate::units::parse_duration;
-use crate::with_game;
+use arena_tournament::results::TranscriptFile;
 
 /// Arguments of `arena play`.
 #[derive(Debug, clap::Args)]
@@ -203,6 +205,8 @@ async fn play_one<R: Rules>(
         if seat == Seat::One { [&mut you, &mut opponent] } else { [&mut opponent, &mut you] };
     let names = [seated[0].name.clone(), seated[1].name.clone()];
     // The opponent's stderr is left out: it would mix with the game.
+    let transcript =
+        transcript.map(|path| Arc::new(TranscriptFile(path)) as Arc<dyn TranscriptKeeper>);
     let files =
         GameFiles { transcript, keep_transcript: false, stderr_logs: [None, None], game_log: None };
     // The one game, its setup's first.

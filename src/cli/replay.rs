@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::options::UsageError;
-use crate::games::Seat;
-use crate::story::{sent_to, tell};
-use crate::text_file::read_bounded;
-use crate::tournament::store::{MAX_TRANSCRIPT_BYTES, transcript_of_game};
+use arena_base::text_file::read_bounded;
+use arena_games::Seat;
+use arena_referee::story::{sent_to, tell};
+use arena_tournament::store::{MAX_TRANSCRIPT_BYTES, transcript_of_game};
 
 /// Arguments of `arena replay`.
 #[derive(Debug, clap::Args)]

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::options::{UsageError, requested_exports, say_written};
-use crate::tournament::export::ExportFormat;
-use crate::tournament::history::{self, HistoryEntry};
-use crate::tournament::standings::standings_text;
-use crate::tournament::store::{NotResultsFolder, report_folder};
+use arena_tournament::standings::standings_text;
+use arena_tournament::store::export::ExportFormat;
+use arena_tournament::store::history::{self, HistoryEntry};
+use arena_tournament::store::{NotResultsFolder, report_folder};
 
 /// Arguments of `arena report`.
 #[derive(Debug, clap::Args)]
@@ -92,7 +92,7 @@ fn run_line(run: &HistoryEntry) -> String {
         .iter()
         .min_by_key(|(_, bot)| bot.rank)
         .map(|(name, bot)| {
-            format!("  leader: {name} ({})", crate::tournament::standings::signed(bot.elo))
+            format!("  leader: {name} ({})", arena_tournament::standings::signed(bot.elo))
         })
         .unwrap_or_default();
     format!("{}  {when}  {} games{leader}", run.time, run.games)

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::events::{Event, Reporter, RunStats};
-use crate::protocol::{ForfeitReason, ResultReason};
+use arena_protocol::{ForfeitReason, ResultReason};
+use arena_tournament::events::{Event, Reporter, RunStats};
 
 /// How much a command shows, as its flags choose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,7 +218,7 @@ fn warning(event: &Event<'_>) -> Option<String> {
                 "game {game} ({} vs {}, seed {seed}) is void: {}{files}; no bot is charged, and a later run plays it again",
                 seats[0],
                 seats[1],
-                crate::printable::printable(detail),
+                arena_base::printable::printable(detail),
             ))
         }
         _ => None,

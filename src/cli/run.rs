@@ -5,16 +5,16 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::EXIT_INTERRUPTED;
+use super::announce::{self, Start};
 use super::options::{UsageError, requested_exports};
 use super::reporters::Verbosity;
 use super::time::TimeArgs;
-use super::tournament_args::{even_games, prepare, run_until_interrupted, say_settings};
-use crate::sandbox::SandboxMode;
-use crate::seeds::{SEED_KEY_VARIABLE, SeedKey};
-use crate::tournament::config::{Overrides, check_concurrency};
-use crate::tournament::schedule::Shard;
-use crate::tournament::standings::standings_text;
-use crate::tournament::{self, RunEnd, Tournament};
+use super::tournament_args::{even_games, prepare, run_until_interrupted};
+use arena_referee::seeds::{SEED_KEY_VARIABLE, SeedKey};
+use arena_system::sandbox::SandboxMode;
+use arena_tournament::config::{Overrides, check_concurrency};
+use arena_tournament::schedule::Shard;
+use arena_tournament::{self as tournament, RunEnd, Tournament};
 
 /// Arguments of `arena run`.
 #[derive(Debug, clap::Args)]
@@ -50,11 +50,12 @@ pub struct RunArgs {
     /// needs the same key: `arena merge` refuses shards with different ones.
     #[arg(long, value_name = "FILE")]
     seed_key_file: Option<PathBuf>,
-    /// Show no progress: only warnings (on stderr) and errors.
+    /// Print nothing on stdout: only warnings and errors (on stderr); the
+    /// results are in the results folder.
     #[arg(short, long, conflicts_with = "json")]
     quiet: bool,
-    /// Write the run as JSON lines on stdout, one object per event (the
-    /// README's "Reading a run from a program" lists them), instead of text.
+    /// Write the run as JSON lines on stdout, one object per event (docs/running.md,
+    /// "Reading a run from a program", lists them), instead of text.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -165,50 +166,27 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let test = super::sprt::test_of(&tournament);
     let verbosity = Verbosity::from_flags(args.quiet, args.json);
     let prepared = prepare(&mut tournament, args.fresh, args.seed_key_file.as_deref())?;
-    let (sandbox_line, seeds) = (prepared.sandbox_line.clone(), prepared.seeds.clone());
-    match verbosity {
-        Verbosity::Human => {
-            // With [sprt], the games per pair are the most the test plays.
-            let games = match tournament.sprt {
-                Some(_) => {
-                    format!("at most {} games until the SPRT decides", tournament.games_per_pair)
-                }
-                None => format!("{} games per pair", tournament.games_per_pair),
-            };
-            crate::say!(
-                "{}: {} bots, {games}, seed {}, {} at once; results in {}",
-                tournament.setup.game().title(),
-                tournament.bots.len(),
-                tournament.seed,
-                tournament.concurrency,
-                tournament.out.display()
-            );
-            say_settings(&tournament, &sandbox_line, &seeds);
-        }
-        Verbosity::Json => {
-            let mut run = serde_json::json!({
-                "type": "run",
-                "game": tournament.setup.game(),
-                "bots": tournament.bots.iter().map(|bot| &bot.name).collect::<Vec<_>>(),
-                "games_per_pair": tournament.games_per_pair,
-                "seed": tournament.seed,
-                "concurrency": tournament.concurrency,
-                "openings": tournament.openings.as_ref().map(|openings| &openings.path),
-                "out": tournament.out,
-                "sandbox": sandbox_line,
-                "seed_key": tournament.settings.seed_key.fingerprint(),
-            });
-            // As `arena sprt` tells a test: its settings and most games.
-            if let Some(sprt) = tournament.sprt {
-                let fields = run.as_object_mut().expect("an object");
-                fields.remove("games_per_pair");
-                fields.insert("sprt".to_owned(), serde_json::json!(sprt));
-                fields.insert("max_games".to_owned(), tournament.games_per_pair.into());
-            }
-            crate::say!("{run}");
-        }
-        Verbosity::Quiet => {}
-    }
+    // With [sprt], the games per pair are the most the test plays.
+    let (games, mut fields) = match tournament.sprt {
+        Some(sprt) => (
+            format!("at most {} games until the SPRT decides", tournament.games_per_pair),
+            serde_json::json!({ "sprt": sprt, "max_games": tournament.games_per_pair }),
+        ),
+        None => (
+            format!("{} games per pair", tournament.games_per_pair),
+            serde_json::json!({ "games_per_pair": tournament.games_per_pair }),
+        ),
+    };
+    let line = format!(
+        "{}: {} bots, {games}, seed {}, {} at once; results in {}",
+        tournament.setup.game().title(),
+        tournament.bots.len(),
+        tournament.seed,
+        tournament.concurrency,
+        tournament.out.display()
+    );
+    fields["bots"] = tournament.bots.iter().map(|bot| bot.name.as_str()).collect();
+    announce::say_start(verbosity, &tournament, &prepared, Start { line, fields, numbered: None });
     let options = prepared.options(
         verbosity.reporter().into(),
         args.shard,
@@ -220,34 +198,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .map_err(|error| super::tournament_args::with_resume(error, || resume_of(&args)))?;
     match end {
         RunEnd::Complete { standings, played, already } => {
-            match verbosity {
-                Verbosity::Human => {
-                    if played == 0 {
-                        crate::say!(
-                            "nothing to play: {already} games already in {}",
-                            tournament.out.display()
-                        );
-                    }
-                    crate::say!();
-                    crate::say_raw!("{}", standings_text(&standings));
-                    if !tournament.challengers.is_empty() {
-                        crate::say!();
-                        crate::say_raw!(
-                            "{}",
-                            super::gauntlet::challengers_text(&tournament, &standings)
-                        );
-                    }
-                    crate::say!(
-                        "\nresults: {}/games.csv, standings.csv, crosstable.csv",
-                        tournament.out.display()
-                    );
-                    super::options::say_written(&options.exports);
-                }
-                Verbosity::Json => {
-                    let done = serde_json::json!({"type": "complete", "out": tournament.out});
-                    crate::say!("{done}");
-                }
-                Verbosity::Quiet => {}
+            if played == 0 && verbosity == Verbosity::Human {
+                announce::say_nothing_to_play(&tournament, already);
+            }
+            announce::say_standings(verbosity, &tournament, &standings);
+            if verbosity == Verbosity::Human {
+                super::options::say_written(&options.exports);
             }
             match &test {
                 Some(test) => Ok(super::sprt::conclude(&tournament, test, verbosity)),

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::options::UsageError;
 use super::reporters::warn;
-use crate::tournament::Tournament;
+use arena_tournament::Tournament;
 
 /// The flag of `arena build`, `check --league` and `gauntlet --league`.
 #[derive(Debug, Clone, Default, clap::Args)]

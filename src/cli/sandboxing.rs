@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::sandbox::{Sandbox, SandboxMode, SandboxSettings};
-use crate::seeds::{SEED_KEY_VARIABLE, SeedKey};
-use crate::units::{parse_duration, parse_size};
+use arena_base::units::{parse_duration, parse_size};
+use arena_referee::seeds::{SEED_KEY_VARIABLE, SeedKey};
+use arena_system::os::sandbox::Sandbox;
+use arena_system::sandbox::{SandboxMode, SandboxSettings};
 
 /// Sandbox options of `arena match`, `check`, `check-game` and `play` (a
 /// tournament file has the same settings as keys). A game program runs in

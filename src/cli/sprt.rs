@@ -6,14 +6,15 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use super::announce::{self, PairNames, Start};
 use super::game_arg::{GameArg, GameArgParser};
 use super::options::UsageError;
 use super::reporters::Verbosity;
 use super::tournament_args::{
     self, CommandLineBots, OutputArgs, Played, TournamentArgs, command_line_bots, even_games,
 };
-use crate::tournament::Tournament;
-use crate::tournament::sprt::{
+use arena_tournament::Tournament;
+use arena_tournament::sprt::{
     DEFAULT_MAX_GAMES, EloEstimate, SprtSettings, SprtStatus, SprtTest, Verdict, logistic_elo,
 };
 
@@ -52,12 +53,8 @@ pub struct SprtArgs {
     /// its folder may raise it (an undecided test goes on), not lower it.
     #[arg(long, default_value_t = DEFAULT_MAX_GAMES, value_parser = even_games)]
     max_games: u32,
-    /// Name of NEW [default: from its command, e.g. my_bot].
-    #[arg(long)]
-    name1: Option<String>,
-    /// Name of OLD.
-    #[arg(long)]
-    name2: Option<String>,
+    #[command(flatten)]
+    names: PairNames,
     #[command(flatten)]
     tournament: TournamentArgs,
     #[command(flatten)]
@@ -71,7 +68,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     let out = args.tournament.out_dir("sprt");
     let CommandLineBots { bots, numbered } = command_line_bots(
         &[&args.new, &args.old],
-        &[args.name1.clone(), args.name2.clone()],
+        &args.names.names(),
         |index| ["NEW", "OLD"][index].to_owned(),
         |index| format!("--name{}", index + 1),
     )?;
@@ -87,48 +84,30 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     )?;
     let verbosity = args.output.verbosity();
     let test = test_of(&tournament).expect("the tournament has [sprt]");
-    match verbosity {
-        Verbosity::Human => {
-            crate::say!(
-                "SPRT of {} against {} at {}: {}; at most {} games, {}, {} at once; results in {}",
-                tournament.bots[0].name,
-                tournament.bots[1].name,
-                tournament.setup.game().title(),
-                hypotheses(&settings),
-                args.max_games,
-                seed_from.describe(tournament.seed, &prepared.repeat_key),
-                tournament.concurrency,
-                tournament.out.display()
-            );
-            tournament_args::say_settings(&tournament, &prepared.sandbox_line, &prepared.seeds);
-            tournament_args::say_numbered(numbered.as_deref());
-        }
-        Verbosity::Json => {
-            let run = serde_json::json!({
-                "type": "run",
-                "game": tournament.setup.game(),
-                "bots": [&tournament.bots[0].name, &tournament.bots[1].name],
-                "sprt": settings,
-                "max_games": args.max_games,
-                "seed": tournament.seed,
-                "concurrency": tournament.concurrency,
-                "openings": tournament.openings.as_ref().map(|openings| &openings.path),
-                "out": tournament.out,
-                "sandbox": prepared.sandbox_line,
-            });
-            crate::say!("{run}");
-        }
-        Verbosity::Quiet => {}
-    }
+    let line = format!(
+        "SPRT of {} against {} at {}: {}; at most {} games, {}, {} at once; results in {}",
+        tournament.bots[0].name,
+        tournament.bots[1].name,
+        tournament.setup.game().title(),
+        hypotheses(&settings),
+        args.max_games,
+        seed_from.describe(tournament.seed, &prepared.repeat_key),
+        tournament.concurrency,
+        tournament.out.display()
+    );
+    let fields = serde_json::json!({
+        "bots": [&tournament.bots[0].name, &tournament.bots[1].name],
+        "sprt": settings,
+        "max_games": args.max_games,
+    });
+    let numbered = numbered.as_deref();
+    announce::say_start(verbosity, &tournament, &prepared, Start { line, fields, numbered });
     let reporter = verbosity.reporter().into();
-    let rule = Some(Arc::clone(&test) as Arc<dyn crate::tournament::StopRule>);
+    let rule = Some(Arc::clone(&test) as Arc<dyn arena_tournament::StopRule>);
     match tournament_args::play(&tournament, &args.tournament, prepared, reporter, rule)? {
         Played::Complete { played, already, .. } => {
             if played == 0 && verbosity == Verbosity::Human {
-                crate::say!(
-                    "nothing to play: {already} games already in {}",
-                    tournament.out.display()
-                );
+                announce::say_nothing_to_play(&tournament, already);
             }
             Ok(conclude(&tournament, &test, verbosity))
         }
@@ -163,10 +142,11 @@ pub fn conclude(tournament: &Tournament, test: &SprtTest, verbosity: Verbosity) 
     let status = test.status();
     match verbosity {
         Verbosity::Json => crate::say!("{}", result_json(tournament, test)),
-        _ => {
+        Verbosity::Human => {
             crate::say!();
             crate::say_raw!("{}", result_text(tournament, test));
         }
+        Verbosity::Quiet => {}
     }
     match status.verdict {
         Verdict::AcceptH1 => ExitCode::SUCCESS,
@@ -363,7 +343,7 @@ pub fn result_json(tournament: &Tournament, test: &SprtTest) -> serde_json::Valu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::sprt::Pentanomial;
+    use arena_tournament::sprt::Pentanomial;
 
     fn status(counts: [u64; 5]) -> SprtStatus {
         SprtStatus {

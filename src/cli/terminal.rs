@@ -2,7 +2,7 @@
 
 use std::io::BufRead;
 
-use crate::games::narrate::Console;
+use arena_games::narrate::Console;
 
 /// Standard input and output. Typing `quit` (or `exit`) at any question
 /// leaves the game, as ending the input (Ctrl-D) does.
@@ -28,7 +28,7 @@ impl Console for Terminal {
     }
 
     fn ask_secret(&mut self, prompt: &str) -> Option<String> {
-        let Some(_hidden) = crate::os::EchoOff::on_stdin() else { return self.ask(prompt) };
+        let Some(_hidden) = arena_system::os::EchoOff::on_stdin() else { return self.ask(prompt) };
         let answer = self.ask(prompt);
         // The newline typed was not echoed either.
         crate::say!();

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use crate::referee::clock::TimeKeys;
-use crate::referee::{Settings, TimeControl};
-use crate::tournament::Tournament;
-use crate::units::{parse_duration, parse_duration_or_zero, show_duration};
+use arena_base::units::{parse_duration, parse_duration_or_zero, show_duration};
+use arena_referee::clock::TimeKeys;
+use arena_referee::{Settings, TimeControl};
+use arena_tournament::Tournament;
 
 /// How bots are timed (in `arena run` and `arena gauntlet --league`, each
 /// flag overrides the tournament file's key of the same name; a bot's own

@@ -19,24 +19,25 @@ use super::options::{UsageError, default_bot_name, parse_param};
 use super::reporters::Verbosity;
 use super::sandboxing::{SandboxArgs, prepare_sandbox};
 use super::time::{TimeArgs, tournament_time_line};
-use crate::events::Reporter;
-use crate::games::GameSetup;
-use crate::printable::printable;
-use crate::referee::{BotCommand, Settings};
-use crate::sandbox::{Sandbox, SandboxSettings};
-use crate::seeds::fresh_seed;
-use crate::text_file::read_bounded;
-use crate::tournament::config::{
+use arena_base::printable::printable;
+use arena_base::text_file::read_bounded;
+use arena_base::units::parse_duration;
+use arena_games::GameSetup;
+use arena_referee::seeds::fresh_seed;
+use arena_referee::{BotCommand, Settings};
+use arena_system::os::sandbox::Sandbox;
+use arena_system::sandbox::SandboxSettings;
+use arena_tournament::config::openings::{MAX_OPENINGS_BYTES, Openings};
+use arena_tournament::config::{
     BotEntry, MAX_CONCURRENCY, MAX_GAMES_PER_PAIR, MAX_LINE_BYTES, Restart, check_games_per_pair,
     check_tournament_bot_name,
 };
-use crate::tournament::export::Export;
-use crate::tournament::openings::{MAX_OPENINGS_BYTES, Openings};
-use crate::tournament::schedule::Shard;
-use crate::tournament::store::seed_key::{NewKey, RunKey, given_key};
-use crate::tournament::store::{GAMES_CSV, RecordedSettings, ResumeRefused, for_each_row};
-use crate::tournament::{self, RunEnd, RunOptions, StopRule, Tournament};
-use crate::units::parse_duration;
+use arena_tournament::events::Reporter;
+use arena_tournament::schedule::Shard;
+use arena_tournament::store::export::Export;
+use arena_tournament::store::seed_key::{NewKey, RunKey, given_key};
+use arena_tournament::store::{GAMES_CSV, RecordedSettings, ResumeRefused, for_each_row};
+use arena_tournament::{self as tournament, RunEnd, RunOptions, StopRule, Tournament};
 
 /// The options of a tournament made on the command line. Each left out
 /// keeps the default shown (or, for `arena gauntlet --league`, the league
@@ -112,11 +113,13 @@ pub struct TournamentArgs {
 /// than a line per game.
 #[derive(Debug, clap::Args)]
 pub struct OutputArgs {
-    /// Show no progress: only warnings (on stderr), errors and the result.
+    /// Print nothing on stdout: only warnings and errors (on stderr); the
+    /// results are in the results folder (and an SPRT's verdict in the
+    /// exit status).
     #[arg(short, long, conflicts_with = "json")]
     pub quiet: bool,
-    /// Write the run as JSON lines on stdout, one object per event (the
-    /// README's "Reading a run from a program" lists them), and the result
+    /// Write the run as JSON lines on stdout, one object per event (docs/running.md,
+    /// "Reading a run from a program", lists them), and the result
     /// as a last JSON object, instead of text.
     #[arg(long)]
     pub json: bool,
@@ -399,7 +402,7 @@ pub fn prepare(
     key_file: Option<&Path>,
 ) -> anyhow::Result<Prepared> {
     tournament.check_schedule_size().map_err(UsageError)?;
-    crate::tournament::build::check_built(
+    arena_tournament::build::check_built(
         &tournament.bots,
         &tournament.file,
         &tournament.fingerprint_exclusions(),
@@ -456,7 +459,7 @@ pub enum Played {
         played: u64,
         /// Games earlier runs had recorded.
         already: u64,
-        standings: Vec<crate::tournament::Standing>,
+        standings: Vec<arena_tournament::Standing>,
     },
     /// Interrupted: `done` of `total` games are recorded.
     Interrupted {
@@ -549,7 +552,7 @@ pub fn play(
 /// `error`, with the command that resumes the run when the error is one
 /// that a fix resumes from (a game program that failed too often).
 pub fn with_resume(error: anyhow::Error, resume: impl FnOnce() -> String) -> anyhow::Error {
-    if !error.chain().any(|cause| cause.is::<crate::tournament::GameProgramFailed>()) {
+    if !error.chain().any(|cause| cause.is::<arena_tournament::GameProgramFailed>()) {
         return error;
     }
     anyhow::anyhow!("{error:#}\nonce the game is fixed, resume with:\n  {}", resume())

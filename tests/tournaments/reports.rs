@@ -135,7 +135,7 @@ fn a_run_reports_as_json_lines_or_not_at_all() {
         let row = rows.iter().find(|row| row.number("game_index") == index).expect("a row");
         assert_eq!(event["game"]["winner"], row["winner"]);
         assert_eq!(event["game"]["outcome"], row["outcome"]);
-        // No forfeit: the forfeit columns are null, as the README says.
+        // No forfeit: the forfeit columns are null, as docs/running.md says.
         for column in ["forfeiter", "forfeit1", "forfeit2", "forfeit_detail"] {
             assert!(event["game"][column].is_null(), "{column}: {}", event["game"]);
         }

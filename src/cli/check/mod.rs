@@ -16,9 +16,6 @@
 //! judged as soon as it is seen (in a few hundred milliseconds), not at the
 //! start-up limit.
 
-mod advice;
-mod checklist;
-
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,26 +29,18 @@ use super::options::{UsageError, command_from_words, default_bot_name, parse_par
 use super::reporters::warn;
 use super::sandbox_from::SandboxFromArgs;
 use super::sandboxing::{SandboxArgs, prepare_sandbox, say_sandbox};
-use crate::games::{GameId, GameSetup, Seat};
-use crate::players::random_player;
-use crate::referee::game_program::command_of;
-use crate::referee::{
-    self, Bot, BotCommand, GameProgram, LogPath, Rules, Settings, TimeControl, play_game,
+use arena_base::units::parse_duration;
+use arena_conformance::bot::{
+    Item, Language, Plan, Played, STUCK_START_AFTER, Status, checklist, gather, never_started,
+    sandbox_item,
 };
-use crate::results::{FileLayout, TranscriptStore};
-use crate::seeds::derive_seed;
-use crate::tournament::Tournament;
-use crate::tournament::build::check_built;
-use crate::tournament::config::BotEntry;
-use crate::units::parse_duration;
-use crate::with_rules;
-use advice::Language;
-use checklist::{Evidence, Item, Played, Status, checklist, never_started, sandbox_item};
-
-/// How long a bot that has not answered `start` may sit waiting for input
-/// before its reply is judged stuck in its output buffer: long past the
-/// moment a bot that answered goes back to reading.
-const STUCK_START_AFTER: Duration = Duration::from_millis(300);
+use arena_games::{GameId, GameSetup};
+use arena_referee::game_program::command_of;
+use arena_referee::with_rules;
+use arena_referee::{self as referee, BotCommand, GameProgram, Rules, Settings, TimeControl};
+use arena_tournament::Tournament;
+use arena_tournament::build::check_built;
+use arena_tournament::config::BotEntry;
 
 /// Arguments of `arena check`.
 #[derive(Debug, clap::Args)]
@@ -278,8 +267,19 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         };
         let evidence = with_rules!(game, program, rules => {
             runtime.block_on(async {
+                let plan = Plan {
+                    name: &name,
+                    command: &command,
+                    settings: &settings,
+                    setup,
+                    folder: &folder,
+                    language,
+                    games: args.games,
+                    seed: args.seed,
+                    logs_kept: args.out.is_some(),
+                };
                 let evidence = tokio::select! {
-                    evidence = gather(&mut rules, &name, &command, &settings, &args, setup, &folder, language) => evidence.map(Some),
+                    evidence = gather(&mut rules, &plan) => evidence.map(Some),
                     () = interrupt.wait() => Ok(None),
                 };
                 rules.stop().await;
@@ -366,73 +366,13 @@ fn print_item(item: &Item, hints_shown: &mut HashSet<String>) {
         crate::say!("        it sent: {line}");
     }
     if let Some(stderr) = &item.stderr {
-        stderr.say();
+        for line in stderr.shown() {
+            crate::say!("{line}");
+        }
     }
     if let Some(hint) = &item.hint
         && hints_shown.insert(hint.clone())
     {
         crate::say!("        hint: {hint}");
     }
-}
-
-/// Plays the games of one game and collects what happened.
-#[allow(clippy::too_many_arguments)]
-async fn gather<R: Rules>(
-    rules: &mut R,
-    name: &str,
-    command: &BotCommand,
-    base: &Settings,
-    args: &CheckArgs,
-    setup: &GameSetup,
-    folder: &Path,
-    language: Option<Language>,
-) -> anyhow::Result<Evidence> {
-    let mut bot = Bot::new(name, command.clone());
-    let mut random = Bot::local("random", random_player());
-    let layout = FileLayout {
-        folder: folder.into(),
-        transcripts: TranscriptStore::Files,
-        game_logs: setup.game().program().is_some(),
-    };
-    let probed_from = (args.games / 2) as usize;
-    let mut games = Vec::new();
-    for index in 0..args.games {
-        let settings = Settings { probe_unknown: index as usize >= probed_from, ..base.clone() };
-        let pid = bot.ensure_running(&settings).context("cannot start the bot")?.pid();
-        let seat = if index % 2 == 0 { Seat::One } else { Seat::Two };
-        let seated =
-            if seat == Seat::One { [&mut bot, &mut random] } else { [&mut random, &mut bot] };
-        let names = [seated[0].name.clone(), seated[1].name.clone()];
-        let files = layout.files(index + 1, [&names[0], &names[1]]);
-        let log = files.stderr_logs[seat.index()].as_ref().map(LogPath::path).unwrap_or_default();
-        let report = play_game(
-            rules,
-            setup,
-            seated,
-            derive_seed(args.seed, index),
-            index + 1,
-            &settings,
-            &files,
-        )
-        .await
-        .context("cannot start the bot")?;
-        if let Some(fault) = &report.void {
-            // The bot cannot be judged on a game that failed.
-            bot.stop(base).await;
-            anyhow::bail!(
-                "game {} is void: {}\n(check the game itself with `arena check-game`)",
-                index + 1,
-                fault.detail()
-            );
-        }
-        games.push(Played { report, seat, pid, log });
-        if never_started(&games) {
-            break;
-        }
-    }
-    // The built-in player's exit is not judged: it is ended at once, while
-    // the bot has its grace.
-    let ours = Settings { exit_grace: Duration::ZERO, ..base.clone() };
-    let (stopped, _) = tokio::join!(bot.stop(base), random.stop(&ours));
-    Ok(Evidence { games, stopped, probed_from, logs_kept: args.out.is_some(), language })
 }

@@ -1,0 +1,627 @@
+//! The sequential probability ratio test between two bots, on paired games.
+//!
+//! Games are played in pairs: one setup, each bot in each seat. A pair
+//! scores 0, ½, 1, 1½ or 2 points for the challenger, so the results of a
+//! test are five counts (the pentanomial). Pairs are what the test counts,
+//! because the two games of a pair share a setup and are not independent.
+//!
+//! The test is the generalized SPRT in normalized Elo, as fishtest and
+//! fastchess run it (M. Van den Bergh, "Comments on Normalized Elo"): under
+//! each hypothesis the pair-score distribution is the one closest to the
+//! observed frequencies (maximum likelihood) whose normalized Elo is `elo0`
+//! or `elo1`; the log-likelihood ratio of the two is compared with Wald's
+//! bounds `ln(β/(1-α))` and `ln((1-β)/α)`. Normalized Elo measures the
+//! difference in standard deviations of the pair score, so the same bounds
+//! suit a drawish game and a decisive one.
+//!
+//! [`SprtTest`] runs the test on a tournament's games as they are recorded
+//! (it is the tournament's [`StopRule`]); the rest is arithmetic on counts.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use super::StopRule;
+use crate::results::GameRow;
+use arena_games::Seat;
+
+/// 800 / ln 10: turns a score slope into Elo.
+const ELO_PER_LOGIT: f64 = 800.0 / std::f64::consts::LN_10;
+/// The two-sided 95% quantile of the normal distribution.
+const Z_95: f64 = 1.959_963_984_540_054;
+/// What an empty cell counts as, so that no likelihood is zero.
+const EMPTY_CELL: f64 = 1e-3;
+
+/// The challenger's pair results: `counts[k]` pairs scored `k` half-points
+/// (0 = lost both, 2 = a win and a loss or two draws, 4 = won both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pentanomial {
+    /// Pairs by the challenger's half-points, 0 to 4.
+    pub counts: [u64; 5],
+}
+
+impl Pentanomial {
+    /// Adds one pair, given the challenger's points in each of its games
+    /// (1, ½ or 0 each).
+    pub fn add_pair(&mut self, first: f64, second: f64) {
+        let half_points = ((first + second) * 2.0).round().clamp(0.0, 4.0) as usize;
+        self.counts[half_points] += 1;
+    }
+
+    /// Pairs played.
+    pub fn pairs(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// The challenger's mean score per game, in [0, 1].
+    pub fn score(&self) -> Option<f64> {
+        let pairs = self.pairs();
+        (pairs > 0).then(|| {
+            let half_points: u64 = self.counts.iter().zip(0..).map(|(&n, k)| n * k).sum();
+            half_points as f64 / (4 * pairs) as f64
+        })
+    }
+
+    /// The observed frequency of each pair score.
+    fn frequencies(&self) -> [f64; 5] {
+        let pairs = self.pairs() as f64;
+        self.counts.map(|count| count as f64 / pairs)
+    }
+}
+
+impl fmt::Display for Pentanomial {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [a, b, c, d, e] = self.counts;
+        write!(f, "[{a}, {b}, {c}, {d}, {e}]")
+    }
+}
+
+/// The pair scores, per game, of the five cells.
+const PAIR_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+
+/// Most games a test plays when no maximum is given: enough for a
+/// difference of about 10 normalized Elo to be found, usually.
+pub const DEFAULT_MAX_GAMES: u32 = 10_000;
+
+/// The hypotheses and error rates of a test.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SprtSettings {
+    /// H0: the challenger is `elo0` (normalized Elo) stronger.
+    pub elo0: f64,
+    /// H1: the challenger is `elo1` stronger.
+    pub elo1: f64,
+    /// The chance of accepting H1 when H0 holds.
+    pub alpha: f64,
+    /// The chance of accepting H0 when H1 holds.
+    pub beta: f64,
+}
+
+impl Default for SprtSettings {
+    /// Hypotheses fit for "is the new version at least not worse, and
+    /// probably better": 0 against 10 normalized Elo, 5% errors.
+    fn default() -> SprtSettings {
+        SprtSettings { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.05 }
+    }
+}
+
+/// Settings that make no test.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SprtSettingsError {
+    /// H1 must claim more than H0.
+    #[error("elo0 ({elo0}) must be less than elo1 ({elo1})")]
+    HypothesesOutOfOrder {
+        /// The given H0.
+        elo0: f64,
+        /// The given H1.
+        elo1: f64,
+    },
+    /// An error rate of 0 or 1 (or beyond) makes a test that never ends or
+    /// never tests.
+    #[error("{name} must be between 0 and 1 (exclusive), got {value}")]
+    ErrorRateOutOfRange {
+        /// `alpha` or `beta`.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// Error rates that leave the bounds crossed.
+    #[error("alpha + beta must be less than 1, got {0}")]
+    ErrorRatesTooLarge(f64),
+    /// NaN or infinity.
+    #[error("{name} must be a finite number, got {value}")]
+    NotFinite {
+        /// The setting.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+}
+
+/// What the test says so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The log-likelihood ratio reached the lower bound: no better than elo0.
+    AcceptH0,
+    /// It reached the upper bound: at least elo1 better.
+    AcceptH1,
+    /// Neither yet: play more pairs.
+    #[default]
+    Continue,
+}
+
+impl SprtSettings {
+    /// Checks that the settings make a test, naming the one that does not.
+    pub fn validate(&self) -> Result<(), SprtSettingsError> {
+        for (name, value) in
+            [("elo0", self.elo0), ("elo1", self.elo1), ("alpha", self.alpha), ("beta", self.beta)]
+        {
+            if !value.is_finite() {
+                return Err(SprtSettingsError::NotFinite { name, value });
+            }
+        }
+        if self.elo0 >= self.elo1 {
+            return Err(SprtSettingsError::HypothesesOutOfOrder {
+                elo0: self.elo0,
+                elo1: self.elo1,
+            });
+        }
+        for (name, value) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if !(value > 0.0 && value < 1.0) {
+                return Err(SprtSettingsError::ErrorRateOutOfRange { name, value });
+            }
+        }
+        if self.alpha + self.beta >= 1.0 {
+            return Err(SprtSettingsError::ErrorRatesTooLarge(self.alpha + self.beta));
+        }
+        Ok(())
+    }
+
+    /// Wald's bounds on the log-likelihood ratio: (accept H0, accept H1).
+    pub fn bounds(&self) -> (f64, f64) {
+        ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
+    }
+
+    /// The log-likelihood ratio of H1 against H0 for these pairs (0 before
+    /// the first pair).
+    pub fn llr(&self, pairs: &Pentanomial) -> f64 {
+        let count = pairs.pairs();
+        if count == 0 {
+            return 0.0;
+        }
+        // Empty cells count a little, so both fitted distributions keep
+        // every outcome possible.
+        let cells = pairs.counts.map(|n| if n == 0 { EMPTY_CELL } else { n as f64 });
+        let total: f64 = cells.iter().sum();
+        let observed = cells.map(|cell| cell / total);
+        // A pair's two games: its standard deviation is √2 that of a game's.
+        let to_t = std::f64::consts::SQRT_2 / ELO_PER_LOGIT;
+        let under_h0 = closest_with_normalized_elo(&observed, self.elo0 * to_t);
+        let under_h1 = closest_with_normalized_elo(&observed, self.elo1 * to_t);
+        let mean_log_ratio: f64 =
+            (0..5).map(|cell| observed[cell] * (under_h1[cell].ln() - under_h0[cell].ln())).sum();
+        total * mean_log_ratio
+    }
+
+    /// The test's decision at this log-likelihood ratio.
+    pub fn verdict(&self, llr: f64) -> Verdict {
+        let (lower, upper) = self.bounds();
+        if llr >= upper {
+            Verdict::AcceptH1
+        } else if llr <= lower {
+            Verdict::AcceptH0
+        } else {
+            Verdict::Continue
+        }
+    }
+}
+
+/// The distribution over [`PAIR_SCORES`] closest to `observed` (in
+/// likelihood) whose mean lies `t` standard deviations above ½: the
+/// fixed-point iteration of "Comments on Normalized Elo", section 4.1.
+fn closest_with_normalized_elo(observed: &[f64; 5], t: f64) -> [f64; 5] {
+    let mut fitted = [0.2; 5];
+    for _ in 0..1000 {
+        let mean: f64 = (0..5).map(|i| fitted[i] * PAIR_SCORES[i]).sum();
+        let variance: f64 = (0..5).map(|i| fitted[i] * (PAIR_SCORES[i] - mean).powi(2)).sum();
+        let sigma = variance.sqrt();
+        let phi = PAIR_SCORES.map(|score| {
+            let standardized = (score - mean) / sigma;
+            score - 0.5 - 0.5 * t * sigma * (1.0 + standardized * standardized)
+        });
+        let theta = lagrange_multiplier(observed, &phi);
+        let next: [f64; 5] = std::array::from_fn(|i| observed[i] / (1.0 + theta * phi[i]));
+        let change = (0..5).map(|i| (next[i] - fitted[i]).abs()).fold(0.0, f64::max);
+        fitted = next;
+        if change < 1e-10 {
+            break;
+        }
+    }
+    fitted
+}
+
+/// Solves Σ observedᵢ·φᵢ / (1 + θ·φᵢ) = 0 for θ by bisection. The sum falls
+/// from +∞ to -∞ between the two poles, so the root is unique.
+fn lagrange_multiplier(observed: &[f64; 5], phi: &[f64; 5]) -> f64 {
+    let largest = phi.iter().copied().fold(f64::MIN, f64::max);
+    let smallest = phi.iter().copied().fold(f64::MAX, f64::min);
+    let sum =
+        |theta: f64| -> f64 { (0..5).map(|i| observed[i] * phi[i] / (1.0 + theta * phi[i])).sum() };
+    let (mut low, mut high) = (-1.0 / largest, -1.0 / smallest);
+    for _ in 0..200 {
+        let middle = 0.5 * (low + high);
+        if middle <= low || middle >= high {
+            break;
+        }
+        if sum(middle) > 0.0 {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    0.5 * (low + high)
+}
+
+/// The test run on a tournament's games: `tested` against `opponent`, in
+/// pairs (one setup, each bot in each seat).
+///
+/// Pairs are taken in setup order (round 1, 2, ...), and the test is
+/// judged after each: its verdict is reached at the first pair where the
+/// log-likelihood ratio crosses a bound, and pairs after that pair are not
+/// counted. Games finish out of order when several are played at once, so
+/// a pair complete beyond one still missing a game waits for the gap to
+/// fill. The verdict so depends on the rows alone, not on the order they
+/// were written in: a rerun over the same games.csv reaches it at the same
+/// pair, and games that finished after the verdict change nothing.
+pub struct SprtTest {
+    settings: SprtSettings,
+    tested: String,
+    opponent: String,
+    state: Mutex<TestState>,
+}
+
+#[derive(Default)]
+struct TestState {
+    /// The tested bot's points in the games of pairs not yet counted, by
+    /// round: with it in seat 1, and in seat 2.
+    waiting: HashMap<u64, [Option<f64>; 2]>,
+    /// Games of the two bots shown to the test, counted or not.
+    seen: u64,
+    /// Those of them of rounds after the deciding pair: played while it
+    /// was decided, and set aside when the run's files are finished
+    /// (`StopRule::last_counted_round`).
+    beyond: u64,
+    status: SprtStatus,
+}
+
+/// Where a test stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SprtStatus {
+    /// The pairs counted, by the tested bot's half-points.
+    pub pairs: Pentanomial,
+    /// The tested bot's wins, draws and losses in the games of those pairs.
+    pub wins: u64,
+    /// The tested bot's draws in those games.
+    pub draws: u64,
+    /// The tested bot's losses in those games.
+    pub losses: u64,
+    /// Games of the two bots that finished and are not counted: in pairs
+    /// not complete, or after one that is not (several games at once, a
+    /// void game), or after the deciding pair. They are in games.csv and
+    /// the standings.
+    pub not_counted: u64,
+    /// The log-likelihood ratio after the last pair counted.
+    pub llr: f64,
+    /// `Continue` until a bound is reached.
+    pub verdict: Verdict,
+}
+
+impl SprtTest {
+    /// A test of `tested` against `opponent` (bot names) with `settings`,
+    /// before any game.
+    pub fn new(settings: SprtSettings, tested: &str, opponent: &str) -> SprtTest {
+        SprtTest {
+            settings,
+            tested: tested.to_owned(),
+            opponent: opponent.to_owned(),
+            state: Mutex::new(TestState::default()),
+        }
+    }
+
+    /// The hypotheses and error rates.
+    pub fn settings(&self) -> &SprtSettings {
+        &self.settings
+    }
+
+    /// Where the test stands now.
+    pub fn status(&self) -> SprtStatus {
+        let state = self.lock();
+        let counted = state.status.wins + state.status.draws + state.status.losses;
+        SprtStatus { not_counted: state.seen - counted - state.beyond, ..state.status }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TestState> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl StopRule for SprtTest {
+    /// Once decided, the deciding pair's round: pairs are counted from
+    /// round 1 in order.
+    fn last_counted_round(&self) -> Option<u64> {
+        let state = self.lock();
+        (state.status.verdict != Verdict::Continue).then_some(state.status.pairs.pairs())
+    }
+
+    /// Counts a game of the two bots (others are ignored); true once the
+    /// test has a verdict.
+    fn count(&self, game: &GameRow) -> bool {
+        let pair = [game.seat1.as_str(), game.seat2.as_str()];
+        let tested_seat = if pair == [self.tested.as_str(), self.opponent.as_str()] {
+            Seat::One
+        } else if pair == [self.opponent.as_str(), self.tested.as_str()] {
+            Seat::Two
+        } else {
+            return self.lock().status.verdict != Verdict::Continue;
+        };
+        let mut state = self.lock();
+        state.seen += 1;
+        if state.status.verdict != Verdict::Continue {
+            if game.round > state.status.pairs.pairs() {
+                state.beyond += 1;
+            }
+            return true;
+        }
+        state.waiting.entry(game.round).or_default()[tested_seat.index()] =
+            Some(game.outcome.points(tested_seat));
+        let TestState { waiting, status, beyond, .. } = &mut *state;
+        let mut next = status.pairs.pairs() + 1;
+        while let Some(&[Some(first), Some(second)]) = waiting.get(&next) {
+            waiting.remove(&next);
+            status.pairs.add_pair(first, second);
+            for points in [first, second] {
+                if points > 0.5 {
+                    status.wins += 1;
+                } else if points < 0.5 {
+                    status.losses += 1;
+                } else {
+                    status.draws += 1;
+                }
+            }
+            status.llr = self.settings.llr(&status.pairs);
+            status.verdict = self.settings.verdict(status.llr);
+            if status.verdict != Verdict::Continue {
+                // What finished early, of later pairs, was played in vain.
+                *beyond += waiting.values().flatten().flatten().count() as u64;
+                waiting.clear();
+                return true;
+            }
+            next += 1;
+        }
+        false
+    }
+}
+
+/// The strength difference the pairs show, with 95% intervals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EloEstimate {
+    /// Logistic Elo from the mean score.
+    pub elo: f64,
+    /// Its 95% interval; a bound is infinite when the score's interval
+    /// reaches 0 or 1.
+    pub elo_interval: (f64, f64),
+    /// Normalized Elo: the score's distance from ½ in pair standard
+    /// deviations, scaled like Elo.
+    pub normalized_elo: f64,
+    /// Half the width of its 95% interval.
+    pub normalized_elo_error: f64,
+    /// The likelihood of superiority: the chance the challenger is the
+    /// stronger, given the pairs.
+    pub los: f64,
+}
+
+impl EloEstimate {
+    /// `None` before the first pair, or while every pair scored the same
+    /// (there is no spread to measure yet).
+    pub fn from_pairs(pairs: &Pentanomial) -> Option<EloEstimate> {
+        let score = pairs.score()?;
+        let frequencies = pairs.frequencies();
+        let variance: f64 = (0..5).map(|i| frequencies[i] * (PAIR_SCORES[i] - score).powi(2)).sum();
+        if variance <= 0.0 {
+            return None;
+        }
+        let standard_error = (variance / pairs.pairs() as f64).sqrt();
+        let (low, high) = (score - Z_95 * standard_error, score + Z_95 * standard_error);
+        let normalized = |s: f64| (s - 0.5) / (2.0 * variance).sqrt() * ELO_PER_LOGIT;
+        Some(EloEstimate {
+            elo: logistic_elo(score),
+            elo_interval: (logistic_elo(low), logistic_elo(high)),
+            normalized_elo: normalized(score),
+            normalized_elo_error: (normalized(high) - normalized(low)) / 2.0,
+            los: standard_normal_cdf((score - 0.5) / standard_error),
+        })
+    }
+}
+
+/// The Elo difference that gives this expected score (infinite at 0 and 1).
+pub fn logistic_elo(score: f64) -> f64 {
+    if score <= 0.0 {
+        f64::NEG_INFINITY
+    } else if score >= 1.0 {
+        f64::INFINITY
+    } else {
+        -400.0 * (1.0 / score - 1.0).log10()
+    }
+}
+
+/// Φ(x), through the complementary error function.
+fn standard_normal_cdf(x: f64) -> f64 {
+    0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(actual: f64, expected: f64, tolerance: f64) -> bool {
+        (actual - expected).abs() <= tolerance
+    }
+
+    /// fastchess printed, for Ptnml(0-2) [0, 0, 2, 0, 37] under SPRT
+    /// [0.00, 20.00] with α = β = 0.05 (its README's sample output):
+    /// "Elo: 631.91 +/- nan, nElo: 1056.68 +/- 77.10", "LOS: 100.00 %",
+    /// "LLR: 2.96 (100.6%) (-2.94, 2.94)".
+    #[test]
+    fn agrees_with_a_published_fastchess_result() {
+        let settings = SprtSettings { elo0: 0.0, elo1: 20.0, alpha: 0.05, beta: 0.05 };
+        let pairs = Pentanomial { counts: [0, 0, 2, 0, 37] };
+        let (lower, upper) = settings.bounds();
+        assert!(close(lower, -2.94, 0.005) && close(upper, 2.94, 0.005), "{lower} {upper}");
+        let llr = settings.llr(&pairs);
+        assert!(close(llr, 2.96, 0.005), "{llr}");
+        assert_eq!(settings.verdict(llr), Verdict::AcceptH1);
+        let estimate = EloEstimate::from_pairs(&pairs).unwrap();
+        assert!(close(estimate.elo, 631.91, 0.005), "{estimate:?}");
+        assert!(close(estimate.normalized_elo, 1056.68, 0.005), "{estimate:?}");
+        assert!(close(estimate.normalized_elo_error, 77.10, 0.005), "{estimate:?}");
+        assert!(estimate.los > 0.99995, "{estimate:?}");
+        assert_eq!(estimate.elo_interval.1, f64::INFINITY);
+    }
+
+    /// Values from an independent implementation of the same test,
+    /// tests/sprt_reference.py (`python3 tests/sprt_reference.py 0 10 30 120
+    /// 300 140 40` prints the first), for mixed results.
+    #[test]
+    fn agrees_with_an_independent_calculation() {
+        let settings = SprtSettings { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.05 };
+        for (counts, expected) in [
+            ([30, 120, 300, 140, 40], 1.237_707),
+            ([40, 120, 300, 120, 30], -1.387_268),
+            ([5, 60, 500, 80, 10], 1.674_988),
+            ([0, 3, 10, 2, 0], -0.082_788),
+        ] {
+            let llr = settings.llr(&Pentanomial { counts });
+            assert!(close(llr, expected, 1e-4), "{counts:?}: {llr} against {expected}");
+        }
+    }
+
+    #[test]
+    fn equal_bots_drift_to_h0_and_a_stronger_one_to_h1() {
+        let settings = SprtSettings::default();
+        let even = Pentanomial { counts: [300, 1200, 3000, 1200, 300] };
+        assert_eq!(settings.verdict(settings.llr(&even)), Verdict::AcceptH0);
+        let stronger = Pentanomial { counts: [50, 300, 1000, 500, 150] };
+        assert_eq!(settings.verdict(settings.llr(&stronger)), Verdict::AcceptH1);
+        assert_eq!(settings.llr(&Pentanomial::default()), 0.0);
+    }
+
+    #[test]
+    fn pairs_are_counted_by_their_half_points() {
+        let mut pairs = Pentanomial::default();
+        pairs.add_pair(1.0, 0.0);
+        pairs.add_pair(0.5, 0.5);
+        pairs.add_pair(1.0, 0.5);
+        pairs.add_pair(0.0, 0.0);
+        assert_eq!(pairs.counts, [1, 0, 2, 1, 0]);
+        assert_eq!(pairs.score(), Some(0.4375));
+        assert_eq!(pairs.to_string(), "[1, 0, 2, 1, 0]");
+    }
+
+    /// A game of round `round` between `new` and `old`, `new` in seat
+    /// `new_seat`, with `new` scoring `points`.
+    fn game(round: u64, new_seat: u8, points: f64) -> GameRow {
+        let (seat1, seat2) = if new_seat == 1 { ("new", "old") } else { ("old", "new") };
+        let new_won = if points > 0.5 {
+            "win"
+        } else if points < 0.5 {
+            "loss"
+        } else {
+            "draw"
+        };
+        let outcome = match (new_won, new_seat) {
+            ("draw", _) => "draw",
+            ("win", 1) | ("loss", 2) => "seat1",
+            _ => "seat2",
+        };
+        let mut row = crate::standings::tests::row(seat1, seat2, outcome);
+        row.round = round;
+        row
+    }
+
+    #[test]
+    fn a_test_counts_complete_pairs_in_setup_order() {
+        let test = SprtTest::new(SprtSettings::default(), "new", "old");
+        // Round 2 completes before round 1: nothing is counted until it does.
+        assert!(!test.count(&game(2, 1, 1.0)));
+        assert!(!test.count(&game(2, 2, 0.5)));
+        assert!(!test.count(&game(1, 2, 0.0)));
+        assert_eq!(test.status().pairs.pairs(), 0);
+        // Finished, and told as not counted while they wait.
+        assert_eq!(test.status().not_counted, 3);
+        // Games of other bots count for nothing.
+        assert!(!test.count(&crate::standings::tests::row("x", "old", "seat1")));
+        assert!(!test.count(&game(1, 1, 1.0)));
+        let status = test.status();
+        assert_eq!(status.pairs.counts, [0, 0, 1, 1, 0]);
+        assert_eq!((status.wins, status.draws, status.losses), (2, 1, 1));
+        assert_eq!(status.not_counted, 0);
+        assert_eq!(status.llr, SprtSettings::default().llr(&status.pairs));
+    }
+
+    #[test]
+    fn a_verdict_stands_once_reached_and_does_not_depend_on_the_order_of_games() {
+        let settings = SprtSettings { elo0: 0.0, elo1: 20.0, alpha: 0.05, beta: 0.05 };
+        // Won pairs until the test accepts H1, then lost ones.
+        let games: Vec<GameRow> = (1..=200)
+            .flat_map(|round| {
+                let points = if round <= 60 { 1.0 } else { 0.0 };
+                [game(round, 1, points), game(round, 2, points)]
+            })
+            .collect();
+        let in_order = SprtTest::new(settings, "new", "old");
+        let stopped_at = games.iter().position(|game| in_order.count(game)).expect("a verdict");
+        let decided = in_order.status();
+        assert_eq!(decided.verdict, Verdict::AcceptH1);
+        assert!(stopped_at < 120, "decided after {stopped_at} games");
+        assert_eq!(decided.not_counted, 0);
+        for game in &games[stopped_at + 1..] {
+            assert!(in_order.count(game));
+        }
+        let after = in_order.status();
+        assert_eq!(
+            SprtStatus { not_counted: 0, ..after },
+            decided,
+            "games after the verdict change nothing"
+        );
+        // Games past the deciding pair are neither counted nor waiting:
+        // they are the rule's to set aside, from the round after it.
+        assert_eq!(after.not_counted, 0);
+        assert_eq!(in_order.last_counted_round(), Some(decided.pairs.pairs()));
+        assert_eq!(in_order.lock().beyond, games.len() as u64 - 2 * decided.pairs.pairs());
+        // The same games in another order: the same verdict at the same
+        // pair, the games of later pairs waiting for it not counted.
+        let shuffled = SprtTest::new(settings, "new", "old");
+        for game in games.iter().rev() {
+            shuffled.count(game);
+        }
+        assert_eq!(shuffled.status(), after);
+    }
+
+    #[test]
+    fn settings_that_make_no_test_are_refused() {
+        let bad = |elo0, elo1, alpha, beta| SprtSettings { elo0, elo1, alpha, beta }.validate();
+        assert!(matches!(
+            bad(5.0, 5.0, 0.05, 0.05),
+            Err(SprtSettingsError::HypothesesOutOfOrder { .. })
+        ));
+        assert!(matches!(
+            bad(0.0, 5.0, 0.0, 0.05),
+            Err(SprtSettingsError::ErrorRateOutOfRange { .. })
+        ));
+        assert!(matches!(bad(0.0, 5.0, 0.6, 0.5), Err(SprtSettingsError::ErrorRatesTooLarge(_))));
+        assert!(matches!(bad(f64::NAN, 5.0, 0.05, 0.05), Err(SprtSettingsError::NotFinite { .. })));
+        assert!(SprtSettings::default().validate().is_ok());
+    }
+}
