@@ -3,6 +3,9 @@
 
 #![warn(missing_docs)]
 
+// The WriteJson derive names `::arena_base`, this crate's own tests included.
+extern crate self as arena_base;
+
 pub mod bits;
 pub mod json;
 pub mod printable;

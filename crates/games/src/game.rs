@@ -70,7 +70,7 @@ pub trait Game: Clone + fmt::Debug + Serialize + Send + Sync + 'static {
 
 /// One move of a game: the seat and its move (in the protocol, an entry
 /// of `history`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, WriteJson)]
 pub struct Played<M> {
     /// Who moved.
     pub seat: Seat,

@@ -1,167 +1,89 @@
-//! The messages sent on every move, written straight into a buffer.
+//! The messages as lines, and the history they carry written once.
 //!
-//! serde_json writes any message correctly; these write the frequent ones
-//! (`start`, `move`, `over`, and the history they carry) several times
-//! faster, because the referee sends one per move. Each produces exactly
-//! the bytes serde_json writes for the matching [`ToBot`] message: the
-//! tests below check that for every game, over generated parameters and
-//! positions.
+//! Every message is written by the writer `#[derive(WriteJson)]` makes of
+//! [`ToBot`]'s definition; the tests below check its bytes against
+//! serde_json's for every game, over generated parameters and positions.
+//! What is not written again on every move is the history: the referee
+//! appends one entry a move ([`append_played`]) and the `move` and `over`
+//! messages copy it ([`History::Written`]).
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 
-use super::{ForfeitNotice, Limits, PROTOCOL_VERSION, ResultReason};
-#[cfg(doc)]
-use super::{Played, ToBot};
+use super::ToBot;
 use arena_base::json::WriteJson;
-use arena_games::Seat;
+use arena_games::{Played, Seat};
 
-/// A `move` request as one line, newline included: the same bytes as
-/// serializing [`ToBot::Move`], written directly because it is the message
-/// sent most, and with the history already serialized. `bank_ms` is sent
-/// under a game clock only.
-pub fn move_request<V: WriteJson, M: WriteJson>(
-    id: u64,
-    state: &V,
-    history_json: &[u8],
-    legal_moves: &[M],
-    time_ms: u64,
-    bank_ms: Option<u64>,
-) -> Vec<u8> {
-    let mut line = Vec::with_capacity(256 + history_json.len());
-    line.extend_from_slice(br#"{"type":"move","id":"#);
-    line.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
-    line.extend_from_slice(br#","state":"#);
-    state.write_json(&mut line);
-    line.extend_from_slice(br#","history":["#);
-    line.extend_from_slice(history_json);
-    line.extend_from_slice(br#"],"legal_moves":"#);
-    legal_moves.write_json(&mut line);
-    line.extend_from_slice(br#","time_ms":"#);
-    line.extend_from_slice(itoa::Buffer::new().format(time_ms).as_bytes());
-    if let Some(bank_ms) = bank_ms {
-        line.extend_from_slice(br#","bank_ms":"#);
-        line.extend_from_slice(itoa::Buffer::new().format(bank_ms).as_bytes());
+/// The `history` of a `move` or `over` message.
+#[derive(Clone, Copy, Debug)]
+pub enum History<'a, M> {
+    /// The moves themselves.
+    Moves(&'a [Played<M>]),
+    /// Their entries already written, comma-separated without the brackets,
+    /// as [`append_played`] writes them.
+    Written(&'a [u8]),
+}
+
+impl<M> History<'_, M> {
+    /// About how many bytes the history takes, for sizing a line.
+    fn size_hint(&self) -> usize {
+        match self {
+            History::Moves(moves) => 16 * moves.len(),
+            History::Written(entries) => entries.len() + 2,
+        }
     }
-    line.extend_from_slice(b"}\n");
-    line
 }
 
-/// The fields of a `start` message.
-pub struct StartMessage<'a> {
-    /// The request's id, which the `ready` reply echoes.
-    pub id: u64,
-    /// The game's id.
-    pub game: &'a str,
-    /// Every parameter with its value, as compact JSON.
-    pub params_json: &'a str,
-    /// The seat the bot plays.
-    pub seat: Seat,
-    /// The game's setup seed.
-    pub seed: u64,
-    /// The limits the bot plays under.
-    pub limits: Limits,
+impl<M: WriteJson> WriteJson for History<'_, M> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            History::Moves(moves) => moves.write_json(out),
+            History::Written(entries) => {
+                out.push(b'[');
+                out.extend_from_slice(entries);
+                out.push(b']');
+            }
+        }
+    }
 }
 
-impl StartMessage<'_> {
-    /// The message as one line, newline included: the same bytes as
-    /// serializing [`ToBot::Start`], written directly as it goes to both
-    /// seats of every game.
+impl<M: Serialize> Serialize for History<'_, M> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            History::Moves(moves) => moves.serialize(serializer),
+            History::Written(entries) => {
+                let text = std::str::from_utf8(entries)
+                    .ok()
+                    .and_then(|entries| RawValue::from_string(format!("[{entries}]")).ok())
+                    .ok_or_else(|| serde::ser::Error::custom("a written history holds JSON"))?;
+                text.serialize(serializer)
+            }
+        }
+    }
+}
+
+impl<P: WriteJson, V: WriteJson, M: WriteJson> ToBot<'_, P, V, M> {
+    /// The message as one line, newline included.
     pub fn line(&self) -> Vec<u8> {
-        let mut number = itoa::Buffer::new();
-        let mut line = Vec::with_capacity(256);
-        line.extend_from_slice(br#"{"type":"start","id":"#);
-        line.extend_from_slice(number.format(self.id).as_bytes());
-        line.extend_from_slice(br#","protocol":"#);
-        line.extend_from_slice(number.format(PROTOCOL_VERSION).as_bytes());
-        line.extend_from_slice(br#","game":""#);
-        line.extend_from_slice(self.game.as_bytes());
-        line.extend_from_slice(br#"","params":"#);
-        line.extend_from_slice(self.params_json.as_bytes());
-        line.extend_from_slice(br#","seat":"#);
-        line.push(b'0' + self.seat.number());
-        line.extend_from_slice(br#","seed":"#);
-        line.extend_from_slice(number.format(self.seed).as_bytes());
-        line.extend_from_slice(br#","limits":{"startup_ms":"#);
-        line.extend_from_slice(number.format(self.limits.startup_ms).as_bytes());
-        line.extend_from_slice(br#","move_ms":"#);
-        line.extend_from_slice(number.format(self.limits.move_ms).as_bytes());
-        line.extend_from_slice(br#","max_line_bytes":"#);
-        line.extend_from_slice(number.format(self.limits.max_line_bytes).as_bytes());
-        if let Some(bank_ms) = self.limits.bank_ms {
-            line.extend_from_slice(br#","bank_ms":"#);
-            line.extend_from_slice(number.format(bank_ms).as_bytes());
-        }
-        if let Some(increment_ms) = self.limits.increment_ms {
-            line.extend_from_slice(br#","increment_ms":"#);
-            line.extend_from_slice(number.format(increment_ms).as_bytes());
-        }
-        line.extend_from_slice(b"}}\n");
+        let history = match self {
+            ToBot::Move { history, .. } | ToBot::Over { history, .. } => history.size_hint(),
+            ToBot::Start { .. } | ToBot::Reveal { .. } => 0,
+        };
+        // Room for the rest of the message: rarely a regrowing (and copying).
+        let mut line = Vec::with_capacity(256 + history);
+        self.write_json(&mut line);
+        line.push(b'\n');
         line
     }
 }
 
-/// The fields of an `over` message, with the history already serialized.
-pub struct OverMessage<'a, V> {
-    /// The winning seat, `None` for a draw or a double forfeit.
-    pub winner: Option<Seat>,
-    /// How the game ended.
-    pub reason: ResultReason,
-    /// The forfeits of the game, if any.
-    pub forfeits: &'a [ForfeitNotice],
-    /// Both seats' scores.
-    pub scores: [i64; 2],
-    /// The seat's view of the final state.
-    pub state: &'a V,
-    /// Every move of the game, already serialized, without the brackets.
-    pub history_json: &'a [u8],
-}
-
-impl<V: WriteJson> OverMessage<'_, V> {
-    /// The message as one line, newline included: the same bytes as
-    /// serializing [`ToBot::Over`], with the history copied, not serialized
-    /// again.
-    pub fn line(&self) -> Vec<u8> {
-        let mut line = Vec::with_capacity(256 + self.history_json.len());
-        line.extend_from_slice(br#"{"type":"over","winner":"#);
-        match self.winner {
-            Some(seat) => line.push(b'0' + seat.number()),
-            None => line.extend_from_slice(b"null"),
-        }
-        line.extend_from_slice(br#","reason":"#);
-        serde_json::to_writer(&mut line, &self.reason).expect("reasons serialize");
-        line.extend_from_slice(br#","forfeits":"#);
-        serde_json::to_writer(&mut line, self.forfeits).expect("forfeits serialize");
-        line.extend_from_slice(br#","scores":"#);
-        serde_json::to_writer(&mut line, &self.scores).expect("scores serialize");
-        line.extend_from_slice(br#","state":"#);
-        self.state.write_json(&mut line);
-        line.extend_from_slice(br#","history":["#);
-        line.extend_from_slice(self.history_json);
-        line.extend_from_slice(b"]}\n");
-        line
-    }
-}
-
-/// Appends one entry of `history` to its JSON (without brackets): the same
-/// bytes as serializing [`Played`], written directly.
+/// Appends one entry of `history` to its JSON (without brackets), as
+/// [`History::Written`] holds it.
 pub fn append_played<M: WriteJson>(history_json: &mut Vec<u8>, seat: Seat, mv: &M) {
     if !history_json.is_empty() {
         history_json.push(b',');
     }
-    history_json.extend_from_slice(br#"{"seat":"#);
-    history_json.push(b'0' + seat.number());
-    history_json.extend_from_slice(br#","move":"#);
-    mv.write_json(history_json);
-    history_json.push(b'}');
-}
-
-/// A message as one line, newline included.
-pub fn message_line<T: Serialize>(message: &T) -> Vec<u8> {
-    // Most requests fit: no regrowing (and copying) while serializing.
-    let mut line = Vec::with_capacity(1024);
-    serde_json::to_writer(&mut line, message).expect("protocol messages serialize");
-    line.push(b'\n');
-    line
+    Played { seat, mv }.write_json(history_json);
 }
 
 #[cfg(test)]
@@ -170,7 +92,8 @@ mod tests {
     use rand::{RngExt, SeedableRng};
 
     use super::*;
-    use crate::{ForfeitReason, Played, ToBot};
+    use crate::{ForfeitNotice, ForfeitReason, Limits, PROTOCOL_VERSION, ResultReason};
+    use arena_base::json::JsonText;
     use arena_games::with_game;
     use arena_games::{Game, GameParams};
 
@@ -191,6 +114,11 @@ mod tests {
 
     fn text(bytes: Vec<u8>) -> String {
         String::from_utf8(bytes).expect("messages are UTF-8")
+    }
+
+    /// The message as serde_json writes it, as a line.
+    fn serde_line<T: Serialize>(message: &T) -> String {
+        serde_json::to_string(message).unwrap() + "\n"
     }
 
     /// Plays a game of `G` from `seed` with moves picked by `choices`,
@@ -219,15 +147,16 @@ mod tests {
                 limits,
             };
             let params_json = serde_json::to_string(&params).unwrap();
-            let fast = StartMessage {
+            let written: ToBot<'_, JsonText, G::View, G::Move> = ToBot::Start {
                 id,
+                protocol: PROTOCOL_VERSION,
                 game: G::ID.as_str(),
-                params_json: &params_json,
+                params: &JsonText(&params_json),
                 seat,
                 seed,
                 limits,
             };
-            assert_eq!(text(fast.line()), text(message_line(&expected)));
+            assert_eq!(text(written.line()), serde_line(&expected));
         }
         let mut game = G::new(&params, seed);
         let mut picker = rand::rngs::ChaCha8Rng::seed_from_u64(choices);
@@ -243,14 +172,20 @@ mod tests {
                 let expected: ToBot<'_, G::Params, G::View, G::Move> = ToBot::Move {
                     id,
                     state: game.view(seat),
-                    history: &history,
+                    history: History::Moves(&history),
                     legal_moves: &legal,
                     time_ms,
                     bank_ms,
                 };
-                let fast =
-                    move_request(id, &game.view(seat), &history_json, &legal, time_ms, bank_ms);
-                assert_eq!(text(fast), text(message_line(&expected)));
+                let written: ToBot<'_, JsonText, G::View, G::Move> = ToBot::Move {
+                    id,
+                    state: game.view(seat),
+                    history: History::Written(&history_json),
+                    legal_moves: &legal,
+                    time_ms,
+                    bank_ms,
+                };
+                assert_eq!(text(written.line()), serde_line(&expected));
                 id += 1;
                 chosen.push((seat, legal[picker.random_range(0..legal.len())].clone()));
             }
@@ -275,17 +210,17 @@ mod tests {
                     forfeits,
                     scores: game.scores(),
                     state: game.view(seat),
-                    history: &history,
+                    history: History::Moves(&history),
                 };
-                let fast = OverMessage {
+                let written: ToBot<'_, JsonText, G::View, G::Move> = ToBot::Over {
                     winner,
                     reason,
                     forfeits,
                     scores: game.scores(),
-                    state: &game.view(seat),
-                    history_json: &history_json,
+                    state: game.view(seat),
+                    history: History::Written(&history_json),
                 };
-                assert_eq!(text(fast.line()), text(message_line(&expected)));
+                assert_eq!(text(written.line()), serde_line(&expected));
             }
         }
         true

@@ -213,7 +213,7 @@ fn requests_serialize_with_their_type_tag() {
     let message: ToBot<'_, (), Vec<u32>, u32> = ToBot::Move {
         id: 2,
         state: vec![5, 7],
-        history: &history,
+        history: History::Moves(&history),
         legal_moves: &[5, 7],
         time_ms: 1000,
         bank_ms: None,
@@ -222,8 +222,10 @@ fn requests_serialize_with_their_type_tag() {
         serde_json::to_string(&message).unwrap(),
         r#"{"type":"move","id":2,"state":[5,7],"history":[{"seat":1,"move":13}],"legal_moves":[5,7],"time_ms":1000}"#
     );
+    assert_eq!(message.line(), [serde_json::to_vec(&message).unwrap(), b"\n".to_vec()].concat());
     let reveal: ToBot<'_, (), (), u32> = ToBot::Reveal { moves: [Some(&5), None] };
     assert_eq!(serde_json::to_string(&reveal).unwrap(), r#"{"type":"reveal","moves":[5,null]}"#);
+    assert_eq!(reveal.line(), b"{\"type\":\"reveal\",\"moves\":[5,null]}\n");
 }
 
 /// JSON text that serde_json's raw reader takes but no value holds: a lone

@@ -14,7 +14,31 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::TimeControl;
+use arena_base::json::{JsonText, WriteJson};
 use arena_games::{GameRef, GameSetup, Seat};
+
+/// A `send` or `recv` line: the message as JSON (`msg`), or, when it
+/// reads as no JSON, as a string (`raw`).
+#[derive(Serialize, WriteJson)]
+struct Exchanged<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    t_us: u64,
+    seat: Seat,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    msg: Option<JsonText<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// A game program's answer that set up the game or played a turn.
+#[derive(Serialize, WriteJson)]
+struct Step<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    turn: u32,
+    answer: JsonText<'a>,
+}
 
 /// Builds a transcript in memory; written to disk once, when the game ends.
 /// A disabled transcript records nothing and costs nothing.
@@ -165,13 +189,11 @@ impl Transcript {
     /// made compact.
     pub fn step(&mut self, turn: u32, answer: &[u8]) {
         let Some(buffer) = &mut self.buffer else { return };
-        buffer.extend_from_slice(br#"{"type":"step","turn":"#);
-        buffer.extend_from_slice(itoa::Buffer::new().format(turn).as_bytes());
-        buffer.extend_from_slice(br#","answer":"#);
         // The parser accepted the answer: it is JSON, so UTF-8.
         let text = String::from_utf8_lossy(answer);
-        buffer.extend_from_slice(arena_base::json::compact(&text).as_bytes());
-        buffer.extend_from_slice(b"}\n");
+        let step = Step { kind: "step", turn, answer: JsonText(&arena_base::json::compact(&text)) };
+        step.write_json(buffer);
+        buffer.push(b'\n');
     }
 
     /// A line sent to `seat`; `message` is its JSON, without the newline.
@@ -197,29 +219,28 @@ impl Transcript {
 
     fn record(&mut self, kind: &'static str, seat: Seat, at: Instant, line: &[u8], json: bool) {
         let Some(buffer) = &mut self.buffer else { return };
-        // Written piece by piece: these lines are most of a transcript, and
-        // a formatted string per line costs more than the rest of the move.
-        let micros = at.saturating_duration_since(self.started).as_micros();
-        let mut number = itoa::Buffer::new();
-        buffer.extend_from_slice(br#"{"type":""#);
-        buffer.extend_from_slice(kind.as_bytes());
-        buffer.extend_from_slice(br#"","t_us":"#);
-        buffer.extend_from_slice(number.format(micros).as_bytes());
-        buffer.extend_from_slice(br#","seat":"#);
-        buffer.extend_from_slice(number.format(seat.number()).as_bytes());
-        buffer.push(b',');
-        if json {
-            buffer.extend_from_slice(b"\"msg\":");
-            buffer.extend_from_slice(line);
+        // Written with the derived writer: these lines are most of a
+        // transcript, and serde's general path costs more than the move.
+        let t_us = at.saturating_duration_since(self.started).as_micros() as u64;
+        let exchanged = if json {
+            // arena's messages and the replies a parser accepted are JSON.
+            let msg = JsonText(std::str::from_utf8(line).unwrap_or("null"));
+            Exchanged { kind, t_us, seat, msg: Some(msg), raw: None }
         } else {
-            buffer.extend_from_slice(b"\"raw\":");
-            let text = String::from_utf8_lossy(line);
-            serde_json::to_writer(&mut *buffer, &text).expect("writing to a Vec cannot fail");
-        }
-        buffer.extend_from_slice(b"}\n");
+            Exchanged { kind, t_us, seat, msg: None, raw: Some(String::from_utf8_lossy(line)) }
+        };
+        exchanged.write_json(buffer);
+        buffer.push(b'\n');
     }
 
-    /// Any other line (`move`, `forfeit`, `result`): a serializable object.
+    /// A frequent line (`move`), with the writer its type derives.
+    pub fn write<T: WriteJson>(&mut self, line: &T) {
+        let Some(buffer) = &mut self.buffer else { return };
+        line.write_json(buffer);
+        buffer.push(b'\n');
+    }
+
+    /// Any other line (`header`, `forfeit`, `result`): a serializable object.
     pub fn push<T: Serialize>(&mut self, line: &T) {
         let Some(buffer) = &mut self.buffer else { return };
         serde_json::to_writer(&mut *buffer, line).expect("transcript lines serialize");

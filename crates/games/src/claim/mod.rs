@@ -53,7 +53,7 @@ pub struct NumberClaim {
 }
 
 /// What a seat sees: everything, as the game has no hidden information.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, WriteJson)]
 pub struct ClaimView {
     /// The grid's numbers, row by row.
     pub grid: Vec<Vec<u32>>,
@@ -166,16 +166,6 @@ impl Game for NumberClaim {
     }
 }
 
-impl WriteJson for ClaimView {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        arena_base::write_object!(
-            out,
-            ("grid", &self.grid),
-            ("owners", &self.owners),
-            ("sums", &self.sums)
-        );
-    }
-}
 
 #[cfg(test)]
 mod tests {

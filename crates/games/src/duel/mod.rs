@@ -61,7 +61,7 @@ impl GameParams for DuelParams {
 }
 
 /// What a move does with the chosen number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, WriteJson)]
 #[serde(rename_all = "lowercase")]
 pub enum Op {
     /// Add the number to the score.
@@ -78,7 +78,7 @@ impl<'de> Deserialize<'de> for Op {
 }
 
 /// A number from the pool and what to do with it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, WriteJson)]
 pub struct DuelMove {
     /// The number taken from the pool.
     pub number: u32,
@@ -130,7 +130,7 @@ pub struct NumberDuel {
 }
 
 /// What a seat sees: everything, as the game has no hidden information.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, WriteJson)]
 pub struct DuelView {
     /// Every copy left, ascending.
     pub pool: Vec<u32>,
@@ -240,31 +240,8 @@ impl Game for NumberDuel {
     }
 }
 
-impl WriteJson for Op {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(match self {
-            Op::Add => br#""add""#.as_slice(),
-            Op::Multiply => br#""multiply""#.as_slice(),
-        });
-    }
-}
 
-impl WriteJson for DuelMove {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        arena_base::write_object!(out, ("number", &self.number), ("op", &self.op));
-    }
-}
 
-impl WriteJson for DuelView {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        arena_base::write_object!(
-            out,
-            ("pool", &self.pool),
-            ("scores", &self.scores),
-            ("target", &self.target)
-        );
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -56,7 +56,7 @@ impl GameParams for NumbersWarParams {
 }
 
 /// Which end of the list a player takes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, WriteJson)]
 pub enum Side {
     /// The left end.
     L,
@@ -83,7 +83,7 @@ pub struct NumbersWar {
 }
 
 /// What a seat sees: everything, as the game has no hidden information.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, WriteJson)]
 pub struct NumbersWarView {
     /// The numbers still on the list, left to right.
     pub numbers: Vec<u32>,
@@ -178,25 +178,7 @@ impl Game for NumbersWar {
     }
 }
 
-impl WriteJson for Side {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(match self {
-            Side::L => br#""L""#,
-            Side::R => br#""R""#,
-        });
-    }
-}
 
-impl WriteJson for NumbersWarView {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        arena_base::write_object!(
-            out,
-            ("numbers", &self.numbers),
-            ("taken", &self.taken),
-            ("sums", &self.sums)
-        );
-    }
-}
 
 #[cfg(test)]
 mod tests {

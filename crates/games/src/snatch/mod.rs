@@ -68,7 +68,7 @@ pub struct NumberSnatch {
 }
 
 /// What a seat sees: everything, as the game has no hidden information.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, WriteJson)]
 pub struct SnatchView {
     /// The numbers not taken yet, in list order.
     pub numbers: Vec<u32>,
@@ -169,16 +169,6 @@ impl Game for NumberSnatch {
     }
 }
 
-impl WriteJson for SnatchView {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        arena_base::write_object!(
-            out,
-            ("numbers", &self.numbers),
-            ("scores", &self.scores),
-            ("last_picks", &self.last_picks)
-        );
-    }
-}
 
 #[cfg(test)]
 mod tests {

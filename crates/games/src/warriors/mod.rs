@@ -65,7 +65,7 @@ pub struct NumberWarriors {
 }
 
 /// What a seat sees: the public state, without any pending choice.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, WriteJson)]
 pub struct WarriorsView {
     /// The numbers still to be chosen, ascending.
     pub pool: Vec<u32>,
@@ -162,11 +162,6 @@ impl Game for NumberWarriors {
     }
 }
 
-impl WriteJson for WarriorsView {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        arena_base::write_object!(out, ("pool", &self.pool), ("life", &self.life), ("turn", &self.turn));
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,8 @@
 //! The requests arena writes to a game program, each one line.
 
-use arena_base::json::WriteJson;
+use serde::Serialize;
+
+use arena_base::json::{JsonText, WriteJson};
 use arena_games::Played;
 use arena_games::program::JsonMove;
 
@@ -29,45 +31,40 @@ impl GameRequestKind {
     }
 }
 
+/// A request to a game program, written by the writer
+/// `#[derive(WriteJson)]` makes of this definition.
+#[derive(Debug, Serialize, WriteJson)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum GameRequest<'a> {
+    Hello { id: u64, protocol: u32 },
+    Init { id: u64, params: JsonText<'a>, seed: u64 },
+    Apply { id: u64, moves: &'a [Played<JsonMove>] },
+}
+
+impl GameRequest<'_> {
+    fn line(&self, capacity: usize) -> Vec<u8> {
+        let mut line = Vec::with_capacity(capacity);
+        self.write_json(&mut line);
+        line.push(b'\n');
+        line
+    }
+}
+
 /// `{"type":"hello","id":1,"protocol":1}`, newline included.
 pub fn hello_request(id: u64) -> Vec<u8> {
-    format!("{{\"type\":\"hello\",\"id\":{id},\"protocol\":{GAME_PROTOCOL_VERSION}}}\n")
-        .into_bytes()
+    GameRequest::Hello { id, protocol: GAME_PROTOCOL_VERSION }.line(48)
 }
 
 /// `{"type":"init","id":2,"params":{...},"seed":7}`, newline included.
-/// `params_json` is every parameter with its value, as JSON.
+/// `params_json` is every parameter with its value, as compact JSON.
 pub fn init_request(id: u64, params_json: &str, seed: u64) -> Vec<u8> {
-    let mut line = Vec::with_capacity(64 + params_json.len());
-    line.extend_from_slice(br#"{"type":"init","id":"#);
-    id.write_json(&mut line);
-    line.extend_from_slice(br#","params":"#);
-    line.extend_from_slice(params_json.as_bytes());
-    line.extend_from_slice(br#","seed":"#);
-    seed.write_json(&mut line);
-    line.extend_from_slice(b"}\n");
-    line
+    GameRequest::Init { id, params: JsonText(params_json), seed }.line(64 + params_json.len())
 }
 
 /// `{"type":"apply","id":3,"moves":[{"seat":1,"move":4}]}`, newline
 /// included: the moves of one turn, in seat order.
 pub fn apply_request(id: u64, moves: &[Played<JsonMove>]) -> Vec<u8> {
-    let mut line = Vec::with_capacity(64);
-    line.extend_from_slice(br#"{"type":"apply","id":"#);
-    id.write_json(&mut line);
-    line.extend_from_slice(br#","moves":["#);
-    for (index, played) in moves.iter().enumerate() {
-        if index > 0 {
-            line.push(b',');
-        }
-        line.extend_from_slice(br#"{"seat":"#);
-        played.seat.write_json(&mut line);
-        line.extend_from_slice(br#","move":"#);
-        played.mv.write_json(&mut line);
-        line.push(b'}');
-    }
-    line.extend_from_slice(b"]}\n");
-    line
+    GameRequest::Apply { id, moves }.line(64)
 }
 
 #[cfg(test)]
@@ -90,5 +87,17 @@ mod tests {
             String::from_utf8(apply_request(3, &moves)).unwrap(),
             "{\"type\":\"apply\",\"id\":3,\"moves\":[{\"seat\":1,\"move\":3},{\"seat\":2,\"move\":{\"bid\":[2,5]}}]}\n"
         );
+        // The derived writer and serde agree on every request.
+        let requests = [
+            GameRequest::Hello { id: 1, protocol: GAME_PROTOCOL_VERSION },
+            GameRequest::Init { id: 2, params: JsonText(r#"{"rows":6,"name":"a\"b"}"#), seed: 7 },
+            GameRequest::Apply { id: 3, moves: &moves },
+        ];
+        for request in requests {
+            assert_eq!(
+                String::from_utf8(request.line(0)).unwrap(),
+                serde_json::to_string(&request).unwrap() + "\n"
+            );
+        }
     }
 }

@@ -10,8 +10,8 @@ use super::super::table::{Table, ViewOf};
 use super::super::{Bot, GameOutcome, GameReport};
 use super::Referee;
 use arena_games::{MoveValue, Seat};
-use arena_protocol::encode::OverMessage;
 use arena_protocol::{ForfeitNotice, ResultReason};
+use arena_protocol::{History, ToBot};
 
 #[derive(Serialize)]
 struct VoidLine<'a> {
@@ -75,15 +75,15 @@ impl<M: MoveValue> Referee<'_, M> {
                 bots[seat.index()].give_back_id(start.id);
                 continue;
             }
-            let over = OverMessage {
+            let over: ToBot<'_, (), _, T::Move> = ToBot::Over {
                 winner,
                 reason: report.reason(),
                 forfeits: &notices,
                 scores: report.scores,
-                state: &ViewOf(game, seat),
-                history_json: self.history_of(seat),
+                state: ViewOf(game, seat),
+                history: History::Written(self.history_of(seat)),
             };
-            let line = self.probed(over.line());
+            let line = self.line(&over);
             self.notify(bots, seat, &line, Notice::Over);
         }
         if self.transcript.is_enabled() {

@@ -2,7 +2,6 @@
 //! bots do not know, when probing), and the notices that need no answer
 //! (a simultaneous turn's reveal), queued unless the bot is in doubt.
 
-use serde::Serialize;
 use tokio::time::Instant;
 
 use super::super::Bot;
@@ -10,14 +9,17 @@ use super::super::exchange::trim_newline;
 use super::super::forfeit::Notice;
 use super::super::table::Table;
 use super::Referee;
+use arena_base::json::WriteJson;
 use arena_games::{MoveValue, Seat};
 use arena_protocol::ToBot;
-use arena_protocol::encode::message_line;
 
 impl<M: MoveValue> Referee<'_, M> {
     /// A message as one line, with the probe field when probing.
-    pub(super) fn line<T: Serialize>(&self, message: &T) -> Vec<u8> {
-        self.probed(message_line(message))
+    pub(super) fn line<P: WriteJson, V: WriteJson, N: WriteJson>(
+        &self,
+        message: &ToBot<'_, P, V, N>,
+    ) -> Vec<u8> {
+        self.probed(message.line())
     }
 
     /// `line` with a field bots do not know, when probing.
@@ -50,19 +52,14 @@ impl<M: MoveValue> Referee<'_, M> {
             return;
         }
         for seat in Seat::BOTH {
-            let mut line = br#"{"type":"reveal","moves":["#.to_vec();
-            for shown in Seat::BOTH {
-                if shown == Seat::Two {
-                    line.push(b',');
-                }
-                match (shown == seat, moves[shown.index()]) {
-                    (true, Some(mv)) => mv.write_json(&mut line),
-                    (false, Some(_)) if applied => game.write_learned(seat, &mut line),
-                    _ => line.extend_from_slice(b"null"),
-                }
-            }
-            line.extend_from_slice(b"]}\n");
-            let line = self.probed(line);
+            let shown = Seat::BOTH.map(|shown| match (shown == seat, moves[shown.index()]) {
+                (true, Some(mv)) => Some(Shown::Own(mv)),
+                (false, Some(_)) if applied => Some(Shown::Learned(game, seat)),
+                _ => None,
+            });
+            let message: ToBot<'_, (), (), Shown<'_, T, M>> =
+                ToBot::Reveal { moves: [shown[0].as_ref(), shown[1].as_ref()] };
+            let line = self.line(&message);
             self.notify(bots, seat, &line, Notice::Reveal);
         }
     }
@@ -85,5 +82,21 @@ impl<M: MoveValue> Referee<'_, M> {
         self.transcript.sent(seat, Instant::now().into_std(), trim_newline(line));
         process.queue(line);
         bot.unanswered_notice = Some(notice);
+    }
+}
+
+/// What a seat is shown of one seat's choice when moves are hidden: its
+/// own move, or what it learned of the other's.
+enum Shown<'a, T, M> {
+    Own(&'a M),
+    Learned(&'a T, Seat),
+}
+
+impl<T: Table, M: WriteJson> WriteJson for Shown<'_, T, M> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Shown::Own(mv) => mv.write_json(out),
+            Shown::Learned(game, seat) => game.write_learned(*seat, out),
+        }
     }
 }

@@ -21,8 +21,9 @@ use super::reply::cut;
 use super::table::{Rules, Table, ViewOf};
 use super::transcript::{GameSeeds, Transcript, TranscriptBot, TranscriptTime};
 use super::{Bot, CommandError, Forfeit, GameFiles, GameReport, Settings};
+use arena_base::json::{JsonText, WriteJson};
 use arena_games::{GameSetup, MoveValue, Seat};
-use arena_protocol::encode::{StartMessage, move_request};
+use arena_protocol::{History, PROTOCOL_VERSION, ToBot};
 use arena_protocol::{Played, Reply};
 
 mod finish;
@@ -190,7 +191,7 @@ struct Referee<'s, M> {
     settings: &'s Settings,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, WriteJson)]
 struct MoveLine<'a, M> {
     #[serde(rename = "type")]
     kind: &'static str,
@@ -220,17 +221,16 @@ impl<M: MoveValue> Referee<'_, M> {
             let limits = self.settings.limits(self.clocks[seat.index()].control());
             let bot = &mut bots[seat.index()];
             let id = bot.take_id();
-            let line = self.probed(
-                StartMessage {
-                    id,
-                    game: setup.game().name(),
-                    params_json: setup.params_json(),
-                    seat,
-                    seed: seeds[seat.index()],
-                    limits,
-                }
-                .line(),
-            );
+            let start: ToBot<'_, _, (), ()> = ToBot::Start {
+                id,
+                protocol: PROTOCOL_VERSION,
+                game: setup.game().name(),
+                params: &JsonText(setup.params_json()),
+                seat,
+                seed: seeds[seat.index()],
+                limits,
+            };
+            let line = self.line(&start);
             // play_game has started every bot; a new process has answered nothing.
             if bot.has_answered_a_start() {
                 self.unsent_starts[seat.index()] = Some(Start { id, line });
@@ -303,16 +303,16 @@ impl<M: MoveValue> Referee<'_, M> {
                     self.history.len() + 1 + seats.iter().filter(|s| **s < seat).count();
                 let limit = self.move_limit(seat, move_number);
                 let clock = &self.clocks[seat.index()];
-                let request = move_request(
+                let request: ToBot<'_, (), _, _> = ToBot::Move {
                     id,
-                    &ViewOf(game, seat),
-                    self.history_of(seat),
-                    &legal[seat.index()],
-                    limit.allowed.as_millis() as u64,
-                    clock.bank_left().map(|bank| bank.as_millis() as u64),
-                );
+                    state: ViewOf(game, seat),
+                    history: History::Written(self.history_of(seat)),
+                    legal_moves: &legal[seat.index()],
+                    time_ms: limit.allowed.as_millis() as u64,
+                    bank_ms: clock.bank_left().map(|bank| bank.as_millis() as u64),
+                };
                 let asked = Request::move_in_turn(id, self.turn);
-                let mut exchange = Exchange::new(seat, asked, self.probed(request), limit);
+                let mut exchange = Exchange::new(seat, asked, self.line(&request), limit);
                 exchange.start = self.unsent_starts[seat.index()].take();
                 Some(exchange)
             };
@@ -340,7 +340,7 @@ impl<M: MoveValue> Referee<'_, M> {
                     *slowest = (*slowest).max(think);
                     let clock = &mut self.clocks[seat.index()];
                     clock.charge(think);
-                    self.transcript.push(&MoveLine {
+                    self.transcript.write(&MoveLine {
                         kind: "move",
                         seat,
                         mv: &mv,

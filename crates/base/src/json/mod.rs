@@ -3,10 +3,46 @@
 //!
 //! The bytes are exactly those of `serde_json::to_writer`; writing them
 //! directly skips the general serializer, which costs several times more
-//! for these small values, on the path every move takes. Each game writes
-//! its own view and move types beside their definitions, with
-//! [`write_object!`](crate::write_object); protocol/encode.rs's tests check
-//! every game's output against serde.
+//! for these small values, on the path every move takes. A type's writer
+//! is derived (`#[derive(Serialize, WriteJson)]`) from the definition and
+//! `#[serde]` attributes serde reads, never kept by hand beside it; only
+//! the few types whose `Serialize` is hand-written (a seat as its number, a
+//! reason as its word, JSON text kept as it came) write themselves by hand
+//! too. protocol/encode.rs's tests check every game's messages against
+//! serde.
+
+/// Derives [`WriteJson`](trait@WriteJson) from a type's definition and its
+/// `#[serde]` attributes (see the arena-json-derive crate for what it
+/// follows): the writer of a message, view or move is never written by
+/// hand beside its `Serialize`.
+///
+/// ```
+/// use arena_base::json::WriteJson;
+///
+/// #[derive(serde::Serialize, WriteJson)]
+/// struct View {
+///     pool: Vec<u32>,
+///     #[serde(rename = "type")]
+///     kind: &'static str,
+/// }
+/// let mut out = Vec::new();
+/// View { pool: vec![3, 4], kind: "x" }.write_json(&mut out);
+/// assert_eq!(out, br#"{"pool":[3,4],"type":"x"}"#);
+/// ```
+///
+/// An attribute it does not follow is refused where it is written, rather
+/// than writing other bytes than serde:
+///
+/// ```compile_fail
+/// use arena_base::json::WriteJson;
+///
+/// #[derive(serde::Serialize, WriteJson)]
+/// struct View {
+///     #[serde(skip_serializing_if = "Vec::is_empty")]
+///     pool: Vec<u32>,
+/// }
+/// ```
+pub use arena_json_derive::WriteJson;
 
 /// A value that writes itself as compact JSON.
 pub trait WriteJson {
@@ -28,7 +64,87 @@ macro_rules! integers {
         }
     )*};
 }
-integers!(u8, u32, u64, i64);
+integers!(u8, u16, u32, u64, u128, usize, i32, i64);
+
+impl WriteJson for () {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"null");
+    }
+}
+
+impl WriteJson for bool {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(if *self { b"true" } else { b"false" });
+    }
+}
+
+impl WriteJson for str {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        write_string(self, out);
+    }
+}
+
+impl WriteJson for String {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        write_string(self, out);
+    }
+}
+
+impl<T: WriteJson + ?Sized> WriteJson for &T {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        (**self).write_json(out);
+    }
+}
+
+impl WriteJson for std::borrow::Cow<'_, str> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        write_string(self, out);
+    }
+}
+
+impl<T: WriteJson + ?Sized> WriteJson for Box<T> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        (**self).write_json(out);
+    }
+}
+
+/// `text` as a JSON string, escaped as serde_json escapes it: the quote,
+/// the backslash and the control characters, the common ones by their short forms and
+/// the rest as `\u00xx`; everything else, DEL and non-ASCII included, as it is.
+fn write_string(text: &str, out: &mut Vec<u8>) {
+    out.reserve(text.len() + 2);
+    out.push(b'"');
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for (index, &byte) in bytes.iter().enumerate() {
+        let short = match byte {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'\n' => b'n',
+            b'\r' => b'r',
+            b'\t' => b't',
+            0x08 => b'b',
+            0x0c => b'f',
+            0x00..0x20 => b'u',
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..index]);
+        out.push(b'\\');
+        out.push(short);
+        if short == b'u' {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(&[
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xf)],
+            ]);
+        }
+        start = index + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
 
 impl<T: WriteJson> WriteJson for Option<T> {
     fn write_json(&self, out: &mut Vec<u8>) {
@@ -115,6 +231,25 @@ impl std::fmt::Display for RawJson {
     }
 }
 
+/// Compact JSON text already written (a game's parameters, say), copied as
+/// it is.
+#[derive(Clone, Copy, Debug)]
+pub struct JsonText<'a>(pub &'a str);
+
+impl WriteJson for JsonText<'_> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.0.as_bytes());
+    }
+}
+
+impl serde::Serialize for JsonText<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let raw: &serde_json::value::RawValue = serde_json::from_str(self.0)
+            .map_err(|_| serde::ser::Error::custom("JsonText holds JSON"))?;
+        raw.serialize(serializer)
+    }
+}
+
 impl WriteJson for RawJson {
     fn write_json(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(self.0.as_bytes());
@@ -174,24 +309,8 @@ pub fn compact(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// Writes an object's fields, each `(key, value)`; keys are plain names
-/// that need no escaping.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! write_object {
-    ($out:expr, $(($key:literal, $value:expr)),+) => {{
-        let out: &mut Vec<u8> = $out;
-        let mut separator = b'{';
-        $(
-            out.push(separator);
-            out.extend_from_slice(concat!("\"", $key, "\":").as_bytes());
-            $crate::json::WriteJson::write_json($value, out);
-            separator = b',';
-        )+
-        let _ = separator;
-        out.push(b'}');
-    }};
-}
+#[cfg(test)]
+mod derive_tests;
 
 #[cfg(test)]
 mod tests {
@@ -208,6 +327,7 @@ mod tests {
         for number in [0, 9, 10, 99, 100, 255, 256, -1, i64::MIN, i64::MAX] {
             assert_eq!(json(&number), serde_json::to_string(&number).unwrap());
         }
+        assert_eq!(json(&u128::MAX), serde_json::to_string(&u128::MAX).unwrap());
         for number in [0u64, 7, 10, 1 << 53, u64::MAX] {
             assert_eq!(json(&number), serde_json::to_string(&number).unwrap());
         }
