@@ -52,7 +52,7 @@ fn only_whole_file_renames_a_file_into_place() {
     // change the bot.
     let allowed = [
         crate_source("base/src/whole_file.rs"),
-        crate_source("tournament/src/store/merge.rs"),
+        crate_source("tournament/src/results/store/merge.rs"),
         crate_source("tournament/src/identity.rs"),
     ];
     let offenders: Vec<String> = arena_sources()
@@ -62,7 +62,8 @@ fn only_whole_file_renames_a_file_into_place() {
         .map(|path| path.display().to_string())
         .collect();
     assert!(offenders.is_empty(), "a file is renamed outside whole_file.rs: {offenders:?}");
-    let merge = std::fs::read_to_string(crate_source("tournament/src/store/merge.rs")).unwrap();
+    let merge =
+        std::fs::read_to_string(crate_source("tournament/src/results/store/merge.rs")).unwrap();
     assert_eq!(merge.matches("rename(").count(), 1, "merge.rs renames more than its staged folder");
 }
 
@@ -213,19 +214,18 @@ fn the_referee_writes_no_file_of_a_results_folder() {
     assert!(offenders.is_empty(), "the referee writes files: {offenders:?}");
 }
 
-/// ARCHITECTURE.md: in arena-tournament only the results folder's owners
-/// write in it: `store` (games.csv, settings, the final files), `results`
-/// (a game's transcript file and stderr logs, a void game's transcript)
-/// and `archive` (the transcript archive and its index); and `build`
-/// writes a bot's build record in the bot's own folder.
+/// ARCHITECTURE.md: in arena-tournament only the results folder's owner,
+/// `results` (a game's transcript file and stderr logs, a void game's
+/// transcript; its `store`: games.csv, settings, the final files; its
+/// `archive`: the transcript archive and its index), writes in one; and
+/// `build` writes a bot's build record in the bot's own folder.
 #[test]
 fn only_the_results_folders_owners_write_in_arena_tournament() {
     let src = crate_source("tournament/src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     assert!(files.len() > 30, "the tournament's sources were not found");
-    let owners =
-        [src.join("store"), src.join("archive"), src.join("results.rs"), src.join("build.rs")];
+    let owners = [src.join("results"), src.join("build.rs")];
     let others: Vec<PathBuf> = files
         .into_iter()
         .filter(|file| !owners.iter().any(|owner| file.starts_with(owner)))
@@ -345,4 +345,81 @@ fn no_modules_of_a_crate_use_each_other_in_a_circle() {
         }
     }
     assert!(circles.is_empty(), "modules in a circle:\n{}", circles.join("\n"));
+}
+
+/// The code of `path` without its tests (a file's tests come last, after
+/// `#[cfg(test)]`; a `tests.rs` file is all tests) and without its comment
+/// lines.
+fn code_of(path: &Path) -> String {
+    if path.file_name().is_some_and(|name| name == "tests.rs") {
+        return String::new();
+    }
+    let text = std::fs::read_to_string(path).unwrap();
+    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    code.lines().filter(|line| !line.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+}
+
+/// ARCHITECTURE.md: games do no I/O, read no clock and draw randomness only
+/// from the setup generator.
+#[test]
+fn the_games_do_no_io_read_no_clock_and_draw_only_from_the_setup_generator() {
+    let mut files = Vec::new();
+    rust_files(&crate_source("games/src"), &mut files);
+    let setup_rng = crate_source("games/src/setup_rng.rs");
+    let outside = [
+        "std::fs",
+        "std::io",
+        "std::net",
+        "std::process",
+        "std::env",
+        "std::thread",
+        "std::time",
+        "Instant",
+        "SystemTime",
+        "tokio",
+        "File::",
+    ];
+    let mut found = Vec::new();
+    for path in &files {
+        let code = code_of(path);
+        for word in outside.iter().filter(|word| code.contains(**word)) {
+            found.push(format!("{}: {word}", path.display()));
+        }
+        if path != &setup_rng && code.contains("rand::") {
+            found.push(format!("{}: rand::", path.display()));
+        }
+    }
+    assert!(found.is_empty(), "a game reaches outside its rules: {found:?}");
+    // The scan sees what it looks for: the generator itself draws from rand.
+    assert!(code_of(&setup_rng).contains("rand::"), "the scan did not read setup_rng.rs");
+}
+
+/// ARCHITECTURE.md: arena's process never calls `waitpid(-1)`, which would
+/// steal tokio's children; only a box's first process does, for its own.
+#[test]
+fn only_a_boxes_first_process_waits_for_any_child() {
+    let init = crate_source("system/src/os/linux/sandbox/boxed/init.rs");
+    let callers: Vec<PathBuf> = arena_sources()
+        .into_iter()
+        .filter(|path| code_of(path).replace(' ', "").contains("waitpid(-1"))
+        .collect();
+    assert_eq!(callers, [init], "waitpid(-1) is called outside a box's first process");
+}
+
+/// ARCHITECTURE.md: the library crates' errors are typed; only
+/// arena-tournament's file work (and the binary's crate, the edge) uses
+/// anyhow.
+#[test]
+fn no_library_crate_but_the_tournament_depends_on_anyhow() {
+    let mut users = Vec::new();
+    for entry in std::fs::read_dir(crate_source("")).unwrap() {
+        let manifest = entry.unwrap().path().join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
+        let manifest: toml::Table = toml::from_str(&text).unwrap();
+        let name = manifest["package"]["name"].as_str().unwrap().to_owned();
+        if manifest.get("dependencies").and_then(|table| table.get("anyhow")).is_some() {
+            users.push(name);
+        }
+    }
+    assert_eq!(users, ["arena-tournament"], "library crates that depend on anyhow");
 }

@@ -3,8 +3,8 @@
 //! name two bots: one place, so that their banners, their JSON objects and
 //! their "nothing to play" agree.
 
+use arena_tournament::results::store::GAMES_CSV;
 use arena_tournament::standings::standings_text;
-use arena_tournament::store::GAMES_CSV;
 use arena_tournament::{Standing, Tournament};
 
 use super::gauntlet::{challengers_json, challengers_text};

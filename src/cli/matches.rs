@@ -13,10 +13,10 @@ use super::tournament_args::{
     self, CommandLineBots, OutputArgs, Played, TournamentArgs, command_line_bots,
 };
 use arena_tournament::Tournament;
+use arena_tournament::config::TranscriptStore;
 use arena_tournament::config::check_games_per_pair;
 use arena_tournament::events::Reporter;
-use arena_tournament::results::TranscriptStore;
-use arena_tournament::store::{GAMES_CSV, for_each_row};
+use arena_tournament::results::store::{GAMES_CSV, for_each_row};
 
 /// Arguments of `arena match`.
 #[derive(Debug, clap::Args)]
@@ -124,7 +124,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
 /// A match's summary for people: the tally of its games.csv (counted a
 /// row at a time, as every pass over a results folder is) and where it is.
 fn say_summary(tournament: &Tournament) -> anyhow::Result<()> {
-    let mut tallies = arena_tournament::results::Tallies::default();
+    let mut tallies = arena_tournament::rows::Tallies::default();
     for_each_row(&tournament.out.join(GAMES_CSV), |row| {
         tallies.add(&row);
         Ok(())

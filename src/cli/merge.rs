@@ -11,8 +11,8 @@ use super::EXIT_INTERRUPTED;
 use super::interrupt::Interrupt;
 use super::options::{UsageError, requested_exports, say_written};
 use super::reporters::Quiet;
+use arena_tournament::results::store::{MergeInterrupted, ResumeRefused, merge_folders};
 use arena_tournament::standings::standings_text;
-use arena_tournament::store::{MergeInterrupted, ResumeRefused, merge_folders};
 
 /// Arguments of `arena merge`.
 #[derive(Debug, clap::Args)]

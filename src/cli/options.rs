@@ -13,8 +13,8 @@ use arena_referee::{BotCommand, Script};
 pub fn requested_exports(
     markdown: Option<&Path>,
     html: Option<&Path>,
-) -> Result<Vec<arena_tournament::store::export::Export>, UsageError> {
-    use arena_tournament::store::export::{Export, ExportFormat};
+) -> Result<Vec<arena_tournament::results::store::export::Export>, UsageError> {
+    use arena_tournament::results::store::export::{Export, ExportFormat};
     let mut exports = Vec::new();
     for (flag, format, path) in [
         ("--markdown", ExportFormat::Markdown, markdown),
@@ -30,7 +30,7 @@ pub fn requested_exports(
 }
 
 /// Names each of `exports` once written: "wrote leaderboard.html".
-pub fn say_written(exports: &[arena_tournament::store::export::Export]) {
+pub fn say_written(exports: &[arena_tournament::results::store::export::Export]) {
     for export in exports {
         crate::say!("wrote {}", export.path.display());
     }

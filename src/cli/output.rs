@@ -2,8 +2,7 @@
 
 use arena_protocol::{ForfeitReason, ResultReason};
 use arena_referee::GameOutcome;
-use arena_tournament::results::{GameRow, Tallies};
-
+use arena_tournament::rows::{GameRow, Tallies};
 /// "game 3/10  seed 42  alpha (1) vs beta (2): beta wins 45-74"; a game
 /// ended by a forfeit says so before the score it stopped at: "beta wins
 /// by forfeit at 0-0  [timeout: ...]".

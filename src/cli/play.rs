@@ -27,7 +27,6 @@ use arena_referee::{
     Settings, TimeControl, play_game,
 };
 use arena_tournament::results::TranscriptFile;
-
 /// Arguments of `arena play`.
 #[derive(Debug, clap::Args)]
 pub struct PlayArgs {

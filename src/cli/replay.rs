@@ -10,7 +10,7 @@ use super::options::UsageError;
 use arena_base::text_file::read_bounded;
 use arena_games::Seat;
 use arena_referee::story::{sent_to, tell};
-use arena_tournament::store::{MAX_TRANSCRIPT_BYTES, transcript_of_game};
+use arena_tournament::results::store::{MAX_TRANSCRIPT_BYTES, transcript_of_game};
 
 /// Arguments of `arena replay`.
 #[derive(Debug, clap::Args)]

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::options::{UsageError, requested_exports, say_written};
+use arena_tournament::results::store::export::ExportFormat;
+use arena_tournament::results::store::history::{self, HistoryEntry};
+use arena_tournament::results::store::{NotResultsFolder, report_folder};
 use arena_tournament::standings::standings_text;
-use arena_tournament::store::export::ExportFormat;
-use arena_tournament::store::history::{self, HistoryEntry};
-use arena_tournament::store::{NotResultsFolder, report_folder};
 
 /// Arguments of `arena report`.
 #[derive(Debug, clap::Args)]

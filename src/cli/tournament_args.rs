@@ -33,10 +33,10 @@ use arena_tournament::config::{
     check_tournament_bot_name,
 };
 use arena_tournament::events::Reporter;
+use arena_tournament::results::store::export::Export;
+use arena_tournament::results::store::seed_key::{NewKey, RunKey, given_key};
+use arena_tournament::results::store::{GAMES_CSV, RecordedSettings, ResumeRefused, for_each_row};
 use arena_tournament::schedule::Shard;
-use arena_tournament::store::export::Export;
-use arena_tournament::store::seed_key::{NewKey, RunKey, given_key};
-use arena_tournament::store::{GAMES_CSV, RecordedSettings, ResumeRefused, for_each_row};
 use arena_tournament::{self as tournament, RunEnd, RunOptions, StopRule, Tournament};
 
 /// The options of a tournament made on the command line. Each left out

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::config::BuildSettings;
 use super::config::{BotEntry, DEFAULT_WITHDRAW_AFTER, Restart, Tournament};
-use crate::results::TranscriptStore;
+use crate::config::TranscriptStore;
 use arena_games::GameSetup;
 use arena_referee::clock::TimeKeys;
 use arena_referee::{BotCommand, Settings};

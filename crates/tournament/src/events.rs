@@ -10,8 +10,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::results::GameRow;
-
+use crate::rows::GameRow;
 /// A games.csv row as JSON: the forfeit columns a game without a forfeit
 /// leaves empty are `null` (a CSV cell has no null; JSON does).
 fn row_with_null_forfeits<S: serde::Serializer>(row: &&GameRow, to: S) -> Result<S::Ok, S::Error> {

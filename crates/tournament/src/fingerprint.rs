@@ -15,7 +15,7 @@ use crate::identity::Fingerprint;
 pub(super) fn fingerprint_bots(
     tournament: &Tournament,
 ) -> anyhow::Result<Vec<(Fingerprint, Option<Fingerprint>)>> {
-    crate::store::create_folder(&tournament.out)?;
+    crate::results::store::create_folder(&tournament.out)?;
     tournament.fingerprints()
 }
 

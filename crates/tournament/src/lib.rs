@@ -10,7 +10,6 @@
 
 #![warn(missing_docs)]
 
-pub mod archive;
 pub mod build;
 pub mod command_line;
 pub mod config;
@@ -21,11 +20,11 @@ pub mod identity;
 mod progress;
 mod recorder;
 pub mod results;
+pub mod rows;
 pub mod runner;
 pub mod schedule;
 pub mod sprt;
 pub mod standings;
-pub mod store;
 mod withdrawal;
 
 use std::collections::{BTreeMap, HashMap};
@@ -41,6 +40,7 @@ use fingerprint::{fingerprint_bots, fingerprint_game, warn_of_edits};
 use progress::Meter;
 pub use recorder::GameProgramFailed;
 use recorder::{Recorder, Stopper};
+use results::store;
 use runner::start_workers;
 use schedule::{Schedule, ScheduledGame, Shard};
 pub use standings::Standing;
@@ -48,9 +48,11 @@ use store::seed_key::NewKey;
 use store::{RecordedSettings, ResultsFolder};
 use withdrawal::Withdrawals;
 
-use crate::archive::{AfterFrames, ArchiveSink};
+use crate::config::TranscriptStore;
 use crate::events::{Event, Reporter};
-use crate::results::{FileLayout, GameRow, TranscriptStore};
+use crate::results::FileLayout;
+use crate::results::archive::{AfterFrames, ArchiveSink};
+use crate::rows::GameRow;
 use arena_base::bits::BitSet;
 use arena_referee::{BotCommand, reaper};
 use arena_system::os::sandbox::Sandbox;

@@ -12,11 +12,12 @@ use tokio::sync::watch;
 use super::StopRule;
 use super::progress::Meter;
 use super::schedule::ScheduledGame;
-use super::store::ResultsFolder;
 use super::withdrawal::Withdrawals;
-use crate::archive::{self, ArchiveSink};
 use crate::events::{Event, Reporter};
-use crate::results::{FileLayout, GameRow, RowContext, void_transcript};
+use crate::results::archive::{self, ArchiveSink};
+use crate::results::store::ResultsFolder;
+use crate::results::{FileLayout, void_transcript};
+use crate::rows::{GameRow, RowContext};
 use arena_protocol::ForfeitReason;
 use arena_referee::GameReport;
 

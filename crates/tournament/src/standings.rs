@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 
-use crate::results::{GameRow, Tally};
+use crate::rows::{GameRow, Tally};
 use arena_games::Seat;
 use arena_protocol::ForfeitReason;
 

@@ -9,13 +9,13 @@ mod checklist;
 use std::path::Path;
 use std::time::Duration;
 
+pub use advice::Language;
 use arena_games::{GameSetup, Seat};
 use arena_referee::players::random_player;
 use arena_referee::seeds::derive_seed;
 use arena_referee::{Bot, BotCommand, CommandError, LogFile, Rules, Settings, play_game};
-use arena_tournament::results::{FileLayout, TranscriptStore};
-
-pub use advice::Language;
+use arena_tournament::config::TranscriptStore;
+use arena_tournament::results::FileLayout;
 pub use checklist::{Evidence, Item, Played, Status, checklist, never_started, sandbox_item};
 
 /// How long a bot that has not answered `start` may sit waiting for input

@@ -17,6 +17,19 @@ pub mod openings;
 mod parse;
 mod raw;
 mod syntax;
+/// Where a results folder keeps its games' transcripts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TranscriptStore {
+    /// Nowhere.
+    Off,
+    /// One file per game in `transcripts/`.
+    Files,
+    /// Handed back to the caller, which appends them to the folder's
+    /// transcript archive.
+    Archive,
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -29,7 +42,6 @@ pub use error::ConfigError;
 
 use super::schedule::{Schedule, SetupSeeds};
 use super::sprt::SprtSettings;
-use crate::results::TranscriptStore;
 use arena_games::GameSetup;
 use arena_referee::Settings;
 use arena_referee::clock::{TimeKey, TimeKeys};

@@ -17,8 +17,8 @@ use super::{
     check_concurrency, check_games_per_pair,
 };
 use crate::config::BuildSettings;
+use crate::config::TranscriptStore;
 use crate::config::openings::{MAX_OPENINGS_BYTES, Openings};
-use crate::results::TranscriptStore;
 use crate::sprt::{DEFAULT_MAX_GAMES, SprtSettings};
 use arena_base::text_file::read_bounded;
 use arena_base::units::{parse_duration, parse_duration_or_zero, parse_size};

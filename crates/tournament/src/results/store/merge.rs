@@ -19,11 +19,11 @@ use super::games_csv::{RowParser, Rows};
 use super::settings::RecordedSettings;
 use super::sort::{Place, Sorter};
 use super::{GAMES_CSV, ResumeRefused, SETTINGS_JSON, write_atomically};
-use crate::archive;
 use crate::events::{Event, Reporter};
-use crate::results::GameRow;
+use crate::results::archive;
+use crate::results::store::export::Export;
+use crate::rows::GameRow;
 use crate::standings::{Results, Standing};
-use crate::store::export::Export;
 
 /// A merge stopped by a signal; nothing of it is left.
 #[derive(Debug, thiserror::Error)]

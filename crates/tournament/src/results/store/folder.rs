@@ -16,7 +16,8 @@ use super::{
     GAMES_CSV, OWN_FILES, ResumeRefused, SETTINGS_JSON, remove_if_present, write_atomically,
 };
 use crate::events::{Event, Reporter};
-use crate::results::{GameRow, GamesCsv};
+use crate::results::GamesCsv;
+use crate::rows::GameRow;
 use crate::schedule::Schedule;
 use arena_base::bits::BitSet;
 

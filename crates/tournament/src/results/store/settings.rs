@@ -17,10 +17,10 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::SETTINGS_JSON;
+use crate::config::TranscriptStore;
 use crate::config::openings::RecordedOpenings;
 use crate::config::{BotEntry, Restart, Tournament};
 use crate::identity::Fingerprint;
-use crate::results::TranscriptStore;
 use crate::schedule::Schedule;
 use crate::sprt::SprtSettings;
 use arena_protocol::PROTOCOL_VERSION;

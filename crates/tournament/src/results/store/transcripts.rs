@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 
 use super::GAMES_CSV;
 use super::games_csv::Rows;
-use crate::archive::{self, ArchiveError, ArchiveReader};
-use crate::results::{GameRow, transcript_file, void_transcript};
+use crate::results::archive::{self, ArchiveError, ArchiveReader};
+use crate::results::{transcript_file, void_transcript};
+use crate::rows::GameRow;
 use arena_base::text_file::read_bounded;
 
 /// The largest transcript read: far above a game at the largest parameters.

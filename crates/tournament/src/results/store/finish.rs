@@ -15,11 +15,11 @@ use super::settings::RecordedSettings;
 use super::sort::{Place, Sorter};
 use super::{GAMES_CSV, NotResultsFolder, SET_ASIDE_CSV, SETTINGS_JSON, write_atomically};
 use crate::events::{Event, Reporter};
-use crate::results::GameRow;
+use crate::results::store::export::{self, Export, Summary};
+use crate::results::store::history::{self, HistoryEntry};
+use crate::rows::GameRow;
 use crate::schedule::Schedule;
 use crate::standings::{Results, Standing, gauntlet_standings, standings};
-use crate::store::export::{self, Export, Summary};
-use crate::store::history::{self, HistoryEntry};
 use arena_base::bits::BitSet;
 
 impl ResultsFolder {
@@ -343,9 +343,9 @@ pub(super) fn write_summaries(
 mod tests {
     use super::*;
     use crate::events::Silent;
+    use crate::results::store::games_csv::read_games_csv;
+    use crate::results::store::settings::tests::settings;
     use crate::standings::tests::row;
-    use crate::store::games_csv::read_games_csv;
-    use crate::store::settings::tests::settings;
 
     /// Rows written out of order and with stale numbers come out in schedule
     /// order, numbered by the schedule, and the standings count every row.

@@ -1,6 +1,6 @@
 use super::*;
-use crate::store::settings::tests::{EARLIER, settings};
-use crate::store::settings::{RecordedBot, RecordedGameProgram};
+use crate::results::store::settings::tests::{EARLIER, settings};
+use crate::results::store::settings::{RecordedBot, RecordedGameProgram};
 use arena_referee::GameClock;
 use std::time::Duration;
 

@@ -12,7 +12,7 @@ use super::export::Summary;
 use super::history::{HistoryBot, HistoryEntry};
 use super::{GAMES_CSV, TranscriptReader, for_each_row};
 use crate::html_page::{Crosstable, HistoryPoint, PageBot, PageData, PageGame};
-use crate::results::GameRow;
+use crate::rows::GameRow;
 use crate::standings::{Standing, signed};
 
 /// The most games whose replays the page embeds (the latest ones): a page

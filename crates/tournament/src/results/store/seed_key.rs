@@ -204,13 +204,13 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         std::fs::write(
             folder.path().join("tournament.json"),
-            crate::store::settings::tests::EARLIER,
+            crate::results::store::settings::tests::EARLIER,
         )
         .unwrap();
         let chosen = RunKey::choose(folder.path(), false, None).unwrap();
         assert_eq!((chosen.from, chosen.key), (KeyFrom::EarlierDefault, SeedKey::default()));
 
-        let mut recorded = crate::store::settings::tests::settings();
+        let mut recorded = crate::results::store::settings::tests::settings();
         recorded.seed_key = SeedKey::from_secret("ci").fingerprint();
         std::fs::write(
             folder.path().join("tournament.json"),

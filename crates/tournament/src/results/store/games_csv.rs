@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::events::{Event, Reporter};
-use crate::results::GameRow;
-
+use crate::rows::GameRow;
 /// The rows of games.csv, read one at a time, each with where it lies in
 /// the file. A last line without its newline (what a crash leaves behind
 /// mid-write) is left out.

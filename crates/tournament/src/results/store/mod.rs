@@ -26,7 +26,7 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use crate::archive;
+use crate::results::archive;
 pub use finish::report_folder;
 pub use folder::ResultsFolder;
 pub use games_csv::for_each_row;
