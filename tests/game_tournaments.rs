@@ -331,3 +331,34 @@ fn a_game_dir_makes_every_file_in_it_the_games() {
     let stray = scratch.arena(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(stray.stderr.contains("game_dir is a game program's folder"), "{}", stray.stderr);
 }
+
+/// A `game_dir` written through `..` (a league's file in a folder beside
+/// the game's) names the same folder, in the box as outside it.
+#[test]
+fn a_game_dir_through_a_parent_folder_plays() {
+    let scratch = Scratch::new();
+    let folder = scratch.out().with_file_name("repo");
+    std::fs::create_dir_all(folder.join("game")).unwrap();
+    std::fs::create_dir_all(folder.join("leagues")).unwrap();
+    std::fs::copy(repo_dir().join("tests/fixtures/games/tinygame.py"), folder.join("game/game.py"))
+        .unwrap();
+    let random = repo_dir().join("bots/python/random_bot.py");
+    let file = folder.join("leagues/tournament.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game_command = [\"python3\", \"game.py\"]\ngame_dir = \"../game\"\nseed = 4\n\
+             games_per_pair = 2\n[[bot]]\nname = \"one\"\ncommand = [\"python3\", {random:?}]\n\
+             [[bot]]\nname = \"two\"\ncommand = [\"python3\", {random:?}, \"--seed\", \"5\"]\n"
+        ),
+    )
+    .unwrap();
+    let out = scratch.out();
+    let run = scratch.arena(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 2, "{}", run.stdout);
+    for row in &rows {
+        assert_eq!(&row["reason"], "normal", "{}", &row["forfeit_detail"]);
+    }
+}

@@ -83,6 +83,14 @@ fn a_match_plays_each_setup_in_both_seat_orders() {
     // A line per game, as before.
     assert!(run.stdout.contains("game 7/7  seed "), "{}", run.stdout);
     assert!(run.stdout.contains("Summary of 7 games"), "{}", run.stdout);
+    // The run's own measures, as run, sprt and gauntlet print them.
+    let played = run.stdout.lines().find(|line| line.starts_with("played 7 games ("));
+    assert!(
+        played
+            .is_some_and(|line| line.contains("arena's own CPU ") && line.contains(" us per move")),
+        "{}",
+        run.stdout
+    );
     // The seed drawn is printed and recorded; the final files of a
     // tournament are written.
     let seed = rows[0]["seed"].to_owned();

@@ -243,7 +243,16 @@ fn check_program(played: &Played, seat: u64) {
             let state = message["state"].as_object().expect("a view of fields");
             let mut keys: Vec<&String> = state.keys().collect();
             keys.sort();
-            keys.iter().map(|key| format!("{key}: {}", state[*key])).collect()
+            // A text of several lines (a board drawn) is shown as its
+            // lines under its key; any other value as its JSON.
+            keys.iter()
+                .flat_map(|key| match state[*key].as_str().filter(|text| text.contains('\n')) {
+                    Some(text) => std::iter::once(format!("{key}:"))
+                        .chain(text.lines().map(|line| line.trim().to_owned()))
+                        .collect::<Vec<_>>(),
+                    None => vec![format!("{key}: {}", state[*key])],
+                })
+                .collect()
         })
         .collect();
     assert!(views.len() >= 2, "a game of more than one move: {views:?}");
@@ -253,7 +262,7 @@ fn check_program(played: &Played, seat: u64) {
         if line == "Your view:" || line == "Your final view:" {
             let fields: Vec<String> = screen[index + 1..]
                 .iter()
-                .take_while(|field| field.contains(": ") && !field.starts_with("Your"))
+                .take_while(|field| !field.is_empty() && !field.starts_with("Your "))
                 .cloned()
                 .collect();
             shown.push(fields);
@@ -272,4 +281,15 @@ fn play_shows_a_game_programs_views_as_sent() {
     let liars_dice =
         format!("python3 {}", repo_dir().join("examples/games/liars-dice/game.py").display());
     check_program(&play(&liars_dice, 2, &answers(&["1"], 60)), 2);
+    // A view holding a drawing (a string of several lines) shows it drawn.
+    let drawn = format!(
+        "python3 {} --flaw drawn",
+        repo_dir().join("tests/fixtures/games/tinygame.py").display()
+    );
+    let up_to = numbers_up_to(12);
+    let each: Vec<&str> = up_to.iter().map(String::as_str).collect();
+    let played = play(&drawn, 1, &answers(&each, 4));
+    check_program(&played, 1);
+    assert!(played.screen.iter().any(|line| line == "table:"), "{:?}", played.screen);
+    assert!(!played.screen.iter().any(|line| line.contains("\\n")), "{:?}", played.screen);
 }

@@ -96,6 +96,9 @@ fn a_slow_ready_counts_against_the_start_up_limit_not_the_move_limit() {
             .expect("the line is in the transcript")
     };
     assert!(time_of("recv", "ready") - time_of("send", "start") >= 800_000);
+    // The slowest column times moves, not the `ready`: 0.15 s, not 0.8 s.
+    let slowest: f64 = rows[1]["slowest2_ms"].parse().unwrap();
+    assert!((150.0..800.0).contains(&slowest), "slowest2_ms is {slowest}");
     scratch.assert_fixture_processes_gone();
 }
 

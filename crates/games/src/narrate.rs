@@ -59,14 +59,33 @@ pub trait Narrate: Game {
 }
 
 /// A JSON value as lines people read: an object's fields one per line
-/// (`pool: [1,2,3]`), anything else as its compact JSON. What replays and
+/// (`pool: [1,2,3]`), a text of several lines (a board drawn) as its lines
+/// (under its key, indented), anything else as its compact JSON. What replays and
 /// the terminal show of a game that tells nothing in words.
 pub fn readable_json(value: &serde_json::Value) -> Vec<String> {
+    // A string holding line breaks is a drawing (a board as text): shown
+    // as its lines, under its key, rather than as one escaped string.
+    fn drawing(value: &serde_json::Value) -> Option<&str> {
+        value.as_str().filter(|text| text.contains('\n'))
+    }
     match value {
         serde_json::Value::Object(fields) if !fields.is_empty() => {
-            fields.iter().map(|(key, field)| format!("{key}: {field}")).collect()
+            let mut lines = Vec::new();
+            for (key, field) in fields {
+                match drawing(field) {
+                    Some(text) => {
+                        lines.push(format!("{key}:"));
+                        lines.extend(text.lines().map(|line| format!("  {line}")));
+                    }
+                    None => lines.push(format!("{key}: {field}")),
+                }
+            }
+            lines
         }
-        other => vec![other.to_string()],
+        other => match drawing(other) {
+            Some(text) => text.lines().map(str::to_owned).collect(),
+            None => vec![other.to_string()],
+        },
     }
 }
 
@@ -142,6 +161,9 @@ pub(crate) mod tests {
         let value = serde_json::json!({"pool": [1, 2], "turn": 3});
         assert_eq!(readable_json(&value), ["pool: [1,2]", "turn: 3"]);
         assert_eq!(readable_json(&serde_json::json!([1, "a"])), [r#"[1,"a"]"#]);
+        let drawn = serde_json::json!({"board": "xo.\n.x.\n..o", "turn": 4});
+        assert_eq!(readable_json(&drawn), ["board:", "  xo.", "  .x.", "  ..o", "turn: 4"]);
+        assert_eq!(readable_json(&serde_json::json!("ab\ncd")), ["ab", "cd"]);
     }
 
     #[test]

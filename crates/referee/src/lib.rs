@@ -322,8 +322,6 @@ pub struct GameReport {
     pub plies: u32,
     /// Wall time of the game, from when both bots were running.
     pub duration: Duration,
-    /// Each seat's slowest accepted reply (ready included).
-    pub slowest_reply: [Duration; 2],
     /// Each seat's legal moves accepted, and the slowest of them: what
     /// `arena check` judges moves and their time by.
     pub moves_accepted: [u32; 2],
@@ -372,7 +370,6 @@ impl GameReport {
             scores: [0, 0],
             plies: 0,
             duration: Duration::ZERO,
-            slowest_reply: [Duration::ZERO; 2],
             moves_accepted: [0; 2],
             slowest_move: [Duration::ZERO; 2],
             notices_passed: [0; 2],

@@ -49,9 +49,10 @@ pub struct GameRow {
     pub plies: u32,
     /// Wall time of the game, handshake and result included (a timing column).
     pub duration_ms: f64,
-    /// Slowest reply of each seat (timing columns).
+    /// Each seat's slowest accepted move, its `ready` left out (timing
+    /// columns: start-up is timed apart).
     pub slowest1_ms: f64,
-    /// Seat 2's slowest reply (a timing column).
+    /// Seat 2's, as `slowest1_ms`.
     pub slowest2_ms: f64,
     /// The transcript, relative to the results folder; empty when none was written.
     pub transcript: String,
@@ -114,8 +115,8 @@ impl GameRow {
             score2: report.scores[1],
             plies: report.plies,
             duration_ms: millis(report.duration),
-            slowest1_ms: millis(report.slowest_reply[0]),
-            slowest2_ms: millis(report.slowest_reply[1]),
+            slowest1_ms: millis(report.slowest_move[0]),
+            slowest2_ms: millis(report.slowest_move[1]),
             transcript: context.transcript,
         }
     }

@@ -155,16 +155,23 @@ impl Declaration {
         check_game_name(&self.name)?;
         // Shown as they are: on the terminal, in check-game's report, in
         // the Markdown report.
-        let mut texts: Vec<(&str, &str)> = Vec::new();
-        texts.extend(self.title.as_deref().map(|title| ("title", title)));
-        texts.extend(self.version.as_deref().map(|version| ("version", version)));
+        // A parameter's values and doc may run over lines (a board or a
+        // layout given as text): shown escaped, a line break is no hazard.
+        let mut texts: Vec<(&str, &str, bool)> = Vec::new();
+        texts.extend(self.title.as_deref().map(|title| ("title", title, false)));
+        texts.extend(self.version.as_deref().map(|version| ("version", version, false)));
         for spec in &self.params {
-            texts.extend(spec.doc.as_deref().map(|doc| ("doc", doc)));
-            texts.extend(spec.choices.iter().flatten().map(|choice| ("choices", choice.as_str())));
-            texts.extend(spec.default.as_str().map(|default| ("default", default)));
+            texts.extend(spec.doc.as_deref().map(|doc| ("doc", doc, true)));
+            let choices = spec.choices.iter().flatten();
+            texts.extend(choices.map(|choice| ("choices", choice.as_str(), true)));
+            texts.extend(spec.default.as_str().map(|default| ("default", default, true)));
         }
-        for (field, text) in texts {
-            if let Some(c) = arena_base::printable::hazard(text) {
+        for (field, text, lines_allowed) in texts {
+            let hazard = match lines_allowed {
+                true => text.split('\n').find_map(arena_base::printable::hazard),
+                false => arena_base::printable::hazard(text),
+            };
+            if let Some(c) = hazard {
                 return Err(format!(
                     "`{field}` holds a control character ({}), which would reach a terminal as it is: {}",
                     arena_base::printable::printable(&c.to_string()),
@@ -491,6 +498,15 @@ mod tests {
         let choices =
             json!([{"name": "s", "type": "string", "choices": ["x", "\u{1b}[2J"], "default": "x"}]);
         assert!(bad(json!({"params": choices})).contains("`choices`"));
+        // A parameter's text may run over lines (a board given as text);
+        // a title may not.
+        let board = json!([{"name": "board", "type": "string", "default": "x.o\n.x.\no.x",
+                            "doc": "the start:\nrows top to bottom"}]);
+        let mut value = serde_json::to_value(declaration()).unwrap();
+        value["params"] = board;
+        let declared = Declaration::from_value(value).expect("a default over lines");
+        assert_eq!(declared.params[0].default, json!("x.o\n.x.\no.x"));
+        assert!(bad(json!({"title": "Four\nRows"})).contains("`title`"));
         // A misspelt field is told the one it was likely meant to be.
         let misspelt = bad(json!({"max_turn": 42}));
         assert!(

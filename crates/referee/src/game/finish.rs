@@ -128,7 +128,6 @@ impl<M: MoveValue> Referee<'_, M> {
             scores: [0, 0],
             plies: self.history.len() as u32,
             duration: started.elapsed(),
-            slowest_reply: self.slowest_reply,
             moves_accepted: self.moves_accepted,
             slowest_move: self.slowest_move,
             notices_passed: self.notices_passed,

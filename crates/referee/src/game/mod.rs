@@ -72,7 +72,6 @@ pub async fn play_game<R: Rules>(
         seat_histories: None,
         forfeits: [None, None],
         void: None,
-        slowest_reply: [Duration::ZERO; 2],
         moves_accepted: [0; 2],
         slowest_move: [Duration::ZERO; 2],
         notices_passed: [0; 2],
@@ -174,7 +173,6 @@ struct Referee<'s, M> {
     forfeits: [Option<Forfeit>; 2],
     /// The game program's fault that voids the game.
     void: Option<Box<GameFault>>,
-    slowest_reply: [Duration; 2],
     moves_accepted: [u32; 2],
     slowest_move: [Duration; 2],
     notices_passed: [u32; 2],

@@ -83,12 +83,8 @@ impl<M: MoveValue> Referee<'_, M> {
                             self.transcript.received(seat, received_at.into_std(), line);
                         }
                     }
-                    match &answer.reply {
-                        Ok(_) => {
-                            let slowest = &mut self.slowest_reply[seat.index()];
-                            *slowest = (*slowest).max(answer.think_time());
-                        }
-                        Err(forfeit) => self.record_forfeit(seat, forfeit.clone()),
+                    if let Err(forfeit) = &answer.reply {
+                        self.record_forfeit(seat, forfeit.clone());
                     }
                 }
                 Phase::Undelivered { forfeit, .. } => self.record_forfeit(seat, forfeit.clone()),

@@ -136,7 +136,7 @@ pub enum SandboxError {
     Unsupported,
     /// Anything else the sandbox could not set up (a cgroup, a program not in
     /// PATH, a NUL byte in the command), as the message says.
-    #[error("cannot set up the bot sandbox: {0}")]
+    #[error("cannot set up the sandbox: {0}")]
     Setup(String),
     /// A program whose files a box under root, a user of its own, may not read.
     #[error(

@@ -256,8 +256,14 @@ fn read_setup(
     }
     // As a bot's: a relative program path is relative to the folder the
     // game program runs in, `game_dir` or the file's.
+    // Resolved as a bot's `dir` is: a path through `..` or a link names
+    // the same folder in the box, where the folders it climbs through are
+    // not shown.
+    let resolved = |dir: &Path| {
+        dir.canonicalize().or_else(|_| std::path::absolute(dir)).unwrap_or_else(|_| dir.to_owned())
+    };
     let dir = match &raw.game_dir {
-        None => std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf()),
+        None => resolved(folder),
         Some(written) => {
             let dir = folder.join(written.get_ref());
             if !dir.is_dir() {
@@ -266,7 +272,7 @@ fn read_setup(
                     format!("game_dir: {} is not a folder", dir.display()),
                 ));
             }
-            std::path::absolute(&dir).unwrap_or(dir)
+            resolved(&dir)
         }
     };
     if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
