@@ -255,3 +255,51 @@ command = ["{}"]
     assert_eq!(replay.status.code(), Some(2), "{}", replay.stdout);
     assert!(replay.stderr.contains("has no game 3 (it holds 1 game)"), "{}", replay.stderr);
 }
+
+/// ARCHITECTURE.md: no bot's clock runs while a game program answers. The
+/// `slow` game sleeps 1.2 s on its first turn in each process: longer than
+/// a move's limit and than a whole bank, and no bot loses on time for it.
+#[test]
+fn a_slow_game_program_costs_no_bot_its_time() {
+    for limits in [["--move-timeout", "500ms"], ["--bank", "1s"]] {
+        let scratch = Scratch::new();
+        let mut extra = vec!["--game-timeout", "5s"];
+        extra.extend(limits);
+        let run = match_of(&scratch, &tiny("slow"), 2, &extra);
+        run.assert_success();
+        let rows = read_games_csv(&scratch.out());
+        assert_eq!(rows.len(), 2, "{}", run.stderr);
+        let number = |row: &common::Row, column: &str| row[column].parse::<f64>().unwrap();
+        for row in &rows {
+            assert_eq!(&row["reason"], "normal", "{limits:?}: {}", &row["forfeit_detail"]);
+            // No seat's move took the time the game slept.
+            let slowest = number(row, "slowest1_ms").max(number(row, "slowest2_ms"));
+            assert!(slowest < 500.0, "{limits:?}: {row:?}");
+        }
+        // The game slept in its process's first game.
+        assert!(number(&rows[0], "duration_ms") >= 1200.0, "{limits:?}: {:?}", rows[0]);
+    }
+}
+
+/// ARCHITECTURE.md: a game program is never told which bot sits where: of
+/// everything it reads, nothing names a bot or its command.
+#[test]
+fn a_game_program_is_never_told_who_plays() {
+    let scratch = Scratch::new();
+    let run = match_of(&scratch, &tiny("tells-requests"), 2, &[]);
+    run.assert_success();
+    let log = game_log(&scratch.out(), 1);
+    let read: Vec<&str> =
+        log.lines().filter_map(|line| line.strip_prefix("tinygame: read ")).collect();
+    // (`hello` is asked of a process of its own, before the run.)
+    for kind in ["init", "apply"] {
+        let request = format!("\"type\":\"{kind}\"");
+        assert!(
+            read.iter().any(|line| line.replace(' ', "").contains(&request)),
+            "no {kind}: {log}"
+        );
+    }
+    for name in ["random_bot", "random-bot", "python3", "bots/"] {
+        assert!(!read.iter().any(|line| line.contains(name)), "the game read `{name}`: {log}");
+    }
+}
