@@ -423,3 +423,47 @@ fn no_library_crate_but_the_tournament_depends_on_anyhow() {
     }
     assert_eq!(users, ["arena-tournament"], "library crates that depend on anyhow");
 }
+
+/// ARCHITECTURE.md: between clone and exec a child makes raw system calls
+/// only, with no allocation: the code a cloned child runs (the sandbox
+/// steps of `child.rs`, and a box's first process and its bot's start in
+/// `boxed/`) calls nothing that allocates. What it uses is prepared before
+/// the clone (their types may hold a `Vec`; building one is what is refused).
+#[test]
+fn the_code_a_cloned_child_runs_does_not_allocate() {
+    let sandbox = crate_source("system/src/os/linux/sandbox");
+    let child_code = [
+        "child.rs",
+        "boxed/init.rs",
+        "boxed/bot.rs",
+        "boxed/ipc.rs",
+        "boxed/root.rs",
+        "boxed/scratch.rs",
+        "boxed/failed.rs",
+    ];
+    let allocating = [
+        "Vec::",
+        "vec!",
+        "String::",
+        "format!",
+        "Box::new",
+        ".to_string()",
+        ".to_owned()",
+        ".to_vec()",
+        ".collect",
+        "CString::new",
+        "println!",
+        "eprintln!",
+        "std::fs::",
+        ".clone()",
+    ];
+    let mut found = Vec::new();
+    for file in child_code {
+        let code = code_of(&sandbox.join(file));
+        assert!(code.contains("libc::"), "{file}: the scan did not read a child's code");
+        for call in allocating.iter().filter(|call| code.contains(**call)) {
+            found.push(format!("{file}: {call}"));
+        }
+    }
+    assert!(found.is_empty(), "a cloned child's code allocates: {found:?}");
+}
