@@ -116,6 +116,28 @@ fn a_game_that_declares_its_chance_public_is_held_to_it() {
     );
 }
 
+/// Chance may come during play, as game-protocol.md allows: a random
+/// game whose seeds all set up the same game, and whose seed shows later
+/// (a number drawn each turn), passes; one the seed never changes fails,
+/// saying the replay from another seed came out the same.
+#[test]
+fn chance_during_play_is_judged_by_a_replay_not_by_the_setups() {
+    let (status, stdout) = check_game(&common::tinygame("rolls-later"), &[]);
+    assert_eq!(status, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("PASS  seeds change the game as it declares: 6 seeds set up the same game, and game 1's moves played again from seed")
+            && stdout.contains("random during play"),
+        "{stdout}"
+    );
+    let (status, ignored) = check_game(&common::tinygame("ignores-seed"), &[]);
+    assert_eq!(status, Some(1), "{ignored}");
+    assert!(
+        ignored.contains("set up the same game, and game 1's moves played again from seed")
+            && ignored.contains("give the same answers throughout"),
+        "{ignored}"
+    );
+}
+
 #[test]
 fn each_broken_fixture_fails_exactly_its_item() {
     for (flaw, item, extra) in [
@@ -167,6 +189,12 @@ fn each_broken_fixture_fails_exactly_its_item() {
             assert!(stdout.contains(", then "), "{stdout}");
         }
         if flaw == "leaks-hand" {
+            // The field that leaked is named first, then whose value it is.
+            assert!(
+                stdout.contains("seat 2 is shown seat 1's private value in its view at `opponent_hand`, as the game is set up")
+                    && stdout.contains("seat 1's `hand`, which changes with the seed"),
+                "{stdout}"
+            );
             // The view as the game wrote it, its keys in the game's order.
             assert!(
                 stdout.contains(r#"answer: seat 2's view: {"hand":["#)
@@ -180,7 +208,7 @@ fn each_broken_fixture_fails_exactly_its_item() {
         }
         if flaw == "leaks-in-learned" {
             assert!(
-                stdout.contains("seat 2 learns it of seat 1's moves again and again (`learned` at `dealt`, after turns 1, 3, 5)"),
+                stdout.contains("seat 2 learns seat 1's private value of its moves again and again, in `learned` at `dealt` (after turns 1, 3, 5)"),
                 "{stdout}"
             );
         }

@@ -39,8 +39,9 @@ pub struct Evidence {
     pub again: Vec<Record>,
     /// The first game in `FRESH_PROCESSES` fresh processes.
     pub fresh: Vec<Record>,
-    /// For a game that declares itself not random: the first game's moves
-    /// played again from the second game's seed.
+    /// For a game that declares itself not random, or whose chance is
+    /// public, or whose first two seeds set up the same game: the first
+    /// game's moves played again from the second game's seed.
     pub reseeded: Option<Record>,
     /// Games with one seat's move changed.
     pub probes: Vec<Probe>,
@@ -447,9 +448,16 @@ pub async fn gather(plan: &Plan<'_>) -> Evidence {
     }
     // A game that is not random deals nothing from the seed at any turn
     // (dice rolled later count as much as a deal at `init`); one whose
-    // chance is public deals both seats' views alike.
-    if (!declaration.random || declaration.private_chance == Some(false))
-        && let [first, second, ..] = &evidence.games[..]
+    // chance is public deals both seats' views alike; and a random game
+    // whose seeds set up the same game may draw its chance during play.
+    let same_setup = |one: &Record, other: &Record| match (one.steps.first(), other.steps.first()) {
+        (Some(one), Some(other)) => one.difference(other).is_none(),
+        _ => false,
+    };
+    if let [first, second, ..] = &evidence.games[..]
+        && (!declaration.random
+            || declaration.private_chance == Some(false)
+            || same_setup(first, second))
     {
         evidence.reseeded = Some(
             sessions.play(&mut main, &params, second.seed, Some(&first.turns), &mut rng, max).await,

@@ -129,17 +129,37 @@ pub(super) fn seeds(evidence: &Evidence, random: bool) -> Item {
             distinct.push((*seed, step));
         }
     }
+    // Chance may come during play (dice rolled later, a shot that strays):
+    // a random game whose seeds set up alike is judged by game 1's moves
+    // played again from another seed.
+    let replayed_otherwise = match (evidence.games.first(), &evidence.reseeded) {
+        (Some(first), Some(reseeded)) if !reseeded.timed_out() => {
+            first.difference(reseeded).map(|(at, _)| (reseeded.seed, first.seed, at))
+        }
+        _ => None,
+    };
     match (random, distinct.len()) {
-        (true, 1) => Item {
-            hint: Some("seed your generator from `init`'s `seed`".to_owned()),
-            ..item(
+        (true, 1) => match replayed_otherwise {
+            Some((other_seed, seed, at)) => item(
                 SEEDS,
-                Status::Fail,
+                Status::Pass,
                 format!(
-                    "it declares `random: true`, but seeds {} and {} set up the same game",
-                    inits[0].0, inits[1].0
+                    "{} seeds set up the same game, and game 1's moves played again from seed {other_seed} answer otherwise than from seed {seed} (from answer {}): random during play",
+                    inits.len(),
+                    at + 1
                 ),
-            )
+            ),
+            None => Item {
+                hint: Some("draw the game's chance, at set-up or during play, from a generator seeded by `init`'s `seed` (Python's `random.Random(seed)`), or declare `random: false`".to_owned()),
+                ..item(
+                    SEEDS,
+                    Status::Fail,
+                    format!(
+                        "it declares `random: true`, but seeds {} and {} set up the same game, and game 1's moves played again from seed {} give the same answers throughout",
+                        inits[0].0, inits[1].0, inits[1].0
+                    ),
+                )
+            },
         },
         (false, count) if count > 1 => Item {
             hint: Some(match setups_vary_by_chance(evidence) {

@@ -417,10 +417,10 @@ fn leak_through_learned(games: &[(u64, Vec<Shown>)], seat: Seat, path: &str) -> 
         title: PRIVATE,
         status: Status::Fail,
         evidence: format!(
-            "seat {seat}'s `{}` changes with the seed and seat {other} has something else there, yet seat {other} learns it of seat {seat}'s moves again and again (`learned` at `{}`, after turns {turns}), in all {} games (seed {seed}: {dealt})",
-            written(path),
+            "seat {other} learns seat {seat}'s private value of its moves again and again, in `learned` at `{}` (after turns {turns}), in all {} games: seat {seat}'s `{}`, which changes with the seed and where seat {other} has something else (seed {seed}: {dealt})",
             written(place),
             compared.len(),
+            written(path),
         ),
         request: None,
         answer: Some(format!(
@@ -471,6 +471,7 @@ fn leak(
     let everywhere: BTreeSet<String> =
         places.fold(first, |common, places| common.intersection(&places).cloned().collect());
     let place = everywhere.first()?;
+    // The field that leaked comes first: it is what the game must mend.
     let place = match place.strip_prefix("view") {
         Some(pointer) => format!("in its view at `{}`", written(pointer)),
         None => format!("inside its legal moves at `{}`", written(&place["moves".len()..])),
@@ -485,10 +486,10 @@ fn leak(
         title: PRIVATE,
         status: Status::Fail,
         evidence: format!(
-            "seat {seat}'s `{}` changes with the seed and seat {other} has something else there, yet its {what} is shown to seat {other} {when}, {place}, in all {} games{} (seed {seed}: {value})",
-            written(path),
+            "seat {other} is shown seat {seat}'s private {what} {place}, {when}, in all {} games{}: seat {seat}'s `{}`, which changes with the seed and where seat {other} has something else (seed {seed}: {value})",
             compared.len(),
             if at == 0 { "" } else { " that last that long" },
+            written(path),
         ),
         request: None,
         answer: Some(format!(
