@@ -138,6 +138,22 @@ fn chance_during_play_is_judged_by_a_replay_not_by_the_setups() {
     );
 }
 
+/// What the answer to `init` declares for the parameters checked is what
+/// the games are checked by, and the header says so.
+#[test]
+fn check_game_checks_by_what_init_declares_for_the_parameters() {
+    let (status, stdout) = check_game(&common::tinygame("declares"), &["--param", "cards=2"]);
+    assert_eq!(status, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("moves public, random, at most 4 turns\n  (for these parameters, as its answer to `init` declares)")
+            && stdout.contains("(at most 4 declared)")
+            && stdout.contains("SKIP  views do not show hidden choices: not judged: its moves are public"),
+        "{stdout}"
+    );
+    let (_, defaults) = check_game(&common::tinygame("declares"), &[]);
+    assert!(defaults.contains("moves hidden, random, at most 10 turns\n  PASS"), "{defaults}");
+}
+
 #[test]
 fn each_broken_fixture_fails_exactly_its_item() {
     for (flaw, item, extra) in [

@@ -489,3 +489,54 @@ fn deals_every_game_anew_and_keeps_its_bots(game: &str) {
     }
     assert_eq!(pids.len(), 2, "{game}: bots started more than once: {pids:?}");
 }
+
+/// A parameter set may declare otherwise than `hello` (game-protocol.md,
+/// section 4): with two cards, tinygame's `init` answer declares its moves
+/// public, and the bots are shown each other's cards as played; with the
+/// default three, its moves stay hidden. An answer that declares otherwise
+/// than the first one with the same parameters is the game's fault.
+#[test]
+fn an_init_answer_declares_for_its_parameters() {
+    let moves_shown = |cards: &str| {
+        let scratch = Scratch::new();
+        let param = format!("cards={cards}");
+        let run = common::match_of_random_bots(
+            &scratch,
+            &common::tinygame("declares"),
+            2,
+            &["--param", &param],
+        );
+        run.assert_success();
+        let rows = read_games_csv(&scratch.out());
+        let transcript = common::transcript_of(&scratch.out(), &rows[0]);
+        let moves = transcript[0]["game_program"]["moves"].as_str().unwrap().to_owned();
+        // What seat 2 is shown of seat 1's first card in its next request.
+        let shown = transcript
+            .iter()
+            .filter(|line| {
+                line["type"] == "send" && line["seat"] == 2 && line["msg"]["type"] == "move"
+            })
+            .find_map(|line| {
+                line["msg"]["history"].as_array().and_then(|history| history.first().cloned())
+            })
+            .expect("seat 2 is asked after seat 1 moved");
+        let played =
+            transcript.iter().find(|line| line["type"] == "move" && line["seat"] == 1).unwrap();
+        (moves, shown["move"].clone(), played["move"].clone())
+    };
+    let (moves, shown, played) = moves_shown("2");
+    assert_eq!((moves.as_str(), &shown), ("public", &played));
+    let (moves, shown, _) = moves_shown("3");
+    assert_eq!((moves.as_str(), &shown), ("hidden", &serde_json::Value::Null));
+
+    let scratch = Scratch::new();
+    let run = common::match_of_random_bots(&scratch, &common::tinygame("declares-once"), 2, &[]);
+    assert_eq!(run.status.code(), Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            r#"it declares nothing for these parameters, where its first answer to `init` with them declared {"max_turns":10}"#
+        ),
+        "{}",
+        run.stderr
+    );
+}

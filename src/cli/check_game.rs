@@ -116,7 +116,10 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
         crate::say!("\ninterrupted: the checklist is incomplete");
         return Ok(ExitCode::from(super::EXIT_INTERRUPTED));
     };
-    if let Ok(declaration) = &evidence.hello {
+    // As the games were played: what `init` declared for their parameters
+    // over `hello`'s declaration.
+    if let Ok(hello) = &evidence.hello {
+        let declaration = evidence.declared.as_ref().unwrap_or(hello);
         crate::say!(
             "\n{} ({}{}): moves {}, {}, at most {} turns",
             declaration.title(),
@@ -129,6 +132,9 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
             if declaration.random { "random" } else { "not random" },
             declaration.max_turns
         );
+        if declaration != hello {
+            crate::say!("  (for these parameters, as its answer to `init` declares)");
+        }
     }
     let items = checklist(&evidence, args.timeout);
     for item in &items {

@@ -28,6 +28,9 @@ pub const FRESH_PROCESSES: usize = 4;
 pub struct Evidence {
     /// What `hello` came to.
     pub hello: Result<Declaration, GameFault>,
+    /// The declaration the games were played by: `hello`'s, with what the
+    /// answer to `init` declares for the games' parameters.
+    pub declared: Option<Declaration>,
     /// The answer to `init` with the defaults.
     pub defaults: Option<Result<Answer, GameFault>>,
     /// Each parameter's bad value and what `init` answered.
@@ -384,6 +387,7 @@ pub async fn gather(plan: &Plan<'_>) -> Evidence {
         games: Vec::new(),
         again: Vec::new(),
         fresh: Vec::new(),
+        declared: None,
         reseeded: None,
         probes: Vec::new(),
         timings: Vec::new(),
@@ -410,6 +414,16 @@ pub async fn gather(plan: &Plan<'_>) -> Evidence {
         evidence.bad_params.push(BadParam { name: spec.name.clone(), value, answer });
     }
     let params = plan.setup.map_or(defaults_json, |setup| setup.params_json().to_owned());
+    // What the answer to `init` declares for these parameters holds for
+    // every game of them, as in a run (a fault here shows in game 1).
+    let declaration = match sessions.init(&mut main, &params, plan.seed).await {
+        Ok(_) => match main.declares() {
+            Some(declares) => declaration.with(declares).unwrap_or(declaration),
+            None => declaration,
+        },
+        Err(_) => declaration,
+    };
+    evidence.declared = Some(declaration.clone());
     let max = declaration.max_turns;
     let mut rng = ChaCha8Rng::seed_from_u64(plan.seed);
     for index in 0..plan.games {

@@ -11,10 +11,12 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod declares;
 mod json_move;
 
 use super::{ParamError, ParamsError, ShapeError};
 
+pub use declares::Declares;
 pub use json_move::{JsonMove, first_inexact, inexact_words};
 
 /// Most parameters a game may declare.
@@ -399,12 +401,12 @@ impl Serialize for ParamValues {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use serde_json::json;
 
     use super::*;
 
-    fn declaration() -> Declaration {
+    pub(super) fn declaration() -> Declaration {
         Declaration::from_value(json!({
             "name": "connect-four", "title": "Connect Four", "seats": 2, "moves": "public",
             "random": false, "max_turns": 42,

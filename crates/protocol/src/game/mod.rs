@@ -8,6 +8,7 @@
 //! seat to move without legal moves, a view missing, a result while a
 //! seat is still to move), so the referee only ever sees sound ones.
 
+mod declares;
 mod requests;
 mod scan;
 
@@ -20,6 +21,7 @@ use arena_base::json::RawJson;
 use arena_games::program::{Declaration, JsonMove, Moves};
 use arena_games::{Outcome, Seat};
 
+pub use declares::declares_of;
 pub use requests::{GameRequestKind, apply_request, hello_request, init_request};
 
 /// A game program's answer, read and checked.

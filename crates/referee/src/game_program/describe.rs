@@ -107,9 +107,20 @@ async fn describe(
         folder: command.declared.folder.clone(),
         declaration,
     });
-    let setup = GameSetup::program(game, overrides).map_err(DescribeError::Params)?;
+    let setup =
+        GameSetup::program(Arc::clone(&game), overrides.clone()).map_err(DescribeError::Params)?;
     match program.refusal(&setup).await.map_err(fault)? {
-        None => Ok(setup),
+        // What the answer to `init` declares for these parameters holds for
+        // every game of them (GameProgram checked it against `hello`).
+        None => match program.declares() {
+            None => Ok(setup),
+            Some(declares) => {
+                let declaration =
+                    game.declaration.with(declares).expect("checked as the answer was read");
+                let game = Arc::new(ProgramGame { declaration, ..(*game).clone() });
+                GameSetup::program(game, overrides).map_err(DescribeError::Params)
+            }
+        },
         Some(refusal) => Err(DescribeError::Refused {
             game: setup.game().name().to_owned(),
             program: command.display(),

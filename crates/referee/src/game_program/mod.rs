@@ -27,10 +27,11 @@ use memo::Memo;
 
 use super::process::Failure;
 use super::{BotCommand, BotProcess, LogFile, PastCap, Stopped};
-use arena_games::program::{Declaration, JsonMove, Moves, ProgramGame};
+use arena_games::program::{Declaration, Declares, JsonMove, Moves, ProgramGame};
 use arena_games::{GameSetup, Played};
 use arena_protocol::game::{
-    Answer, GameRequestKind, Refusal, apply_request, hello_request, init_request, parse_answer,
+    Answer, BadAnswer, BadAnswerKind, GameRequestKind, Refusal, apply_request, declares_of,
+    hello_request, init_request, parse_answer,
 };
 
 /// Longest line a game program may answer with: a step holds both views
@@ -121,6 +122,12 @@ pub struct GameProgram {
     answered: u64,
     log: Option<LogFile>,
     memo: Memo,
+    /// The declaration `hello` gave (or the game's), which an `init`
+    /// answer's `declares` changes for its parameters.
+    declaration: Option<Declaration>,
+    /// The parameters of the last `init` answered, and what that answer
+    /// declared for them: every later `init` with them must declare the same.
+    declared_for: Option<(String, Option<Declares>)>,
 }
 
 impl GameProgram {
@@ -136,6 +143,8 @@ impl GameProgram {
             answered: 0,
             log: None,
             memo: Memo::default(),
+            declaration: None,
+            declared_for: None,
         }
     }
 
@@ -149,6 +158,13 @@ impl GameProgram {
     fn declared(&mut self, declaration: &Declaration) {
         self.moves = declaration.moves;
         self.max_turns = declaration.max_turns;
+        self.declaration = Some(declaration.clone());
+    }
+
+    /// What the last `init` answered declared for its parameters, if it
+    /// declared anything (game-protocol.md, section 4).
+    pub fn declares(&self) -> Option<&Declares> {
+        self.declared_for.as_ref()?.1.as_ref()
     }
 
     /// The command as a user would type it.
@@ -179,7 +195,57 @@ impl GameProgram {
     /// Sets up a game: its first step, or the program's refusal of the
     /// parameters (as the exchange's answer).
     pub async fn init(&mut self, params_json: &str, seed: u64) -> Result<Exchanged, GameFault> {
-        self.exchange(GameRequestKind::Init, None, |id| init_request(id, params_json, seed)).await
+        let exchanged = self
+            .exchange(GameRequestKind::Init, None, |id| init_request(id, params_json, seed))
+            .await?;
+        if matches!(exchanged.answer, Answer::Step(_))
+            && let Err(cause) = self.take_declares(params_json, &exchanged.line)
+        {
+            let fault = self.fault(
+                exchanged.request,
+                &exchanged.request_line,
+                cause,
+                Some(&exchanged.line),
+            );
+            self.stop().await;
+            return Err(fault);
+        }
+        Ok(exchanged)
+    }
+
+    /// Reads what an `init` answer declares for `params_json` and plays
+    /// the game by it: moves hidden or public, its most turns.
+    fn take_declares(&mut self, params_json: &str, line: &[u8]) -> Result<(), FaultCause> {
+        let bad = |kind, detail: String| FaultCause::BadAnswer(BadAnswer::new(kind, detail));
+        let declares = declares_of(line).map_err(FaultCause::BadAnswer)?;
+        if let Some((params, first)) = &self.declared_for
+            && params == params_json
+            && *first != declares
+        {
+            let said = |declares: &Option<Declares>| match declares {
+                Some(declares) => serde_json::to_string(declares).expect("declares serialize"),
+                None => "nothing".to_owned(),
+            };
+            return Err(bad(
+                BadAnswerKind::Contradiction,
+                format!(
+                    "it declares {} for these parameters, where its first answer to `init` with them declared {}",
+                    said(&declares),
+                    said(first)
+                ),
+            ));
+        }
+        if let Some(declaration) = &self.declaration {
+            let declared = match &declares {
+                Some(declares) => declaration
+                    .with(declares)
+                    .map_err(|why| bad(BadAnswerKind::Malformed, format!("`declares`: {why}")))?,
+                None => declaration.clone(),
+            };
+            (self.moves, self.max_turns) = (declared.moves, declared.max_turns);
+        }
+        self.declared_for = Some((params_json.to_owned(), declares));
+        Ok(())
     }
 
     /// Whether the program sets up a game of `setup` (from seed 0): its

@@ -176,6 +176,8 @@ pub fn checklist(evidence: &Evidence, limit: Duration) -> Vec<Item> {
         ),
     )];
     items.push(params(evidence));
+    // The games were played by what `init` declared for their parameters.
+    let declaration = evidence.declared.as_ref().unwrap_or(declaration);
     let first_fault = evidence.first_fault();
     items.push(to_end(evidence, declaration.max_turns, first_fault.map(|(index, _)| index)));
     items.push(sound(evidence, first_fault));

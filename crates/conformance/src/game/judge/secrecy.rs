@@ -330,7 +330,8 @@ pub(super) fn private(evidence: &Evidence) -> Item {
         }
     }
     // Bots are sent `learned` only where moves are hidden.
-    if matches!(&evidence.hello, Ok(declaration) if declaration.moves == Moves::Hidden) {
+    let declared = evidence.declared.as_ref().or(evidence.hello.as_ref().ok());
+    if declared.is_some_and(|declaration| declaration.moves == Moves::Hidden) {
         for (seat, path) in &private {
             if let Some(leak) = leak_through_learned(&games, *seat, path) {
                 return leak;
