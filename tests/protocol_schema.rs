@@ -84,19 +84,16 @@ fn every_line_of_real_games_passes_the_schema() {
             definition(&format!("{}ToBot", camel(game))),
             definition(&format!("{}FromBot", camel(game))),
         );
-        for clock in [&[][..], &["--bank", "10s", "--increment", "100ms"][..]] {
+        // Under a clock, the first bot asks for the new moves only
+        // (`history_from` in its requests).
+        let new_history = common::fixture("new_history.py");
+        for (clock, first) in [
+            (&[][..], common::PYTHON_RANDOM_BOT),
+            (&["--bank", "10s", "--increment", "100ms"][..], new_history.as_str()),
+        ] {
             let scratch = Scratch::new();
             let out = scratch.out();
-            let mut args = vec![
-                "match",
-                game,
-                common::PYTHON_RANDOM_BOT,
-                &bot,
-                "--games",
-                "4",
-                "--seed",
-                "11",
-            ];
+            let mut args = vec!["match", game, first, &bot, "--games", "4", "--seed", "11"];
             args.extend(["--out", out.to_str().expect("UTF-8")]);
             args.extend(clock);
             scratch.arena(&args).assert_success();
@@ -108,6 +105,14 @@ fn every_line_of_real_games_passes_the_schema() {
                 );
             }
             reveals += messages.iter().filter(|(_, message)| message["type"] == "reveal").count();
+            if first == new_history {
+                assert!(
+                    messages
+                        .iter()
+                        .any(|(sent, message)| *sent && message.get("history_from").is_some()),
+                    "{game}: no history_from was sent"
+                );
+            }
             for (sent, message) in &messages {
                 let checks =
                     if *sent { [&any, &to_bot, &to_game] } else { [&any, &from_bot, &from_game] };

@@ -340,3 +340,65 @@ fn zero_games_are_refused() {
     assert!(run.stderr.contains("--games"), "{}", run.stderr);
     assert!(!out.exists(), "the results folder was created: {run:?}");
 }
+
+/// A bot may ask for the new moves only (`"history": "new"` in its
+/// `ready`): each request then lists the moves since its previous one,
+/// from `history_from`, so what it is sent grows with the game, not with
+/// its square. The fixture rebuilds the history from them and ends itself
+/// at a gap or an overlap; the other bot is sent the whole history.
+#[test]
+fn a_bot_that_asks_for_the_new_moves_is_sent_each_move_once() {
+    // A built-in game, and a game program with hidden moves (each seat's
+    // own history).
+    for game in ["number-snatch", "python3 tests/fixtures/games/tinygame.py"] {
+        new_moves_sent_once(game);
+    }
+}
+
+fn new_moves_sent_once(game: &str) {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let run = scratch.arena([
+        "match",
+        game,
+        &fixture("new_history.py"),
+        PYTHON_RANDOM_BOT,
+        "--games",
+        "4",
+        "--seed",
+        "6",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    assert_eq!(rows.len(), 4);
+    for row in &rows {
+        assert_eq!(&row["reason"], "normal", "{}", &row["forfeit_detail"]);
+        let fixture_seat = if &row["seat1"] == "new_history" { 1 } else { 2 };
+        let transcript = transcript_of(&out, row);
+        let moves = transcript.iter().filter(|line| line["type"] == "move").count();
+        // Entries each seat was sent, in its requests and its `over`.
+        let sent = |seat: u64| -> (usize, usize) {
+            let messages: Vec<&Value> = transcript
+                .iter()
+                .filter(|line| line["type"] == "send" && line["seat"] == seat)
+                .map(|line| &line["msg"])
+                .filter(|msg| msg["type"] == "move" || msg["type"] == "over")
+                .collect();
+            let entries = messages.iter().map(|msg| msg["history"].as_array().unwrap().len()).sum();
+            let marked = messages.iter().filter(|msg| msg.get("history_from").is_some()).count();
+            (entries, marked)
+        };
+        let (new_entries, marked) = sent(fixture_seat);
+        let (full_entries, unmarked) = sent(3 - fixture_seat);
+        assert_eq!(new_entries, moves, "game {}: each move sent once", &row["game_index"]);
+        assert!(full_entries >= 2 * moves, "game {}: {full_entries} entries", &row["game_index"]);
+        assert!(
+            marked >= moves / 2,
+            "game {}: {marked} messages say history_from",
+            &row["game_index"]
+        );
+        assert_eq!(unmarked, 0, "the bot that asked nothing is sent no history_from");
+    }
+}

@@ -173,6 +173,7 @@ mod tests {
                     id,
                     state: game.view(seat),
                     history: History::Moves(&history),
+                    history_from: clock.then_some(id),
                     legal_moves: &legal,
                     time_ms,
                     bank_ms,
@@ -181,6 +182,7 @@ mod tests {
                     id,
                     state: game.view(seat),
                     history: History::Written(&history_json),
+                    history_from: clock.then_some(id),
                     legal_moves: &legal,
                     time_ms,
                     bank_ms,
@@ -211,6 +213,7 @@ mod tests {
                     scores: game.scores(),
                     state: game.view(seat),
                     history: History::Moves(&history),
+                    history_from: clock.then_some(3),
                 };
                 let written: ToBot<'_, JsonText, G::View, G::Move> = ToBot::Over {
                     winner,
@@ -219,6 +222,7 @@ mod tests {
                     scores: game.scores(),
                     state: game.view(seat),
                     history: History::Written(&history_json),
+                    history_from: clock.then_some(3),
                 };
                 assert_eq!(text(written.line()), serde_line(&expected));
             }

@@ -89,8 +89,13 @@ pub enum ToBot<'a, P, V, M> {
         id: u64,
         /// Your view of the state (the game's own shape, see protocol.md).
         state: V,
-        /// Every move of the game so far.
+        /// Every move of the game so far; for a bot that asked for the new
+        /// ones only, the moves since its previous request.
         history: History<'a, M>,
+        /// For a bot that asked for the new moves only: the index in the
+        /// whole history of the first one listed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        history_from: Option<u64>,
         /// Every legal move, in exactly the form the reply takes.
         legal_moves: &'a [M],
         /// Milliseconds you have for this reply.
@@ -118,8 +123,12 @@ pub enum ToBot<'a, P, V, M> {
         scores: [i64; 2],
         /// Your view of the final state (before the failed step, after a forfeit).
         state: V,
-        /// Every move of the game, as in `move` requests.
+        /// Every move of the game, as in `move` requests (the new ones
+        /// only, for a bot that asked for them).
         history: History<'a, M>,
+        /// As in `move` requests.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        history_from: Option<u64>,
     },
 }
 
@@ -146,12 +155,32 @@ impl ReplyKind {
 #[derive(Debug, PartialEq)]
 pub enum Reply<M> {
     /// A `ready` reply.
-    Ready {
-        /// The name the bot gives itself, if any.
-        name: Option<String>,
-    },
+    Ready(Ready),
     /// A `move` reply: the move, read as the game's move type.
     Move(M),
+}
+
+/// A `ready` reply's fields.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ready {
+    /// The name the bot gives itself, if any.
+    pub name: Option<String>,
+    /// How the bot asks to be sent `history` in this game.
+    pub history: HistoryMode,
+}
+
+/// How a bot asks to be sent `history`, in its `ready` (protocol.md,
+/// section 3): every move of the game in every request (the default), or
+/// only the moves since its previous request of the game, for games whose
+/// histories grow long.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HistoryMode {
+    /// `"full"`: the whole history every time.
+    #[default]
+    Full,
+    /// `"new"`: what is new since the bot's previous request of the game,
+    /// with `history_from` saying where it begins.
+    New,
 }
 
 /// What is wrong with a refused reply line. `arena check` and the hints
@@ -177,6 +206,8 @@ pub enum BadReplyKind {
     WrongId,
     /// A `ready` whose `name` is not a string.
     NameNotAString,
+    /// A `ready` that asks for `history` neither `"full"` nor `"new"`.
+    UnknownHistory,
     /// A `move` reply without a `move`.
     NoMove,
     /// A `move` that is not a move of this game: the wrong shape.
@@ -233,6 +264,9 @@ struct ReplyLine<'a> {
     /// Read only in a `ready`; elsewhere an unknown field like any other.
     #[serde(borrow)]
     name: Option<&'a RawValue>,
+    /// Read only in a `ready`, as `name`.
+    #[serde(borrow)]
+    history: Option<&'a RawValue>,
     #[serde(rename = "move", borrow)]
     mv: Option<&'a RawValue>,
 }
@@ -278,7 +312,8 @@ pub fn parse_reply<M: DeserializeOwned>(
     {
         match kind {
             ReplyKind::Ready => {
-                return Ok(Reply::Ready { name: scanned.name.map(str::to_owned) });
+                let name = scanned.name.map(str::to_owned);
+                return Ok(Reply::Ready(Ready { name, history: HistoryMode::Full }));
             }
             ReplyKind::Move => {
                 if let Some(mv) = scanned.mv.and_then(Integer::read::<M>) {
@@ -368,17 +403,30 @@ fn parse_reply_carefully<M: DeserializeOwned>(
         }
     }
     match kind {
-        ReplyKind::Ready => match reply.name {
-            None => Ok(Reply::Ready { name: None }),
-            Some(raw) => {
-                serde_json::from_str(raw.get()).map(|name| Reply::Ready { name }).map_err(|_| {
+        ReplyKind::Ready => {
+            let name = match reply.name {
+                None => None,
+                Some(raw) => Some(serde_json::from_str(raw.get()).map_err(|_| {
                     BadReply::new(
                         BadReplyKind::NameNotAString,
                         format!("the name {} is not a string", raw.get()),
                     )
-                })
-            }
-        },
+                })?),
+            };
+            let history = match reply.history.map(RawValue::get) {
+                None | Some(r#""full""#) => HistoryMode::Full,
+                Some(r#""new""#) => HistoryMode::New,
+                Some(other) => {
+                    return Err(BadReply::new(
+                        BadReplyKind::UnknownHistory,
+                        format!(
+                            "the ready asks for history {other}: it is \"full\" (every move, the default) or \"new\" (the moves since the bot's previous request)"
+                        ),
+                    ));
+                }
+            };
+            Ok(Reply::Ready(Ready { name, history }))
+        }
         ReplyKind::Move => {
             let raw = reply
                 .mv

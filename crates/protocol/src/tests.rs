@@ -16,13 +16,33 @@ fn a_move_reply_is_accepted_with_unknown_fields_ignored() {
 #[test]
 fn a_ready_reply_may_carry_a_name() {
     let reply = parse_reply::<u32>(br#"{"type":"ready","id":1,"name":"me"}"#, ReplyKind::Ready, 1);
-    assert_eq!(reply, Ok(Reply::Ready { name: Some("me".into()) }));
+    assert_eq!(
+        reply,
+        Ok(Reply::Ready(Ready { name: Some("me".into()), history: HistoryMode::Full }))
+    );
     let reply = parse_reply::<u32>(br#"{"type":"ready","id":1}"#, ReplyKind::Ready, 1);
-    assert_eq!(reply, Ok(Reply::Ready { name: None }));
+    assert_eq!(reply, Ok(Reply::Ready(Ready::default())));
     let reply = parse_reply::<u32>(br#"{"type":"ready","id":1,"name":null}"#, ReplyKind::Ready, 1);
-    assert_eq!(reply, Ok(Reply::Ready { name: None }));
+    assert_eq!(reply, Ok(Reply::Ready(Ready::default())));
     let reply = parse_reply::<u32>(br#"{"type":"ready","id":1,"name":7}"#, ReplyKind::Ready, 1);
     assert!(matches!(reply, Err(BadReply { kind: BadReplyKind::NameNotAString, .. })), "{reply:?}");
+}
+
+#[test]
+fn a_ready_reply_may_ask_for_the_new_moves_only() {
+    let ready = |line: &[u8]| parse_reply::<u32>(line, ReplyKind::Ready, 1);
+    let new = Ready { name: Some("me".into()), history: HistoryMode::New };
+    assert_eq!(
+        ready(br#"{"type":"ready","id":1,"name":"me","history":"new"}"#),
+        Ok(Reply::Ready(new))
+    );
+    assert_eq!(
+        ready(br#"{"type":"ready","id":1,"history":"full"}"#),
+        Ok(Reply::Ready(Ready::default()))
+    );
+    let refused = ready(br#"{"type":"ready","id":1,"history":"delta"}"#).unwrap_err();
+    assert_eq!(refused.kind, BadReplyKind::UnknownHistory);
+    assert!(refused.detail.contains(r#"history "delta": it is "full""#), "{refused}");
 }
 
 #[test]
@@ -136,7 +156,7 @@ proptest::proptest! {
             let careful = parse_reply_carefully::<i64>(line.as_bytes(), scanned.kind, scanned.id);
             match (scanned.kind, scanned.mv.map(Integer::read::<i64>)) {
                 (ReplyKind::Ready, _) => proptest::prop_assert_eq!(
-                    careful, Ok(Reply::Ready { name: scanned.name.map(str::to_owned) }), "{}", line
+                    careful, Ok(Reply::Ready(Ready { name: scanned.name.map(str::to_owned), history: HistoryMode::Full })), "{}", line
                 ),
                 (ReplyKind::Move, Some(Some(expected))) => {
                     proptest::prop_assert_eq!(careful, Ok(Reply::Move(expected)), "{}", line)
@@ -214,6 +234,7 @@ fn requests_serialize_with_their_type_tag() {
         id: 2,
         state: vec![5, 7],
         history: History::Moves(&history),
+        history_from: None,
         legal_moves: &[5, 7],
         time_ms: 1000,
         bank_ms: None,

@@ -45,7 +45,7 @@ pub(super) struct Answer<M> {
     pub(super) sent_at: Instant,
     /// The `ready` to a `start` sent with the request: the line as
     /// received, when, and the name it gave. The reply's clock starts at it.
-    pub(super) ready: Option<(Vec<u8>, Instant, Option<String>)>,
+    pub(super) ready: Option<(Vec<u8>, Instant, arena_protocol::Ready)>,
     /// The reply line as received, and when; none if no line came.
     pub(super) received: Option<(Vec<u8>, Instant)>,
     pub(super) reply: Result<Reply<M>, Forfeit>,
@@ -162,8 +162,8 @@ pub(super) async fn receive<M: serde::de::DeserializeOwned>(
         let deadline = startup.deadline(sent_at);
         let asked = Asked { request: Request::start(start.id), limit: startup };
         match read_reply::<M>(process, deadline, asked, stuck, after.take()).await {
-            (Some((line, received_at)), Ok(Reply::Ready { name })) => {
-                ready = Some((line, received_at, name));
+            (Some((line, received_at)), Ok(Reply::Ready(ready_reply))) => {
+                ready = Some((line, received_at, ready_reply));
             }
             (received, reply) => {
                 let reply = reply.map_err(|forfeit| match &received {

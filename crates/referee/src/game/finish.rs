@@ -75,13 +75,15 @@ impl<M: MoveValue> Referee<'_, M> {
                 bots[seat.index()].give_back_id(start.id);
                 continue;
             }
+            let history_from = self.history_from(seat);
             let over: ToBot<'_, (), _, T::Move> = ToBot::Over {
                 winner,
                 reason: report.reason(),
                 forfeits: &notices,
                 scores: report.scores,
                 state: ViewOf(game, seat),
-                history: History::Written(self.history_of(seat)),
+                history: History::Written(self.history_of(seat).since(history_from.unwrap_or(0))),
+                history_from: history_from.map(|from| from as u64),
             };
             let line = self.line(&over);
             self.notify(bots, seat, &line, Notice::Over);

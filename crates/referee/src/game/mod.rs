@@ -24,10 +24,11 @@ use super::{Bot, CommandError, Forfeit, GameFiles, GameReport, Settings};
 use arena_base::json::{JsonText, WriteJson};
 use arena_games::{GameSetup, MoveValue, Seat};
 use arena_protocol::{History, PROTOCOL_VERSION, ToBot};
-use arena_protocol::{Played, Reply};
+use arena_protocol::{HistoryMode, Played, Ready, Reply};
 
 mod finish;
 mod history;
+use history::WrittenHistory;
 mod messages;
 mod replies;
 
@@ -68,8 +69,10 @@ pub async fn play_game<R: Rules>(
             Transcript::disabled(started.into_std())
         },
         history: Vec::new(),
-        history_json: Vec::new(),
+        history_json: WrittenHistory::default(),
         seat_histories: None,
+        new_history: [false; 2],
+        history_sent: [0; 2],
         forfeits: [None, None],
         void: None,
         moves_accepted: [0; 2],
@@ -117,7 +120,7 @@ pub async fn play_game<R: Rules>(
             }
             referee.step(&game);
             if game.hidden_moves() {
-                referee.seat_histories = Some([Vec::new(), Vec::new()]);
+                referee.seat_histories = Some(Default::default());
             }
             referee.handshake(&mut bots, setup, seat_seeds).await;
             while referee.forfeits == [None, None] && referee.void.is_none() {
@@ -166,10 +169,14 @@ struct Referee<'s, M> {
     history: Vec<Played<M>>,
     /// `history` as JSON, without its brackets: it only grows, so each
     /// request copies it instead of serializing every move again.
-    history_json: Vec<u8>,
+    history_json: WrittenHistory,
     /// In a game with hidden moves, each seat's own history (its moves,
     /// and what it learned of the other's), instead of `history_json`.
-    seat_histories: Option<[Vec<u8>; 2]>,
+    seat_histories: Option<[WrittenHistory; 2]>,
+    /// The seats whose `ready` asked for the new moves only.
+    new_history: [bool; 2],
+    /// The entries of its history each seat has been sent in this game.
+    history_sent: [usize; 2],
     forfeits: [Option<Forfeit>; 2],
     /// The game program's fault that voids the game.
     void: Option<Box<GameFault>>,
@@ -242,9 +249,8 @@ impl<M: MoveValue> Referee<'_, M> {
         }
         self.exchange(bots, &mut exchanges).await;
         for exchange in exchanges.into_iter().flatten() {
-            if let Phase::Answered(Answer { reply: Ok(Reply::Ready { name }), .. }) = exchange.phase
-            {
-                self.ready(bots, exchange.seat, name);
+            if let Phase::Answered(Answer { reply: Ok(Reply::Ready(ready)), .. }) = exchange.phase {
+                self.ready(bots, exchange.seat, ready);
             }
         }
     }
@@ -268,10 +274,11 @@ impl<M: MoveValue> Referee<'_, M> {
     }
 
     /// Notes a `ready` from `seat`.
-    fn ready(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, name: Option<String>) {
-        bots[seat.index()].answered_start(name.as_deref());
-        self.reported_names[seat.index()] = name;
+    fn ready(&mut self, bots: &mut [&mut Bot; 2], seat: Seat, ready: Ready) {
+        bots[seat.index()].answered_start(ready.name.as_deref());
+        self.reported_names[seat.index()] = ready.name;
         self.answered_start[seat.index()] = true;
+        self.new_history[seat.index()] = ready.history == HistoryMode::New;
     }
 
     /// Asks every seat in `seats` for a move, then applies the moves (in
@@ -300,11 +307,15 @@ impl<M: MoveValue> Referee<'_, M> {
                 let move_number =
                     self.history.len() + 1 + seats.iter().filter(|s| **s < seat).count();
                 let limit = self.move_limit(seat, move_number);
+                let history_from = self.history_from(seat);
                 let clock = &self.clocks[seat.index()];
                 let request: ToBot<'_, (), _, _> = ToBot::Move {
                     id,
                     state: ViewOf(game, seat),
-                    history: History::Written(self.history_of(seat)),
+                    history: History::Written(
+                        self.history_of(seat).since(history_from.unwrap_or(0)),
+                    ),
+                    history_from: history_from.map(|from| from as u64),
                     legal_moves: &legal[seat.index()],
                     time_ms: limit.allowed.as_millis() as u64,
                     bank_ms: clock.bank_left().map(|bank| bank.as_millis() as u64),
@@ -325,12 +336,12 @@ impl<M: MoveValue> Referee<'_, M> {
             // Other phases carry a forfeit, recorded by the exchange.
             let Phase::Answered(answer) = exchange.phase else { continue };
             let think = answer.think_time();
-            if let Some((_, _, name)) = answer.ready {
-                self.ready(bots, seat, name);
+            if let Some((_, _, ready)) = answer.ready {
+                self.ready(bots, seat, ready);
             }
             match answer.reply.map(|reply| match reply {
                 Reply::Move(mv) => Reply::Move(game.accept(seat, mv)),
-                Reply::Ready { name } => Reply::Ready { name },
+                Reply::Ready(ready) => Reply::Ready(ready),
             }) {
                 Ok(Reply::Move(Ok(mv))) => {
                     self.moves_accepted[seat.index()] += 1;
