@@ -54,6 +54,12 @@ fn a_run_killed_twice_resumes_to_the_results_of_an_uninterrupted_run() {
     kill_and_check_bots_exit(arena, &marker);
     let after_first = rows_written(&resumed);
     assert!(after_first < total, "the run finished before it could be killed");
+    // ARCHITECTURE.md: a row is written only after its transcript, so a
+    // SIGKILL leaves no row without one.
+    for row in read_games_csv(&resumed) {
+        let transcript = common::transcript_of(&resumed, &row);
+        assert_eq!(transcript.last().unwrap()["type"], "result", "game {}", &row["game_index"]);
+    }
 
     let mut arena = scratch.start(&["run", file]);
     wait_for_rows(&mut arena, &resumed, after_first + 3);
