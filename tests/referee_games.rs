@@ -402,3 +402,31 @@ fn new_moves_sent_once(game: &str) {
         assert_eq!(unmarked, 0, "the bot that asked nothing is sent no history_from");
     }
 }
+
+/// A game program may declare that its bots are sent the new moves only
+/// (`"history": "new"` in `hello`): both random bots, which ask nothing,
+/// are then sent each move once, from `history_from`.
+#[test]
+fn a_game_may_declare_that_its_bots_get_the_new_moves_only() {
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let game = "python3 tests/fixtures/games/tinygame.py --flaw new-history";
+    let run = common::match_of_random_bots(&scratch, game, 4, &[]);
+    run.assert_success();
+    for row in read_games_csv(&out) {
+        let transcript = transcript_of(&out, &row);
+        let moves = transcript.iter().filter(|line| line["type"] == "move").count();
+        for seat in [1, 2] {
+            let messages: Vec<&Value> = transcript
+                .iter()
+                .filter(|line| line["type"] == "send" && line["seat"] == seat)
+                .map(|line| &line["msg"])
+                .filter(|msg| msg["type"] == "move" || msg["type"] == "over")
+                .collect();
+            let entries: usize =
+                messages.iter().map(|msg| msg["history"].as_array().unwrap().len()).sum();
+            assert_eq!(entries, moves, "game {}, seat {seat}: each move once", &row["game_index"]);
+            assert!(messages.iter().all(|msg| msg.get("history_from").is_some()), "{messages:?}");
+        }
+    }
+}

@@ -165,23 +165,13 @@ pub enum Reply<M> {
 pub struct Ready {
     /// The name the bot gives itself, if any.
     pub name: Option<String>,
-    /// How the bot asks to be sent `history` in this game.
-    pub history: HistoryMode,
+    /// How the bot asks to be sent `history` in this game; `None` where
+    /// its `ready` does not say (the game's declaration then decides).
+    pub history: Option<HistoryMode>,
 }
 
-/// How a bot asks to be sent `history`, in its `ready` (protocol.md,
-/// section 3): every move of the game in every request (the default), or
-/// only the moves since its previous request of the game, for games whose
-/// histories grow long.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum HistoryMode {
-    /// `"full"`: the whole history every time.
-    #[default]
-    Full,
-    /// `"new"`: what is new since the bot's previous request of the game,
-    /// with `history_from` saying where it begins.
-    New,
-}
+/// How a bot asks to be sent `history` (protocol.md, section 2).
+pub use arena_games::program::HistoryMode;
 
 /// What is wrong with a refused reply line. `arena check` and the hints
 /// it gives match on these, never on a detail's wording.
@@ -313,7 +303,7 @@ pub fn parse_reply<M: DeserializeOwned>(
         match kind {
             ReplyKind::Ready => {
                 let name = scanned.name.map(str::to_owned);
-                return Ok(Reply::Ready(Ready { name, history: HistoryMode::Full }));
+                return Ok(Reply::Ready(Ready { name, history: None }));
             }
             ReplyKind::Move => {
                 if let Some(mv) = scanned.mv.and_then(Integer::read::<M>) {
@@ -414,8 +404,9 @@ fn parse_reply_carefully<M: DeserializeOwned>(
                 })?),
             };
             let history = match reply.history.map(RawValue::get) {
-                None | Some(r#""full""#) => HistoryMode::Full,
-                Some(r#""new""#) => HistoryMode::New,
+                None => None,
+                Some(r#""full""#) => Some(HistoryMode::Full),
+                Some(r#""new""#) => Some(HistoryMode::New),
                 Some(other) => {
                     return Err(BadReply::new(
                         BadReplyKind::UnknownHistory,

@@ -16,10 +16,7 @@ fn a_move_reply_is_accepted_with_unknown_fields_ignored() {
 #[test]
 fn a_ready_reply_may_carry_a_name() {
     let reply = parse_reply::<u32>(br#"{"type":"ready","id":1,"name":"me"}"#, ReplyKind::Ready, 1);
-    assert_eq!(
-        reply,
-        Ok(Reply::Ready(Ready { name: Some("me".into()), history: HistoryMode::Full }))
-    );
+    assert_eq!(reply, Ok(Reply::Ready(Ready { name: Some("me".into()), history: None })));
     let reply = parse_reply::<u32>(br#"{"type":"ready","id":1}"#, ReplyKind::Ready, 1);
     assert_eq!(reply, Ok(Reply::Ready(Ready::default())));
     let reply = parse_reply::<u32>(br#"{"type":"ready","id":1,"name":null}"#, ReplyKind::Ready, 1);
@@ -31,15 +28,13 @@ fn a_ready_reply_may_carry_a_name() {
 #[test]
 fn a_ready_reply_may_ask_for_the_new_moves_only() {
     let ready = |line: &[u8]| parse_reply::<u32>(line, ReplyKind::Ready, 1);
-    let new = Ready { name: Some("me".into()), history: HistoryMode::New };
+    let new = Ready { name: Some("me".into()), history: Some(HistoryMode::New) };
     assert_eq!(
         ready(br#"{"type":"ready","id":1,"name":"me","history":"new"}"#),
         Ok(Reply::Ready(new))
     );
-    assert_eq!(
-        ready(br#"{"type":"ready","id":1,"history":"full"}"#),
-        Ok(Reply::Ready(Ready::default()))
-    );
+    let full = Ready { name: None, history: Some(HistoryMode::Full) };
+    assert_eq!(ready(br#"{"type":"ready","id":1,"history":"full"}"#), Ok(Reply::Ready(full)));
     let refused = ready(br#"{"type":"ready","id":1,"history":"delta"}"#).unwrap_err();
     assert_eq!(refused.kind, BadReplyKind::UnknownHistory);
     assert!(refused.detail.contains(r#"history "delta": it is "full""#), "{refused}");
@@ -156,7 +151,7 @@ proptest::proptest! {
             let careful = parse_reply_carefully::<i64>(line.as_bytes(), scanned.kind, scanned.id);
             match (scanned.kind, scanned.mv.map(Integer::read::<i64>)) {
                 (ReplyKind::Ready, _) => proptest::prop_assert_eq!(
-                    careful, Ok(Reply::Ready(Ready { name: scanned.name.map(str::to_owned), history: HistoryMode::Full })), "{}", line
+                    careful, Ok(Reply::Ready(Ready { name: scanned.name.map(str::to_owned), history: None })), "{}", line
                 ),
                 (ReplyKind::Move, Some(Some(expected))) => {
                     proptest::prop_assert_eq!(careful, Ok(Reply::Move(expected)), "{}", line)

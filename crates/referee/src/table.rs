@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 use super::game_fault::GameFault;
 use crate::seeds::SeedKey;
 use arena_base::json::WriteJson;
+use arena_games::program::HistoryMode;
 use arena_games::{Game, GameSetup, MoveValue, Outcome, Played, Seat};
 
 /// A game in play.
@@ -56,6 +57,13 @@ pub trait Table {
     /// made from its own moves and what [`Table::write_learned`] says.
     fn hidden_moves(&self) -> bool {
         false
+    }
+
+    /// How the game's bots are sent `history` unless a bot's `ready` asks
+    /// otherwise: the whole history, or (a game program may declare it)
+    /// the moves since a bot's previous request.
+    fn history_mode(&self) -> HistoryMode {
+        HistoryMode::Full
     }
 
     /// Appends, as JSON, what `seat` learned of the other seat's move in

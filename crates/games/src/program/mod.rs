@@ -41,6 +41,27 @@ pub struct ProgramGame {
     pub declaration: Declaration,
 }
 
+/// How bots are sent `history`: every move every time, or the moves since
+/// a bot's previous request of the game (protocol.md, "The new moves
+/// only"). A game program may declare it for its bots (`hello`'s
+/// `history`); a bot may ask for it in its `ready`, over the game's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HistoryMode {
+    /// `"full"`: the whole history every time.
+    #[default]
+    Full,
+    /// `"new"`: what is new since the bot's previous request of the game,
+    /// with `history_from` saying where it begins.
+    New,
+}
+
+impl HistoryMode {
+    fn is_full(&self) -> bool {
+        *self == HistoryMode::Full
+    }
+}
+
 /// Whether bots see each other's moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -80,6 +101,10 @@ pub struct Declaration {
     /// The most turns (`apply` requests) a game can last; a game that goes on longer
     /// is at fault.
     pub max_turns: u32,
+    /// How its bots are sent `history` unless a bot's `ready` asks
+    /// otherwise; left out, the whole history.
+    #[serde(default, skip_serializing_if = "HistoryMode::is_full")]
+    pub history: HistoryMode,
     /// The parameters, in the order `start` lists them. Required, if
     /// empty: a game that left it out would be sent no parameters and
     /// refuse them, and the author would look for the fault elsewhere.

@@ -122,6 +122,7 @@ pub async fn play_game<R: Rules>(
             if game.hidden_moves() {
                 referee.seat_histories = Some(Default::default());
             }
+            referee.new_history = [game.history_mode() == HistoryMode::New; 2];
             referee.handshake(&mut bots, setup, seat_seeds).await;
             while referee.forfeits == [None, None] && referee.void.is_none() {
                 let seats = game.to_move();
@@ -278,7 +279,10 @@ impl<M: MoveValue> Referee<'_, M> {
         bots[seat.index()].answered_start(ready.name.as_deref());
         self.reported_names[seat.index()] = ready.name;
         self.answered_start[seat.index()] = true;
-        self.new_history[seat.index()] = ready.history == HistoryMode::New;
+        // A bot's own word over its game's.
+        if let Some(history) = ready.history {
+            self.new_history[seat.index()] = history == HistoryMode::New;
+        }
     }
 
     /// Asks every seat in `seats` for a move, then applies the moves (in

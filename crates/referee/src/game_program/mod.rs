@@ -27,7 +27,7 @@ use memo::Memo;
 
 use super::process::Failure;
 use super::{BotCommand, BotProcess, LogFile, PastCap, Stopped};
-use arena_games::program::{Declaration, Declares, JsonMove, Moves, ProgramGame};
+use arena_games::program::{Declaration, Declares, HistoryMode, JsonMove, Moves, ProgramGame};
 use arena_games::{GameSetup, Played};
 use arena_protocol::game::{
     Answer, BadAnswer, BadAnswerKind, GameRequestKind, Refusal, apply_request, declares_of,
@@ -115,6 +115,7 @@ pub struct GameProgram {
     command: BotCommand,
     moves: Moves,
     max_turns: u32,
+    history: HistoryMode,
     settings: ProgramSettings,
     process: Option<BotProcess>,
     next_id: u64,
@@ -137,6 +138,7 @@ impl GameProgram {
             command,
             moves: Moves::Public,
             max_turns: arena_games::program::MAX_TURNS,
+            history: HistoryMode::Full,
             settings,
             process: None,
             next_id: 1,
@@ -158,6 +160,7 @@ impl GameProgram {
     fn declared(&mut self, declaration: &Declaration) {
         self.moves = declaration.moves;
         self.max_turns = declaration.max_turns;
+        self.history = declaration.history;
         self.declaration = Some(declaration.clone());
     }
 

@@ -12,7 +12,7 @@ use crate::seeds::SeedKey;
 use crate::table::{Rules, Table};
 use arena_games::exact_numbers::exact_numbers_advice;
 use arena_games::program::inexact_words;
-use arena_games::program::{JsonMove, Moves};
+use arena_games::program::{HistoryMode, JsonMove, Moves};
 use arena_games::{GameSetup, Outcome, Played, Seat};
 use arena_protocol::game::{Answer, BadAnswer, BadAnswerKind, Step};
 
@@ -151,6 +151,10 @@ impl Table for ProgramTable<'_> {
 
     fn hidden_moves(&self) -> bool {
         self.program.moves == Moves::Hidden
+    }
+
+    fn history_mode(&self) -> HistoryMode {
+        self.program.history
     }
 
     fn write_learned(&self, seat: Seat, out: &mut Vec<u8>) {
