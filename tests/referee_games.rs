@@ -378,20 +378,9 @@ fn new_moves_sent_once(game: &str) {
         let fixture_seat = if &row["seat1"] == "new_history" { 1 } else { 2 };
         let transcript = transcript_of(&out, row);
         let moves = transcript.iter().filter(|line| line["type"] == "move").count();
-        // Entries each seat was sent, in its requests and its `over`.
-        let sent = |seat: u64| -> (usize, usize) {
-            let messages: Vec<&Value> = transcript
-                .iter()
-                .filter(|line| line["type"] == "send" && line["seat"] == seat)
-                .map(|line| &line["msg"])
-                .filter(|msg| msg["type"] == "move" || msg["type"] == "over")
-                .collect();
-            let entries = messages.iter().map(|msg| msg["history"].as_array().unwrap().len()).sum();
-            let marked = messages.iter().filter(|msg| msg.get("history_from").is_some()).count();
-            (entries, marked)
-        };
-        let (new_entries, marked) = sent(fixture_seat);
-        let (full_entries, unmarked) = sent(3 - fixture_seat);
+        let sent = |seat: u64| history_sent(&transcript, seat);
+        let (new_entries, marked, _) = sent(fixture_seat);
+        let (full_entries, unmarked, _) = sent(3 - fixture_seat);
         assert_eq!(new_entries, moves, "game {}: each move sent once", &row["game_index"]);
         assert!(full_entries >= 2 * moves, "game {}: {full_entries} entries", &row["game_index"]);
         assert!(
@@ -417,16 +406,24 @@ fn a_game_may_declare_that_its_bots_get_the_new_moves_only() {
         let transcript = transcript_of(&out, &row);
         let moves = transcript.iter().filter(|line| line["type"] == "move").count();
         for seat in [1, 2] {
-            let messages: Vec<&Value> = transcript
-                .iter()
-                .filter(|line| line["type"] == "send" && line["seat"] == seat)
-                .map(|line| &line["msg"])
-                .filter(|msg| msg["type"] == "move" || msg["type"] == "over")
-                .collect();
-            let entries: usize =
-                messages.iter().map(|msg| msg["history"].as_array().unwrap().len()).sum();
+            let (entries, marked, messages) = history_sent(&transcript, seat);
             assert_eq!(entries, moves, "game {}, seat {seat}: each move once", &row["game_index"]);
-            assert!(messages.iter().all(|msg| msg.get("history_from").is_some()), "{messages:?}");
+            assert_eq!(marked, messages, "game {}, seat {seat}: history_from", &row["game_index"]);
         }
     }
+}
+
+/// What `seat` was sent of the history in a game's `move` requests and its
+/// `over`: the entries, the messages that say `history_from`, and the
+/// messages.
+fn history_sent(transcript: &[Value], seat: u64) -> (usize, usize, usize) {
+    let messages: Vec<&Value> = transcript
+        .iter()
+        .filter(|line| line["type"] == "send" && line["seat"] == seat)
+        .map(|line| &line["msg"])
+        .filter(|msg| msg["type"] == "move" || msg["type"] == "over")
+        .collect();
+    let entries = messages.iter().map(|msg| msg["history"].as_array().unwrap().len()).sum();
+    let marked = messages.iter().filter(|msg| msg.get("history_from").is_some()).count();
+    (entries, marked, messages.len())
 }
