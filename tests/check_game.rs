@@ -138,6 +138,20 @@ fn chance_during_play_is_judged_by_a_replay_not_by_the_setups() {
     );
 }
 
+/// A value made public by play is no leak: tinygame's `reveals-rows`
+/// shows the other seat's cards masked (`"card??"`) until a round turns
+/// one up, at a place of the other seat's own; the leaks of a dealt hand
+/// still fail (each_broken_fixture_fails_exactly_its_item).
+#[test]
+fn a_value_turned_up_by_play_is_no_leak() {
+    let (status, stdout) = check_game(&common::tinygame("reveals-rows"), &[]);
+    assert_eq!(status, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("PASS  keeps a seat's private values from the other seat: "),
+        "{stdout}"
+    );
+}
+
 /// What the answer to `init` declares for the parameters checked is what
 /// the games are checked by, and the header says so.
 #[test]

@@ -243,6 +243,25 @@ impl Shown {
     }
 }
 
+/// Whether `seat`'s view showed, at `place` (a place of
+/// [`Shown::private_places`]) and at one of the `earlier` steps, another
+/// value of `value`'s shape: a text of its length, a list of its length, an
+/// object of its keys.
+fn took_shape(earlier: &[Shown], seat: Seat, place: &str, value: &Value) -> bool {
+    let Some(pointer) = place.strip_prefix("view") else { return false };
+    let same_shape = |before: &Value| match (before, value) {
+        (Value::String(one), Value::String(other)) => one.chars().count() == other.chars().count(),
+        (Value::Array(one), Value::Array(other)) => one.len() == other.len(),
+        (Value::Object(one), Value::Object(other)) => one.keys().eq(other.keys()),
+        _ => false,
+    };
+    earlier.iter().any(|step| {
+        step.views[seat.index()]
+            .pointer(pointer)
+            .is_some_and(|before| before != value && same_shape(before))
+    })
+}
+
 /// Whether a value is one to probe: one that seldom recurs by chance
 /// (arrays and objects of two or more elements, texts of four characters
 /// or more).
@@ -450,14 +469,14 @@ fn leak(
     dealt: bool,
 ) -> Option<Item> {
     let other = seat.other();
-    let compared: Vec<(u64, &Shown, &Value)> = games
+    let compared: Vec<(u64, &[Shown], &Shown, &Value)> = games
         .iter()
         .filter_map(|(seed, steps)| {
             let shown = steps.get(at)?;
             let owner = if dealt { steps.first()? } else { shown };
             let value = owner.views[seat.index()].pointer(path)?;
             let theirs = owner.views[other.index()].pointer(path);
-            (probed(value) && theirs != Some(value)).then_some((*seed, shown, value))
+            (probed(value) && theirs != Some(value)).then_some((*seed, &steps[..at], shown, value))
         })
         .collect();
     // A few long games may all show one value by chance late in play.
@@ -466,8 +485,14 @@ fn leak(
     }
     // Shown at the same place in every game: a list of every bid or every
     // square holds each game's value too, but each at a place of its own.
-    let mut places =
-        compared.iter().map(|(_, shown, value)| shown.private_places(other, value, at > 0));
+    // A value the other seat's view came to show through play, at a place
+    // that showed another of its shape before (a row of a board, masked
+    // until the shots land), was turned up, not leaked.
+    let mut places = compared.iter().map(|(_, earlier, shown, value)| {
+        let mut places = shown.private_places(other, value, at > 0);
+        places.retain(|place| !took_shape(earlier, other, place, value));
+        places
+    });
     let first = places.next()?;
     let everywhere: BTreeSet<String> =
         places.fold(first, |common, places| common.intersection(&places).cloned().collect());
@@ -477,7 +502,7 @@ fn leak(
         Some(pointer) => format!("in its view at `{}`", written(pointer)),
         None => format!("inside its legal moves at `{}`", written(&place["moves".len()..])),
     };
-    let (seed, shown, value) = compared[0];
+    let (seed, _, shown, value) = compared[0];
     let what = if dealt { "value as dealt" } else { "value" };
     let when = match at {
         0 => "as the game is set up".to_owned(),
