@@ -1,5 +1,6 @@
 //! A bot's end: the task that finishes when it does, its exit status and
-//! the limit its box saw it reach, and what a crash left of it.
+//! the limit its box saw it reach, what a crash left of it, and the
+//! failures a read or write with it comes to.
 
 use std::future::Future;
 use std::os::unix::process::ExitStatusExt;
@@ -14,6 +15,24 @@ use tokio::time::Instant;
 use super::Runner;
 use crate::forfeit::{Crash, Ending, last_stderr_lines};
 use arena_system::sandbox::{LimitReached, limit_hit};
+
+/// Why a read or write with a bot failed; the referee makes it a forfeit,
+/// adding the request and the time the bot had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The deadline passed before a complete line came.
+    NoLine,
+    /// The request could not be written before the deadline: the bot
+    /// does not read its input.
+    InputNotRead,
+    /// The bot's process ended or closed a pipe.
+    Crash(Crash),
+    /// A line longer than `limit` bytes.
+    LineTooLong {
+        /// The line limit, in bytes without the newline.
+        limit: usize,
+    },
+}
 
 /// How a bot ended: its exit status, and a limit its box saw it reach.
 #[derive(Clone, Copy, Debug)]

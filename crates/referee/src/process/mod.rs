@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::deadline::Deadline;
-use super::forfeit::{Activity, Crash, Ending};
+use super::forfeit::{Activity, Ending};
 use super::lines::{LineError, LineReader};
 use super::{LogFile, reaper};
 use arena_system::os::sandbox::BotSandbox;
@@ -33,30 +33,13 @@ mod stderr_log;
 
 pub(super) use alongside::start_alongside;
 pub use command::{BotCommand, CommandError};
+pub use exit::Failure;
 use exit::{Ended, Exit, crash, let_stderr_drain, wait_for_exit};
 pub use job::run_to_end;
 pub use local::{LocalIo, LocalPlayer};
 use start::Started;
 pub use stderr_log::PastCap;
 use stderr_log::StderrLog;
-
-/// Why a read or write with a bot failed; the referee makes it a forfeit,
-/// adding the request and the time the bot had.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Failure {
-    /// The deadline passed before a complete line came.
-    NoLine,
-    /// The request could not be written before the deadline: the bot
-    /// does not read its input.
-    InputNotRead,
-    /// The bot's process ended or closed a pipe.
-    Crash(Crash),
-    /// A line longer than `limit` bytes.
-    LineTooLong {
-        /// The line limit, in bytes without the newline.
-        limit: usize,
-    },
-}
 
 /// The referee's end of a bot's input.
 type BotInput = Box<dyn AsyncWrite + Send + Unpin>;
