@@ -15,7 +15,8 @@ It speaks arena's game protocol (game-protocol.md) on stdin and stdout:
 - Legal moves are OpenSpiel's action names for the player
   (`state.action_to_string`), which bots send back as they are.
 - Chance is drawn from arena's seed, at set-up and during play, with
-  Python's `random.Random(seed)`: the same seed and moves give the same game.
+  Python's `random.Random(seed)` (a game that samples its chance itself is
+  given `rng_seed` from it): the same seed and moves give the same game.
 - With hidden moves, what a seat learns in a turn is its view after it
   (OpenSpiel tells a player what it learns through its information state).
 - Scores are OpenSpiel's returns, which must be whole numbers; the winner
@@ -44,7 +45,7 @@ def declared_params():
     params = []
     for name, default in sorted(KIND.parameter_specification.items()):
         value = getattr(default, "value", default)
-        if name == "players" or type(value) not in TYPES:
+        if name in ("players", "rng_seed") or type(value) not in TYPES:
             continue
         spec = {"name": name, "type": TYPES[type(value)], "default": value,
                 "doc": f"OpenSpiel's `{name}`"}
@@ -74,7 +75,13 @@ def describe():
 
 class Game:
     def __init__(self, params, seed):
-        self.game = pyspiel.load_game(NAME, {**params, "players": 2} if "players" in KIND.parameter_specification else params)
+        given = dict(params)
+        if "players" in KIND.parameter_specification:
+            given["players"] = 2
+        # A game that samples its chance itself does so from its own seed.
+        if "rng_seed" in KIND.parameter_specification:
+            given["rng_seed"] = seed % (2**31 - 1)
+        self.game = pyspiel.load_game(NAME, given)
         self.state = self.game.new_initial_state()
         self.rng = random.Random(seed)
         self.resolve_chance()
