@@ -1,6 +1,7 @@
 //! OpenSpiel's games through examples/games/openspiel/adapter.py: each of
 //! eight two-player games passes `arena check-game` and plays a short
-//! match between two random bots, in the sandbox. OpenSpiel comes from
+//! match between two random bots, in the sandbox; the example's searching
+//! bot beats a random one at tic-tac-toe. OpenSpiel comes from
 //! PyPI (`open_spiel`), installed once into a venv under target/; where
 //! PyPI cannot be reached the test says so loudly and checks nothing.
 
@@ -28,9 +29,15 @@ const GAMES: [&str; 8] = [
 /// OpenSpiel's version the adapter is tested with.
 const OPEN_SPIEL: &str = "open_spiel==2.0.2";
 
-/// A venv with OpenSpiel, made on first use; `None` where PyPI cannot be
+/// A venv with OpenSpiel, made once for the tests of this file (which run
+/// at once: one makes it, the others wait); `None` where PyPI cannot be
 /// reached (said on stderr).
 fn venv() -> Option<PathBuf> {
+    static VENV: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    VENV.get_or_init(make_venv).clone()
+}
+
+fn make_venv() -> Option<PathBuf> {
     let venv = repo_dir().join("target/openspiel-venv");
     let python = venv.join("bin/python");
     let has_pyspiel =
@@ -98,4 +105,34 @@ fn openspiels_games_pass_check_game_and_play_through_the_adapter() {
             assert_eq!(&row["game"], &game.replace('_', "-"));
         }
     }
+}
+
+/// search_bot.py rebuilds the position from the history and searches it:
+/// against the random bot at tic-tac-toe it wins most games and loses none
+/// (from a fixed seed, so the same games every run).
+#[test]
+fn the_search_bot_beats_a_random_one() {
+    let Some(venv) = venv() else { return };
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let search =
+        format!("{} examples/games/openspiel/search_bot.py", venv.join("bin/python").display());
+    let run = scratch.arena([
+        "match",
+        &command(&venv, "tic_tac_toe"),
+        &search,
+        PYTHON_RANDOM_BOT,
+        "--games",
+        "10",
+        "--seed",
+        "3",
+        "--allow-read",
+        venv.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    run.assert_success();
+    let rows = read_games_csv(&out);
+    let won = |name: &str| rows.iter().filter(|row| row["winner"] == *name).count();
+    assert!(won("search_bot") >= 6 && won("random_bot") == 0, "{}", run.stdout);
 }
