@@ -244,6 +244,7 @@ impl WriteJson for JsonText<'_> {
 
 impl serde::Serialize for JsonText<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Valid JSON by construction: serde_json embeds it as it is.
         let raw: &serde_json::value::RawValue = serde_json::from_str(self.0)
             .map_err(|_| serde::ser::Error::custom("JsonText holds JSON"))?;
         raw.serialize(serializer)
@@ -252,16 +253,13 @@ impl serde::Serialize for JsonText<'_> {
 
 impl WriteJson for RawJson {
     fn write_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(self.0.as_bytes());
+        JsonText(&self.0).write_json(out);
     }
 }
 
 impl serde::Serialize for RawJson {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Valid JSON by construction: serde_json embeds it as it is.
-        let raw: &serde_json::value::RawValue = serde_json::from_str(&self.0)
-            .map_err(|_| serde::ser::Error::custom("RawJson holds JSON"))?;
-        raw.serialize(serializer)
+        JsonText(&self.0).serialize(serializer)
     }
 }
 

@@ -138,6 +138,12 @@ impl Record {
                 Ending::Fault(fault) if matches!(fault.cause, FaultCause::TooMuchOutput { .. }))
     }
 
+    /// Whether `self` and `other` set up different games (their answers to
+    /// `init`); `None` where either has no set-up.
+    pub fn set_up_otherwise(&self, other: &Record) -> Option<bool> {
+        Some(self.steps.first()?.difference(other.steps.first()?).is_some())
+    }
+
     /// The first answer in which `self` and `other` differ: its place and
     /// what differs. Faults compare by what they say, without request ids.
     pub fn difference(&self, other: &Record) -> Option<(usize, String)> {
@@ -464,14 +470,10 @@ pub async fn gather(plan: &Plan<'_>) -> Evidence {
     // (dice rolled later count as much as a deal at `init`); one whose
     // chance is public deals both seats' views alike; and a random game
     // whose seeds set up the same game may draw its chance during play.
-    let same_setup = |one: &Record, other: &Record| match (one.steps.first(), other.steps.first()) {
-        (Some(one), Some(other)) => one.difference(other).is_none(),
-        _ => false,
-    };
     if let [first, second, ..] = &evidence.games[..]
         && (!declaration.random
             || declaration.private_chance == Some(false)
-            || same_setup(first, second))
+            || first.set_up_otherwise(second) == Some(false))
     {
         evidence.reseeded = Some(
             sessions.play(&mut main, &params, second.seed, Some(&first.turns), &mut rng, max).await,

@@ -82,7 +82,7 @@ impl WrittenHistory {
 
 /// What a seat learned of the other seat's move in the turn just applied
 /// (a game with hidden moves), as a value that writes itself.
-struct Learned<'a, T>(&'a T, Seat);
+pub(super) struct Learned<'a, T>(pub(super) &'a T, pub(super) Seat);
 
 impl<T: Table> arena_base::json::WriteJson for Learned<'_, T> {
     fn write_json(&self, out: &mut Vec<u8>) {

@@ -9,6 +9,7 @@ use super::super::exchange::trim_newline;
 use super::super::forfeit::Notice;
 use super::super::table::Table;
 use super::Referee;
+use super::history::Learned;
 use arena_base::json::WriteJson;
 use arena_games::{MoveValue, Seat};
 use arena_protocol::ToBot;
@@ -54,7 +55,7 @@ impl<M: MoveValue> Referee<'_, M> {
         for seat in Seat::BOTH {
             let shown = Seat::BOTH.map(|shown| match (shown == seat, moves[shown.index()]) {
                 (true, Some(mv)) => Some(Shown::Own(mv)),
-                (false, Some(_)) if applied => Some(Shown::Learned(game, seat)),
+                (false, Some(_)) if applied => Some(Shown::Learned(Learned(game, seat))),
                 _ => None,
             });
             let message: ToBot<'_, (), (), Shown<'_, T, M>> =
@@ -89,14 +90,14 @@ impl<M: MoveValue> Referee<'_, M> {
 /// own move, or what it learned of the other's.
 enum Shown<'a, T, M> {
     Own(&'a M),
-    Learned(&'a T, Seat),
+    Learned(Learned<'a, T>),
 }
 
 impl<T: Table, M: WriteJson> WriteJson for Shown<'_, T, M> {
     fn write_json(&self, out: &mut Vec<u8>) {
         match self {
             Shown::Own(mv) => mv.write_json(out),
-            Shown::Learned(game, seat) => game.write_learned(*seat, out),
+            Shown::Learned(learned) => learned.write_json(out),
         }
     }
 }

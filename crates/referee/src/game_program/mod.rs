@@ -239,15 +239,21 @@ impl GameProgram {
             ));
         }
         if let Some(declaration) = &self.declaration {
-            let declared = match &declares {
-                Some(declares) => declaration
-                    .with(declares)
-                    .map_err(|why| bad(BadAnswerKind::Malformed, format!("`declares`: {why}")))?,
-                None => declaration.clone(),
+            (self.moves, self.max_turns) = match &declares {
+                Some(declares) => {
+                    let declared = declaration.with(declares).map_err(|why| {
+                        bad(BadAnswerKind::Malformed, format!("`declares`: {why}"))
+                    })?;
+                    (declared.moves, declared.max_turns)
+                }
+                None => (declaration.moves, declaration.max_turns),
             };
-            (self.moves, self.max_turns) = (declared.moves, declared.max_turns);
         }
-        self.declared_for = Some((params_json.to_owned(), declares));
+        // Kept once per parameter set: most runs have one, and every game's
+        // `init` compares with it.
+        if self.declared_for.as_ref().is_none_or(|(params, _)| params != params_json) {
+            self.declared_for = Some((params_json.to_owned(), declares));
+        }
         Ok(())
     }
 

@@ -220,10 +220,7 @@ pub(super) fn seeds(evidence: &Evidence, random: bool) -> Item {
 /// Whether one seed set up two different games: played again, or in two
 /// fresh processes.
 fn setups_vary_by_chance(evidence: &Evidence) -> bool {
-    let differs = |one: &Record, other: &Record| match (one.steps.first(), other.steps.first()) {
-        (Some(one), Some(other)) => one.difference(other).is_some(),
-        _ => false,
-    };
+    let differs = |one: &Record, other: &Record| one.set_up_otherwise(other) == Some(true);
     evidence.games.iter().zip(&evidence.again).any(|(first, again)| differs(first, again))
         || evidence.fresh.iter().skip(1).any(|other| differs(&evidence.fresh[0], other))
 }

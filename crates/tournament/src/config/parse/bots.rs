@@ -62,9 +62,7 @@ fn read_bot(
         None => folder.to_path_buf(),
         Some(dir) => folder.join(dir.get_ref()),
     };
-    // Resolved (`../bots/x` from tournaments/): a bot's box holds the
-    // folders on the way to its own, not the ones a `..` passes through.
-    let dir = dir.canonicalize().or_else(|_| std::path::absolute(&dir)).unwrap_or(dir);
+    let dir = super::own_folder(&dir);
     if !dir.is_dir() {
         let span = bot.dir.as_ref().map(Spanned::span).unwrap_or(bot.name.span());
         return Err(fail(

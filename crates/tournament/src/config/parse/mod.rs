@@ -147,6 +147,14 @@ impl Tournament {
     }
 }
 
+/// A bot's or game program's folder, resolved (`../bots/x` from
+/// tournaments/, or through a link): its box holds the folders on the way
+/// to it, not the ones a `..` passes through. One that does not exist is
+/// made absolute, for the check that refuses it to name.
+pub(super) fn own_folder(dir: &Path) -> PathBuf {
+    dir.canonicalize().or_else(|_| std::path::absolute(dir)).unwrap_or_else(|_| dir.to_owned())
+}
+
 /// `path` without the `..` steps that undo a folder before them, for the
 /// user to read: `tournaments/../results/demo` is `results/demo`. The part
 /// that exists is resolved by the system (so a link is followed, never
@@ -256,14 +264,9 @@ fn read_setup(
     }
     // As a bot's: a relative program path is relative to the folder the
     // game program runs in, `game_dir` or the file's.
-    // Resolved as a bot's `dir` is: a path through `..` or a link names
-    // the same folder in the box, where the folders it climbs through are
-    // not shown.
-    let resolved = |dir: &Path| {
-        dir.canonicalize().or_else(|_| std::path::absolute(dir)).unwrap_or_else(|_| dir.to_owned())
-    };
+    // Resolved as a bot's `dir` is.
     let dir = match &raw.game_dir {
-        None => resolved(folder),
+        None => own_folder(folder),
         Some(written) => {
             let dir = folder.join(written.get_ref());
             if !dir.is_dir() {
@@ -272,7 +275,7 @@ fn read_setup(
                     format!("game_dir: {} is not a folder", dir.display()),
                 ));
             }
-            resolved(&dir)
+            own_folder(&dir)
         }
     };
     if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
