@@ -1,7 +1,8 @@
 //! OpenSpiel's games through examples/games/openspiel/adapter.py: each of
 //! eight two-player games passes `arena check-game` and plays a short
 //! match between two random bots, in the sandbox; the example's searching
-//! bot beats a random one at tic-tac-toe. OpenSpiel comes from
+//! bot beats a random one at tic-tac-toe. OpenSpiel's returns are payoffs:
+//! standings rank by them. OpenSpiel comes from
 //! PyPI (`open_spiel`), installed once into a venv under target/; where
 //! PyPI cannot be reached the test says so loudly and checks nothing.
 
@@ -9,9 +10,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{PYTHON_RANDOM_BOT, Scratch, read_games_csv, repo_dir};
+use common::{PYTHON_RANDOM_BOT, Scratch, read_games_csv};
 
 /// The games the adapter is checked with: poker, dice, simultaneous bids,
 /// board games, a simultaneous push.
@@ -38,36 +38,7 @@ fn venv() -> Option<PathBuf> {
 }
 
 fn make_venv() -> Option<PathBuf> {
-    let venv = repo_dir().join("target/openspiel-venv");
-    let python = venv.join("bin/python");
-    let has_pyspiel =
-        || Command::new(&python).args(["-c", "import pyspiel"]).status().is_ok_and(|s| s.success());
-    if has_pyspiel() {
-        return Some(venv);
-    }
-    let reachable = Command::new("python3")
-        .args(["-c", "import urllib.request; urllib.request.urlopen('https://pypi.org/simple/open-spiel/', timeout=20)"])
-        .status()
-        .is_ok_and(|status| status.success());
-    if !reachable {
-        eprintln!(
-            "\n*** tests/openspiel.rs NOT RUN: PyPI cannot be reached to install {OPEN_SPIEL} ***\n"
-        );
-        return None;
-    }
-    let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().unwrap();
-    assert!(made.success(), "python3 -m venv {} failed", venv.display());
-    let pip = Command::new(venv.join("bin/pip"))
-        .args(["install", "--quiet", OPEN_SPIEL])
-        .output()
-        .unwrap();
-    assert!(
-        pip.status.success(),
-        "pip install {OPEN_SPIEL}: {}",
-        String::from_utf8_lossy(&pip.stderr)
-    );
-    assert!(has_pyspiel(), "{OPEN_SPIEL} installed, yet `import pyspiel` fails");
-    Some(venv)
+    common::pypi::venv_with("openspiel-venv", OPEN_SPIEL, "import pyspiel", "tests/openspiel.rs")
 }
 
 fn command(venv: &Path, game: &str) -> String {
@@ -83,6 +54,13 @@ fn openspiels_games_pass_check_game_and_play_through_the_adapter() {
         let check = scratch.arena(["check-game", &command(&venv, game), "--allow-read", venv_text]);
         assert_eq!(check.status.code(), Some(0), "{game}:\n{}{}", check.stdout, check.stderr);
         assert!(check.stdout.contains("All checks passed"), "{game}:\n{}", check.stdout);
+        // OpenSpiel's returns are the scores, declared as payoffs from the
+        // game's least to its most utility, and checked against them.
+        assert!(
+            check.stdout.contains("PASS  ends with scores within its declared payoffs"),
+            "{game}:\n{}",
+            check.stdout
+        );
 
         let out = scratch.out();
         let run = scratch.arena([
@@ -104,16 +82,31 @@ fn openspiels_games_pass_check_game_and_play_through_the_adapter() {
             assert_eq!(&row["reason"], "normal", "{game}: {}", &row["forfeit_detail"]);
             assert_eq!(&row["game"], &game.replace('_', "-"));
         }
+        // Standings by mean return: both seats' returns, averaged per bot.
+        let standings = common::read_csv(&out.join("standings.csv"));
+        for standing in &standings {
+            let bot = &standing["bot"];
+            let own: f64 = rows
+                .iter()
+                .map(|row| {
+                    let seat = if row["seat1"] == *bot { "score1" } else { "score2" };
+                    row[seat].parse::<f64>().unwrap()
+                })
+                .sum();
+            let payoff: f64 = standing["payoff"].parse().unwrap_or_else(|_| panic!("{game}"));
+            assert!((payoff - own / 2.0).abs() < 1e-6, "{game}: {standings:?} {rows:?}");
+        }
     }
 }
 
 /// search_bot.py rebuilds the position from the history and searches it:
 /// against the random bot at tic-tac-toe it wins most games and loses none
-/// (from a fixed seed, so the same games every run).
+/// (from a fixed seed and seat-seed key, so the same games every run: with
+/// a folder's own random key the random bot won one game in twenty runs).
 #[test]
 fn the_search_bot_beats_a_random_one() {
     let Some(venv) = venv() else { return };
-    let scratch = Scratch::new();
+    let scratch = Scratch::new().with_seed_key("openspiel-search-bot");
     let out = scratch.out();
     let search =
         format!("{} examples/games/openspiel/search_bot.py", venv.join("bin/python").display());

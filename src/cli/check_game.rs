@@ -121,7 +121,7 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
     if let Ok(hello) = &evidence.hello {
         let declaration = evidence.declared.as_ref().unwrap_or(hello);
         crate::say!(
-            "\n{} ({}{}): moves {}, {}, at most {} turns",
+            "\n{} ({}{}): moves {}, {}, at most {} turns{}",
             declaration.title(),
             declaration.name,
             declaration.version.as_ref().map(|version| format!(" {version}")).unwrap_or_default(),
@@ -130,7 +130,11 @@ pub fn run(args: CheckGameArgs) -> anyhow::Result<ExitCode> {
                 arena_games::program::Moves::Hidden => "hidden",
             },
             if declaration.random { "random" } else { "not random" },
-            declaration.max_turns
+            declaration.max_turns,
+            match declaration.payoffs {
+                Some(payoffs) => format!(", payoffs from {} to {}", payoffs.min, payoffs.max),
+                None => String::new(),
+            }
         );
         if declaration != hello {
             crate::say!("  (for these parameters, as its answer to `init` declares)");

@@ -231,8 +231,13 @@ pub fn challengers_text(tournament: &Tournament, standings: &[Standing]) -> Stri
     let width = ranked.iter().map(|standing| standing.bot.chars().count()).max().unwrap_or(0);
     for (place, standing) in ranked.iter().enumerate() {
         let tally = &standing.tally;
+        // A payoff game ranks by payoff: it leads the line.
+        let payoff = standing
+            .payoff
+            .map(|payoff| format!("payoff {} a game, ", payoff.text()))
+            .unwrap_or_default();
         text.push_str(&format!(
-            "  {}. {:<width$}  {:.1}% of {} games ({} won, {} drawn, {} lost), Elo {}\n",
+            "  {}. {:<width$}  {payoff}{:.1}% of {} games ({} won, {} drawn, {} lost), Elo {}\n",
             place + 1,
             standing.bot,
             standing.score_percent(),
@@ -260,6 +265,8 @@ pub fn challengers_json(tournament: &Tournament, standings: &[Standing]) -> serd
                 "score_percent": standing.score_percent(),
                 "elo": standing.elo,
                 "elo_margin": standing.elo_margin.is_finite().then_some(standing.elo_margin),
+                "payoff": standing.payoff.map(|payoff| payoff.mean),
+                "payoff_margin": standing.payoff.map(|payoff| payoff.margin).filter(|margin| margin.is_finite()),
             })
         })
         .collect()

@@ -1,5 +1,6 @@
 //! What the commands print: one line per game and summaries.
 
+use arena_base::score::Score;
 use arena_protocol::{ForfeitReason, ResultReason};
 use arena_referee::GameOutcome;
 use arena_tournament::rows::{GameRow, Tallies};
@@ -32,8 +33,8 @@ pub fn game_line(row: &GameRow, total: u64) -> String {
 
 /// "45-74"; "2 to -2" when a score is negative (a game program's may be),
 /// where a dash would read as a minus.
-fn scores(seat1: i64, seat2: i64) -> String {
-    match seat1 < 0 || seat2 < 0 {
+fn scores(seat1: Score, seat2: Score) -> String {
+    match seat1 < Score::ZERO || seat2 < Score::ZERO {
         true => format!("{seat1} to {seat2}"),
         false => format!("{seat1}-{seat2}"),
     }
@@ -59,11 +60,16 @@ pub fn summary(tallies: &Tallies) -> String {
 #[cfg(test)]
 mod tests {
     use super::scores;
+    use arena_base::score::Score;
 
     #[test]
     fn negative_scores_are_not_read_as_dashes() {
-        assert_eq!(scores(45, 74), "45-74");
-        assert_eq!(scores(2, -2), "2 to -2");
-        assert_eq!(scores(-3, 3), "-3 to 3");
+        assert_eq!(scores(Score::from(45), Score::from(74)), "45-74");
+        assert_eq!(scores(Score::from(2), Score::from(-2)), "2 to -2");
+        assert_eq!(scores(Score::from(-3), Score::from(3)), "-3 to 3");
+        assert_eq!(
+            scores(Score::decimal(0.5).unwrap(), Score::decimal(-0.5).unwrap()),
+            "0.5 to -0.5"
+        );
     }
 }

@@ -163,7 +163,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
-    let test = super::sprt::test_of(&tournament);
+    let test = super::sprt::test_of(&tournament)
+        .map_err(|problem| UsageError(format!("{}: [sprt]: {}", args.file.display(), problem.0)))?;
     let verbosity = Verbosity::from_flags(args.quiet, args.json);
     let prepared = prepare(&mut tournament, args.fresh, args.seed_key_file.as_deref())?;
     // With [sprt], the games per pair are the most the test plays.

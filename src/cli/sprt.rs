@@ -48,6 +48,16 @@ pub struct SprtArgs {
     /// The chance of accepting H0 when H1 holds.
     #[arg(long, default_value_t = SprtSettings::default().beta)]
     beta: f64,
+    /// Test on payoffs, in a game whose scores are payoffs (it declares
+    /// `payoffs`): H0, NEW's mean payoff advantage over OLD is this much a
+    /// game (half the difference of their payoffs: what NEW wins in a
+    /// zero-sum game). Default 0 once --payoff1 is given.
+    #[arg(long, allow_negative_numbers = true, requires = "payoff1")]
+    payoff0: Option<f64>,
+    /// H1 of the test on payoffs: NEW's advantage is this much a game.
+    /// Given, the test is on payoffs, and --elo0 and --elo1 are unused.
+    #[arg(long, allow_negative_numbers = true)]
+    payoff1: Option<f64>,
     /// The most games the test plays (an even number: it counts pairs);
     /// reached without a decision, the test ends inconclusive. A rerun on
     /// its folder may raise it (an undecided test goes on), not lower it.
@@ -62,8 +72,14 @@ pub struct SprtArgs {
 }
 
 pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
-    let settings =
-        SprtSettings { elo0: args.elo0, elo1: args.elo1, alpha: args.alpha, beta: args.beta };
+    let settings = SprtSettings {
+        elo0: args.elo0,
+        elo1: args.elo1,
+        alpha: args.alpha,
+        beta: args.beta,
+        payoff0: args.payoff0,
+        payoff1: args.payoff1,
+    };
     settings.validate().map_err(|error| UsageError(format!("SPRT settings: {error}")))?;
     let out = args.tournament.out_dir("sprt");
     let CommandLineBots { bots, numbered } = command_line_bots(
@@ -83,7 +99,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         args.tournament.seed_key_file.as_deref(),
     )?;
     let verbosity = args.output.verbosity();
-    let test = test_of(&tournament).expect("the tournament has [sprt]");
+    let test = test_of(&tournament)?.expect("the tournament has [sprt]");
     let line = format!(
         "SPRT of {} against {} at {}: {}; at most {} games, {}, {} at once; results in {}",
         tournament.bots[0].name,
@@ -121,18 +137,33 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The test of a tournament with `[sprt]`: its first bot against its second.
-pub fn test_of(tournament: &Tournament) -> Option<Arc<SprtTest>> {
-    let settings = tournament.sprt?;
-    Some(Arc::new(SprtTest::new(settings, &tournament.bots[0].name, &tournament.bots[1].name)))
+/// The test of a tournament with `[sprt]`: its first bot against its
+/// second; refused when it tests payoffs the game does not have.
+pub fn test_of(tournament: &Tournament) -> Result<Option<Arc<SprtTest>>, UsageError> {
+    let Some(settings) = tournament.sprt else { return Ok(None) };
+    let payoffs = tournament.setup.game().payoffs();
+    let [tested, opponent] = [&tournament.bots[0].name, &tournament.bots[1].name];
+    let test = SprtTest::new(settings, payoffs, tested, opponent)
+        .map_err(|error| UsageError(format!("SPRT settings: {error}")))?;
+    Ok(Some(Arc::new(test)))
 }
 
-/// "H0 elo0 = 0, H1 elo1 = 10 (normalized Elo), alpha 0.05, beta 0.05"
+/// "H0 elo0 = 0, H1 elo1 = 10 (normalized Elo), alpha 0.05, beta 0.05",
+/// or "H0 payoff0 = 0, H1 payoff1 = 0.5 (mean payoff advantage a game), ..."
 fn hypotheses(settings: &SprtSettings) -> String {
-    format!(
-        "H0 elo0 = {}, H1 elo1 = {} (normalized Elo), alpha {}, beta {}",
-        settings.elo0, settings.elo1, settings.alpha, settings.beta
-    )
+    let (h0, h1, unit) = match settings.payoff_hypotheses() {
+        Some((payoff0, payoff1)) => (
+            format!("payoff0 = {payoff0}"),
+            format!("payoff1 = {payoff1}"),
+            "mean payoff advantage a game",
+        ),
+        None => (
+            format!("elo0 = {}", settings.elo0),
+            format!("elo1 = {}", settings.elo1),
+            "normalized Elo",
+        ),
+    };
+    format!("H0 {h0}, H1 {h1} ({unit}), alpha {}, beta {}", settings.alpha, settings.beta)
 }
 
 /// Prints the finished test (as text, or as a JSON object with `--json`)
@@ -272,6 +303,16 @@ pub fn result_text(tournament: &Tournament, test: &SprtTest) -> String {
         if games == 0 { 0.0 } else { 100.0 * points / games as f64 }
     ));
     text.push_str(&format!("Ptnml(0-2): {}\n", status.pairs));
+    if let Some(estimate) = test.payoff_estimate() {
+        let margin = match estimate.margin.is_finite() {
+            true => format!("{:.3}", estimate.margin),
+            false => "? (fewer than two pairs)".to_owned(),
+        };
+        text.push_str(&format!(
+            "Payoff: {:+.3} +/- {margin} a game (NEW's mean advantage, 95%)\n",
+            estimate.mean
+        ));
+    }
     let (lower, upper) = settings.bounds();
     let verdict = match verdict_words(status.verdict) {
         Some(words) => words.to_owned(),
@@ -281,9 +322,10 @@ pub fn result_text(tournament: &Tournament, test: &SprtTest) -> String {
         ),
         None => "undecided".to_owned(),
     };
+    let (h0, h1) = settings.payoff_hypotheses().unwrap_or((settings.elo0, settings.elo1));
     text.push_str(&format!(
-        "LLR: {:.2} ({lower:.2}, {upper:.2}) [{:.2}, {:.2}] - {verdict}\n",
-        status.llr, settings.elo0, settings.elo1
+        "LLR: {:.2} ({lower:.2}, {upper:.2}) [{h0:.2}, {h1:.2}] - {verdict}\n",
+        status.llr
     ));
     // The standings and games.csv count these too: said, so that two
     // totals in one output do not look like a fault.
@@ -337,6 +379,10 @@ pub fn result_json(tournament: &Tournament, test: &SprtTest) -> serde_json::Valu
         "nelo": estimate.map(|estimate| estimate.normalized_elo),
         "nelo_error": estimate.map(|estimate| estimate.normalized_elo_error),
         "los": figures.map(|_| los(&status, estimate)),
+        "payoff0": settings.payoff_hypotheses().map(|(payoff0, _)| payoff0),
+        "payoff1": settings.payoff1,
+        "payoff": test.payoff_estimate().map(|estimate| estimate.mean),
+        "payoff_error": test.payoff_estimate().map(|estimate| estimate.margin).filter(|margin| margin.is_finite()),
     })
 }
 
@@ -352,6 +398,7 @@ mod tests {
             draws: 0,
             losses: 0,
             not_counted: 0,
+            payoff_pairs: Default::default(),
             llr: 0.0,
             verdict: Verdict::Continue,
         }

@@ -3,6 +3,7 @@
 //! checking that no bot process outlived its match.
 
 pub mod hostile;
+pub mod pypi;
 pub mod referee;
 pub mod unprivileged;
 

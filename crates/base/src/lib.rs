@@ -9,6 +9,7 @@ extern crate self as arena_base;
 pub mod bits;
 pub mod json;
 pub mod printable;
+pub mod score;
 pub mod spelling;
 pub mod text_file;
 pub mod units;

@@ -66,6 +66,13 @@ impl GameRef {
     pub fn deals_privately(&self) -> bool {
         self.program().is_some_and(|program| program.declaration.deals_privately())
     }
+
+    /// The payoffs' range, if the game's scores are payoffs. The built-in
+    /// games score by wins: their scores (numbers taken, points) are how a
+    /// game was won, not what it was worth.
+    pub fn payoffs(&self) -> Option<crate::program::Payoffs> {
+        self.program().and_then(|program| program.declaration.payoffs)
+    }
 }
 
 impl fmt::Display for GameRef {

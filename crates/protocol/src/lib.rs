@@ -15,6 +15,7 @@ pub mod encode;
 pub mod game;
 mod reasons;
 
+use arena_base::score::Score;
 use std::borrow::Cow;
 
 use serde::de::DeserializeOwned;
@@ -120,7 +121,7 @@ pub enum ToBot<'a, P, V, M> {
         /// The forfeits of the game, if any.
         forfeits: &'a [ForfeitNotice],
         /// Both seats' scores.
-        scores: [i64; 2],
+        scores: [Score; 2],
         /// Your view of the final state (before the failed step, after a forfeit).
         state: V,
         /// Every move of the game, as in `move` requests (the new ones

@@ -32,6 +32,7 @@ pub mod macro_support {
     pub use arena_games::{GameRef, with_game};
 }
 
+use arena_base::score::Score;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -317,7 +318,7 @@ pub struct GameReport {
     /// Each seat's forfeit, if it forfeited.
     pub forfeits: [Option<Forfeit>; 2],
     /// Both seats' scores.
-    pub scores: [i64; 2],
+    pub scores: [Score; 2],
     /// Moves applied.
     pub plies: u32,
     /// Wall time of the game, from when both bots were running.
@@ -367,7 +368,7 @@ impl GameReport {
             seed,
             winner,
             forfeits,
-            scores: [0, 0],
+            scores: [Score::ZERO; 2],
             plies: 0,
             duration: Duration::ZERO,
             moves_accepted: [0; 2],

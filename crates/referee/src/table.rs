@@ -8,6 +8,7 @@
 //! game over the steps its transcript kept (`story`). The referee, the
 //! transcripts and the replays know only this interface.
 
+use arena_base::score::Score;
 use std::borrow::Cow;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -82,7 +83,7 @@ pub trait Table {
     fn outcome(&self) -> Option<Outcome>;
 
     /// Each seat's score as the game counts it.
-    fn scores(&self) -> [i64; 2];
+    fn scores(&self) -> [Score; 2];
 
     /// The whole state, for transcripts (`null` when the game keeps it to
     /// itself).
@@ -194,8 +195,8 @@ impl<G: Game> Table for Builtin<G> {
         self.0.outcome()
     }
 
-    fn scores(&self) -> [i64; 2] {
-        self.0.scores()
+    fn scores(&self) -> [Score; 2] {
+        self.0.scores().map(Score::from)
     }
 
     fn state(&self) -> Box<RawValue> {

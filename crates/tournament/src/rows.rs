@@ -1,6 +1,7 @@
 //! A game's row of games.csv and the tallies counted from rows: data, no
 //! file (the results folder's owner, `results`, reads and writes them).
 
+use arena_base::score::Score;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -42,9 +43,9 @@ pub struct GameRow {
     /// The forfeit in words, with the offending line if there was one.
     pub forfeit_detail: String,
     /// Seat 1's score.
-    pub score1: i64,
+    pub score1: Score,
     /// Seat 2's score.
-    pub score2: i64,
+    pub score2: Score,
     /// Moves played.
     pub plies: u32,
     /// Wall time of the game, handshake and result included (a timing column).

@@ -18,12 +18,23 @@
 //! numbers of games against different opponents, so points do not compare:
 //! its standings are ranked by Elo, which weighs each result by who it was
 //! against ([`gauntlet_standings`]).
+//!
+//! A game whose scores are payoffs (it declares `payoffs`) is ranked by
+//! mean payoff per game instead, in a league and a gauntlet alike
+//! ([`payoff`]): poker is won by chips, and a bot that wins many small
+//! pots and loses a few large ones has won more games and less money.
 
 use std::collections::HashMap;
 
+pub mod payoff;
+mod tables;
+
+pub use tables::{crosstable_csv, signed, standings_csv, standings_text};
+
 use crate::rows::{GameRow, Tally};
 use arena_games::Seat;
-use arena_protocol::ForfeitReason;
+use arena_games::program::Payoffs;
+use payoff::{MeanPayoff, PayoffSum};
 
 /// One line of standings.csv.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,6 +49,8 @@ pub struct Standing {
     pub elo: f64,
     /// Half the width of the 95% interval; infinite when undetermined.
     pub elo_margin: f64,
+    /// Its mean payoff, in a game whose scores are payoffs.
+    pub payoff: Option<MeanPayoff>,
 }
 
 impl Standing {
@@ -62,6 +75,10 @@ pub struct Results {
     /// Points of `i` against `j`: `points[i][j]`.
     points: Vec<Vec<f64>>,
     tallies: Vec<Tally>,
+    /// The game's payoffs, if its scores are payoffs.
+    payoffs: Option<Payoffs>,
+    /// Each bot's payoffs, counted when `payoffs` is set.
+    payoff_sums: Vec<PayoffSum>,
 }
 
 impl Results {
@@ -73,8 +90,9 @@ impl Results {
         }
     }
 
-    /// No games yet between `bots` (every bot of the tournament).
-    pub fn new(bots: &[String]) -> Results {
+    /// No games yet between `bots` (every bot of the tournament), of a
+    /// game whose scores are `payoffs` if it declares them.
+    pub fn new(bots: &[String], payoffs: Option<Payoffs>) -> Results {
         let count = bots.len();
         Results {
             bots: bots.to_vec(),
@@ -82,13 +100,15 @@ impl Results {
             games: vec![vec![0.0; count]; count],
             points: vec![vec![0.0; count]; count],
             tallies: vec![Tally::default(); count],
+            payoffs,
+            payoff_sums: vec![PayoffSum::default(); count],
         }
     }
 
     /// The results of `rows`, for tests.
     #[cfg(test)]
     pub fn from_rows(bots: &[String], rows: &[GameRow]) -> Results {
-        let mut results = Results::new(bots);
+        let mut results = Results::new(bots, None);
         for row in rows {
             results.add(row);
         }
@@ -107,6 +127,10 @@ impl Results {
         self.points[two][one] += row_points(row, Seat::Two);
         self.tallies[one].add(row, Seat::One);
         self.tallies[two].add(row, Seat::Two);
+        if let Some(payoffs) = &self.payoffs {
+            self.payoff_sums[one].add(payoffs, row, Seat::One);
+            self.payoff_sums[two].add(payoffs, row, Seat::Two);
+        }
     }
 }
 
@@ -118,14 +142,19 @@ pub fn standings(results: &Results) -> Vec<Standing> {
         .iter()
         .zip(&results.tallies)
         .zip(ratings)
-        .map(|((bot, tally), (elo, elo_margin))| Standing {
+        .zip(&results.payoff_sums)
+        .map(|(((bot, tally), (elo, elo_margin)), sum)| Standing {
             rank: 0,
             bot: bot.clone(),
             tally: tally.clone(),
             elo,
             elo_margin,
+            payoff: results.payoffs.map(|_| sum.mean_payoff()),
         })
         .collect();
+    if results.payoffs.is_some() {
+        return ranked_by_payoff(table);
+    }
     table.sort_by(|a, b| {
         b.tally
             .points()
@@ -133,29 +162,13 @@ pub fn standings(results: &Results) -> Vec<Standing> {
             .then(b.elo.total_cmp(&a.elo))
             .then(a.bot.cmp(&b.bot))
     });
-    for index in 0..table.len() {
-        table[index].rank =
-            if index > 0 && table[index].tally.points() == table[index - 1].tally.points() {
-                table[index - 1].rank
-            } else {
-                index + 1
-            };
-    }
+    share_ranks(&mut table, |standing| standing.tally.points());
     table
 }
 
-/// Standings of a gauntlet, best first: ranked by Elo (equal Elo shares a
-/// rank), then points, then name. Elo is compared to a thousandth, so that
-/// equal results share a rank whatever the fit's last digits.
-pub fn gauntlet_standings(results: &Results) -> Vec<Standing> {
-    let mut table = standings(results);
-    let key = |standing: &Standing| (standing.elo * 1e3).round() as i64;
-    table.sort_by(|a, b| {
-        key(b)
-            .cmp(&key(a))
-            .then(b.tally.points().total_cmp(&a.tally.points()))
-            .then(a.bot.cmp(&b.bot))
-    });
+/// Numbers the ranks of `table`, in its order, from 1: a standing with
+/// the same `key` as the one before shares its rank ("1, 1, 3").
+fn share_ranks<K: PartialEq>(table: &mut [Standing], key: impl Fn(&Standing) -> K) {
     for index in 0..table.len() {
         table[index].rank = if index > 0 && key(&table[index]) == key(&table[index - 1]) {
             table[index - 1].rank
@@ -163,6 +176,33 @@ pub fn gauntlet_standings(results: &Results) -> Vec<Standing> {
             index + 1
         };
     }
+}
+
+/// Standings of a gauntlet, best first: ranked by Elo (equal Elo shares a
+/// rank), then points, then name. Elo is compared to a thousandth, so that
+/// equal results share a rank whatever the fit's last digits.
+pub fn gauntlet_standings(results: &Results) -> Vec<Standing> {
+    let mut table = standings(results);
+    if results.payoffs.is_some() {
+        return table;
+    }
+    let key = |standing: &Standing| (standing.elo * 1e3).round() as i64;
+    table.sort_by(|a, b| {
+        key(b)
+            .cmp(&key(a))
+            .then(b.tally.points().total_cmp(&a.tally.points()))
+            .then(a.bot.cmp(&b.bot))
+    });
+    share_ranks(&mut table, key);
+    table
+}
+
+/// `table` ranked by mean payoff (equal to a millionth shares a rank),
+/// then Elo, then name.
+fn ranked_by_payoff(mut table: Vec<Standing>) -> Vec<Standing> {
+    let key = |standing: &Standing| standing.payoff.map_or(0, |payoff| payoff.rank_key());
+    table.sort_by(|a, b| key(b).cmp(&key(a)).then(b.elo.total_cmp(&a.elo)).then(a.bot.cmp(&b.bot)));
+    share_ranks(&mut table, key);
     table
 }
 
@@ -338,141 +378,6 @@ fn invert(mut matrix: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
     Some(inverse)
 }
 
-/// standings.csv.
-pub fn standings_csv(table: &[Standing]) -> String {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["rank", "bot", "games", "wins", "draws", "losses", "points", "score_pct"];
-    let forfeit_columns: Vec<String> =
-        ForfeitReason::ALL.iter().map(|reason| format!("forfeits_{reason}")).collect();
-    header.extend(forfeit_columns.iter().map(String::as_str));
-    header.extend(["elo", "elo_low", "elo_high"]);
-    writer.write_record(&header).expect("writing to memory");
-    for standing in table {
-        let tally = &standing.tally;
-        let mut record = count_cells(standing).to_vec();
-        record.push(format!("{:.1}", standing.score_percent()));
-        record.extend(
-            ForfeitReason::ALL.iter().map(|reason| {
-                tally.forfeits.get(reason.as_str()).copied().unwrap_or(0).to_string()
-            }),
-        );
-        let (low, high) = standing.elo_interval();
-        record.extend([format!("{:.1}", standing.elo), format_bound(low), format_bound(high)]);
-        writer.write_record(&record).expect("writing to memory");
-    }
-    String::from_utf8(writer.into_inner().expect("flushing memory")).expect("CSV of UTF-8 is UTF-8")
-}
-
-/// crosstable.csv: the points each bot (row) scored against each other bot
-/// (column), as numbers a spreadsheet can sum (empty where they did not
-/// play); the games per pair are in tournament.json.
-pub fn crosstable_csv(results: &Results, table: &[Standing]) -> String {
-    let bots = &results.bots;
-    let order: Vec<usize> = table.iter().map(|standing| results.index[&standing.bot]).collect();
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["bot".to_owned()];
-    header.extend(order.iter().map(|&i| bots[i].clone()));
-    writer.write_record(&header).expect("writing to memory");
-    for &i in &order {
-        let mut record = vec![bots[i].clone()];
-        record.extend(order.iter().map(|&j| {
-            if i == j || results.games[i][j] == 0.0 {
-                String::new()
-            } else {
-                format_number(results.points[i][j])
-            }
-        }));
-        writer.write_record(&record).expect("writing to memory");
-    }
-    String::from_utf8(writer.into_inner().expect("flushing memory")).expect("CSV of UTF-8 is UTF-8")
-}
-
-/// Column titles of the human-readable tables, and whether each is numeric
-/// (right-aligned).
-const DISPLAY_COLUMNS: [(&str, bool); 10] = [
-    ("rank", true),
-    ("bot", false),
-    ("games", true),
-    ("wins", true),
-    ("draws", true),
-    ("losses", true),
-    ("points", true),
-    ("score", true),
-    ("Elo (95%)", false),
-    ("forfeits", false),
-];
-
-/// One standing as the human-readable tables show it.
-fn display_cells(standing: &Standing) -> [String; 10] {
-    let [rank, bot, games, wins, draws, losses, points] = count_cells(standing);
-    let score = format!("{:.1}%", standing.score_percent());
-    let forfeits = standing.tally.forfeits_in_words();
-    [rank, bot, games, wins, draws, losses, points, score, standing.elo_text(), forfeits]
-}
-
-/// The cells every standings table starts with: rank, bot, games, wins,
-/// draws, losses, points.
-fn count_cells(standing: &Standing) -> [String; 7] {
-    let tally = &standing.tally;
-    [
-        standing.rank.to_string(),
-        standing.bot.clone(),
-        tally.games.to_string(),
-        tally.wins.to_string(),
-        tally.draws.to_string(),
-        tally.losses.to_string(),
-        format_number(tally.points()),
-    ]
-}
-
-/// The standings as a plain-text table for the terminal.
-pub fn standings_text(table: &[Standing]) -> String {
-    let rows: Vec<[String; 10]> = table.iter().map(display_cells).collect();
-    let widths: Vec<usize> = DISPLAY_COLUMNS
-        .iter()
-        .enumerate()
-        .map(|(column, (name, _))| {
-            rows.iter()
-                .map(|cells| cells[column].chars().count())
-                .chain([name.len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: Vec<&str>| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(DISPLAY_COLUMNS.iter().zip(&widths))
-            .map(
-                |(cell, ((_, numeric), width))| {
-                    if *numeric { format!("{cell:>width$}") } else { format!("{cell:<width$}") }
-                },
-            )
-            .collect();
-        format!("{}\n", padded.join("  ").trim_end())
-    };
-    let mut text = line(DISPLAY_COLUMNS.iter().map(|(name, _)| *name).collect());
-    for cells in &rows {
-        text.push_str(&line(cells.iter().map(String::as_str).collect()));
-    }
-    if table.iter().any(Standing::elo_is_bound) {
-        text.push_str(&format!("{BOUND_NOTE}\n"));
-    }
-    text
-}
-
-/// A rating or a change of one as people read it: signed, whole, halves
-/// away from zero (as the page rounds), and never `-0` (which would read
-/// as a change).
-pub fn signed(value: f64) -> String {
-    let rounded = value.round();
-    match rounded {
-        0.0 => "0".to_owned(),
-        _ if rounded > 0.0 => format!("+{rounded}"),
-        _ => format!("{rounded}"),
-    }
-}
-
 impl Standing {
     /// Its Elo with the 95% margin: `+35 ± 20`, or `+35 ± ?` when the
     /// margin is unknown (a bot without a game). A bot that lost every game
@@ -525,14 +430,6 @@ impl Standing {
     pub fn elo_is_bound(&self) -> bool {
         self.elo_margin.is_finite() && self.one_sided().is_some()
     }
-}
-
-fn format_number(value: f64) -> String {
-    if value.fract() == 0.0 { format!("{value:.0}") } else { format!("{value}") }
-}
-
-fn format_bound(value: f64) -> String {
-    if value.is_finite() { format!("{value:.1}") } else { String::new() }
 }
 
 #[cfg(test)]

@@ -26,6 +26,9 @@ DESCRIPTION = {
     "moves": "public",
     "random": True,
     "max_turns": 3,
+    # A hand's scores are the chips won and lost (at most the two a seat
+    # can put in): standings rank the bots by chips won a hand.
+    "payoffs": {"min": -2, "max": 2},
     "params": [],
 }
 

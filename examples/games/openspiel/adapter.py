@@ -19,8 +19,10 @@ It speaks arena's game protocol (game-protocol.md) on stdin and stdout:
   given `rng_seed` from it): the same seed and moves give the same game.
 - With hidden moves, what a seat learns in a turn is its view after it
   (OpenSpiel tells a player what it learns through its information state).
-- Scores are OpenSpiel's returns, which must be whole numbers; the winner
-  is the seat with the higher return.
+- Scores are OpenSpiel's returns, and payoffs: `hello` declares them from
+  the game's least to its most utility, so standings rank bots by mean
+  return (chips in poker) with a 95% interval. The winner is the seat with
+  the higher return.
 
 Needs OpenSpiel (`pip install open_spiel`); arena's tests install it into
 a venv beside this file.
@@ -66,11 +68,26 @@ def refusal(params):
     return None
 
 
+def payoffs(game):
+    """The game's returns as arena's payoffs, where OpenSpiel bounds them."""
+    try:
+        low, high = game.min_utility(), game.max_utility()
+    except Exception:  # a game without bounds: its scores rank by wins
+        return None
+    if not low < high:
+        return None
+    return {"min": int(low) if float(low).is_integer() else low,
+            "max": int(high) if float(high).is_integer() else high}
+
+
 def describe():
-    return {"type": "game", "name": NAME.replace("_", "-"), "title": f"{KIND.long_name} (OpenSpiel)",
-            "version": pyspiel.__version__ if hasattr(pyspiel, "__version__") else "open_spiel",
-            "seats": 2, "moves": "hidden" if SIMULTANEOUS else "public", "random": RANDOM,
-            "max_turns": max(1, BASE.max_game_length()), "params": declared_params()}
+    hello = {"type": "game", "name": NAME.replace("_", "-"), "title": f"{KIND.long_name} (OpenSpiel)",
+             "version": pyspiel.__version__ if hasattr(pyspiel, "__version__") else "open_spiel",
+             "seats": 2, "moves": "hidden" if SIMULTANEOUS else "public", "random": RANDOM,
+             "max_turns": max(1, BASE.max_game_length()), "params": declared_params()}
+    if payoffs(BASE):
+        hello["payoffs"] = payoffs(BASE)
+    return hello
 
 
 class Game:
@@ -125,7 +142,8 @@ class Game:
 
     def scores(self):
         returns = self.state.returns() if self.state.is_terminal() else [0, 0]
-        return [int(round(r)) for r in returns]
+        # A whole return as a whole number (JSON's 1, not 1.0).
+        return [int(r) if float(r).is_integer() else float(r) for r in returns]
 
     def apply(self, moves):
         if self.state.is_simultaneous_node():
@@ -156,6 +174,9 @@ def main():
                     reply = {"type": "refuse", "message": str(error), **({"param": named[0]} if named else {})}
                 else:
                     reply = game.step()
+                    # Parameters may widen the returns (leduc's raises).
+                    if payoffs(game.game) and payoffs(game.game) != payoffs(BASE):
+                        reply["declares"] = {"payoffs": payoffs(game.game)}
         else:
             game.apply(request["moves"])
             reply = game.step(learned=SIMULTANEOUS)

@@ -85,7 +85,7 @@ pub fn field_value(step: &Step, field: &str) -> Value {
             .map(|list| list.iter().map(|mv| raw(mv.raw())).collect::<Value>())
             .collect(),
         "views" => pair(&step.views),
-        "scores" => step.scores.iter().copied().collect(),
+        "scores" => serde_json::to_value(step.scores).expect("scores are numbers"),
         "result" => step.result.map_or(Value::Null, |outcome| {
             outcome.winner.map_or(Value::Null, |seat| seat.number().into())
         }),

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Declaration, Moves};
+use arena_base::score::Score;
 
 /// The keys of `hello`'s declaration that an `init` answer may set for its
 /// parameters (goofspiel's bids hidden or public, a board size that allows
@@ -23,6 +24,49 @@ pub struct Declares {
     /// The most turns a game can last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_turns: Option<u32>,
+    /// The payoffs' range (a deeper stack, another deck).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payoffs: Option<Payoffs>,
+}
+
+/// A game whose scores are payoffs: each seat's score at the end is what it
+/// won (negative: lost), from `min` to `max`. A seat that forfeits is
+/// charged `min`, and the other seat credited `max`, whatever the scores
+/// stood at: a bot must not escape a loss by crashing before it is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Payoffs {
+    /// The least a seat can end a game with.
+    pub min: Score,
+    /// The most a seat can end a game with.
+    pub max: Score,
+}
+
+impl Payoffs {
+    /// Checks that the range is one: `min` below `max`.
+    pub fn check(&self) -> Result<(), String> {
+        match self.min < self.max {
+            true => Ok(()),
+            false => Err(format!(
+                "`payoffs` must have `min` below `max`; got min {} and max {}",
+                self.min, self.max
+            )),
+        }
+    }
+
+    /// What `seat`'s payoff counts as, given both seats' forfeits and
+    /// `score`, its score as the game ended.
+    pub fn counted(&self, score: f64, forfeits: [bool; 2], seat: crate::Seat) -> f64 {
+        let [mine, theirs] = match seat {
+            crate::Seat::One => forfeits,
+            crate::Seat::Two => [forfeits[1], forfeits[0]],
+        };
+        match (mine, theirs) {
+            (true, _) => self.min.as_f64(),
+            (false, true) => self.max.as_f64(),
+            (false, false) => score,
+        }
+    }
 }
 
 impl Declaration {
@@ -40,6 +84,9 @@ impl Declaration {
         }
         if let Some(max_turns) = declares.max_turns {
             declared.max_turns = max_turns;
+        }
+        if declares.payoffs.is_some() {
+            declared.payoffs = declares.payoffs;
         }
         declared.check()?;
         Ok(declared)

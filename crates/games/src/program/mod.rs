@@ -16,7 +16,7 @@ mod json_move;
 
 use super::{ParamError, ParamsError, ShapeError};
 
-pub use declares::Declares;
+pub use declares::{Declares, Payoffs};
 pub use json_move::{JsonMove, first_inexact, inexact_words};
 
 /// Most parameters a game may declare.
@@ -105,6 +105,11 @@ pub struct Declaration {
     /// otherwise; left out, the whole history.
     #[serde(default, skip_serializing_if = "HistoryMode::is_full")]
     pub history: HistoryMode,
+    /// Whether the scores are payoffs (chips won, a utility), and their
+    /// range: standings then rank by mean payoff; left out, they rank by
+    /// wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payoffs: Option<Payoffs>,
     /// The parameters, in the order `start` lists them. Required, if
     /// empty: a game that left it out would be sent no parameters and
     /// refuse them, and the author would look for the fault elsewhere.
@@ -214,6 +219,9 @@ impl Declaration {
                 "`max_turns` must be from 1 to {MAX_TURNS}, got {}",
                 self.max_turns
             ));
+        }
+        if let Some(payoffs) = &self.payoffs {
+            payoffs.check()?;
         }
         if self.params.len() > MAX_PARAMS {
             return Err(format!("at most {MAX_PARAMS} parameters, got {}", self.params.len()));

@@ -12,6 +12,7 @@ mod declares;
 mod requests;
 mod scan;
 
+use arena_base::score::Score;
 use std::fmt;
 
 use serde::Deserialize;
@@ -71,7 +72,7 @@ pub struct Step {
     /// What each seat is shown.
     pub views: [RawJson; 2],
     /// Both seats' scores.
-    pub scores: [i64; 2],
+    pub scores: [Score; 2],
     /// The result, once the game is over.
     pub result: Option<Outcome>,
     /// In a game with hidden moves, after `apply`: what each seat learns
@@ -163,7 +164,7 @@ struct StepFields<'a> {
     legal_moves: Option<[MoveList; 2]>,
     #[serde(borrow)]
     views: [Raw<'a>; 2],
-    scores: [i64; 2],
+    scores: [Score; 2],
     #[serde(default)]
     result: Option<ResultField>,
     #[serde(borrow, default)]
@@ -533,10 +534,7 @@ mod tests {
         assert!(begun.detail.contains("is it pretty-printed over several?"), "{}", begun.detail);
         // A number's type said as JSON says it, not as Rust does.
         let text = answer(&patched("[0, 0]", r#"["046", 0]"#), GameRequestKind::Apply).unwrap_err();
-        assert_eq!(
-            text.detail,
-            r#"`scores[0]`: invalid type: string "046", expected a whole number"#
-        );
+        assert_eq!(text.detail, r#"`scores[0]`: invalid type: string "046", expected a number"#);
         let array = answer("[1, 2]", GameRequestKind::Apply).unwrap_err();
         assert!(array.detail.contains("JSON, but not an object"), "{}", array.detail);
         let missing =

@@ -8,6 +8,7 @@
 use super::{Raw, ResultField, StepFields, ToMove, usual_seats};
 use crate::cursor::Cursor;
 use arena_base::json::RawJson;
+use arena_base::score::Score;
 use arena_games::Seat;
 use arena_games::program::JsonMove;
 
@@ -72,7 +73,7 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
         to_move: ToMove::Seats(&[]),
         legal_moves: None,
         views: [Raw::null(); 2],
-        scores: [0; 2],
+        scores: [Score::ZERO; 2],
         result: None,
         learned: None,
         state: None,
@@ -114,7 +115,8 @@ pub(super) fn scan_step(line: &[u8]) -> Option<StepFields<'_>> {
                 views = true;
             }
             Key::Scores => {
-                fields.scores = cursor.pair(Cursor::signed)?;
+                // A decimal score stops the scan: serde reads it.
+                fields.scores = cursor.pair(Cursor::signed)?.map(Score::from);
                 scores = true;
             }
             Key::Result => {

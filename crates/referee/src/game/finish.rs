@@ -2,6 +2,7 @@
 //! voided by its game program's fault), the transcript closed, and the
 //! game's report.
 
+use arena_base::score::Score;
 use serde::Serialize;
 use tokio::time::Instant;
 
@@ -33,7 +34,7 @@ struct ResultLine<'a, S: ?Sized> {
     winner: Option<Seat>,
     outcome: GameOutcome,
     reason: ResultReason,
-    scores: [i64; 2],
+    scores: [Score; 2],
     plies: u32,
     duration_us: u128,
     state: &'a S,
@@ -127,7 +128,7 @@ impl<M: MoveValue> Referee<'_, M> {
             seed,
             winner: None,
             forfeits: self.forfeits.clone(),
-            scores: [0, 0],
+            scores: [Score::ZERO; 2],
             plies: self.history.len() as u32,
             duration: started.elapsed(),
             moves_accepted: self.moves_accepted,

@@ -1,6 +1,7 @@
 //! A game program played as the referee plays any game: [`Rules`] for the
 //! program, and a [`ProgramTable`] over its last step.
 
+use arena_base::score::Score;
 use std::borrow::Cow;
 
 use serde_json::value::RawValue;
@@ -179,7 +180,7 @@ impl Table for ProgramTable<'_> {
         self.step.result
     }
 
-    fn scores(&self) -> [i64; 2] {
+    fn scores(&self) -> [Score; 2] {
         self.step.scores
     }
 

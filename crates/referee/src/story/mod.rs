@@ -14,6 +14,7 @@
 mod recorded;
 mod sent;
 
+use arena_base::score::Score;
 use std::fmt::Display;
 
 use serde::Deserialize;
@@ -133,7 +134,7 @@ struct ResultEntry {
     winner: Option<Seat>,
     outcome: GameOutcome,
     reason: ResultReason,
-    scores: [i64; 2],
+    scores: [Score; 2],
 }
 
 /// The whole story of the transcript `text`, line by line.

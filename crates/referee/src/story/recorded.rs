@@ -7,6 +7,7 @@
 //! The game is told in the program's own words (each step's `text`) when
 //! it gives them, and as a readable view of its state otherwise.
 
+use arena_base::score::Score;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -181,7 +182,7 @@ impl Table for Recorded {
         self.step().result
     }
 
-    fn scores(&self) -> [i64; 2] {
+    fn scores(&self) -> [Score; 2] {
         self.step().scores
     }
 

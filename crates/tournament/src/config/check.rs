@@ -114,6 +114,8 @@ const SPRT_KEYS: &[Key] = &[
     key("elo1", Expect::Number),
     key("alpha", Expect::Number),
     key("beta", Expect::Number),
+    key("payoff0", Expect::Number),
+    key("payoff1", Expect::Number),
     key("max_games", Expect::Whole),
 ];
 

@@ -62,6 +62,8 @@ pub(super) struct RawSprt {
     pub(super) elo1: Option<f64>,
     pub(super) alpha: Option<f64>,
     pub(super) beta: Option<f64>,
+    pub(super) payoff0: Option<f64>,
+    pub(super) payoff1: Option<f64>,
     pub(super) max_games: Option<Spanned<u32>>,
 }
 

@@ -74,6 +74,13 @@ pub struct PageBot {
     /// The upper end of its 95% interval.
     #[serde(serialize_with = "finite_or_string")]
     pub elo_high: f64,
+    /// Its mean payoff per game, in a game whose scores are payoffs (the
+    /// standings are ranked by it then).
+    pub payoff: Option<f64>,
+    /// The ends of the mean payoff's 95% interval (`null` before two games).
+    pub payoff_low: Option<f64>,
+    /// See `payoff_low`.
+    pub payoff_high: Option<f64>,
     /// Forfeits by reason.
     pub forfeits: std::collections::BTreeMap<String, u64>,
     /// The mean time it took per accepted move, if it made any.

@@ -14,6 +14,9 @@
 //! difference in standard deviations of the pair score, so the same bounds
 //! suit a drawish game and a decisive one.
 //!
+//! A game whose scores are payoffs may be tested on payoffs instead
+//! (`payoff0`, `payoff1`: [`payoff`]).
+//!
 //! [`SprtTest`] runs the test on a tournament's games as they are recorded
 //! (it is the tournament's [`StopRule`]); the rest is arithmetic on counts.
 
@@ -23,9 +26,13 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+pub mod payoff;
+
 use super::StopRule;
 use crate::rows::GameRow;
 use arena_games::Seat;
+use arena_games::program::Payoffs;
+use payoff::{PayoffEstimate, PayoffPairs};
 
 /// 800 / ln 10: turns a score slope into Elo.
 const ELO_PER_LOGIT: f64 = 800.0 / std::f64::consts::LN_10;
@@ -96,13 +103,28 @@ pub struct SprtSettings {
     pub alpha: f64,
     /// The chance of accepting H0 when H1 holds.
     pub beta: f64,
+    /// In a game whose scores are payoffs, a test on them: H0, the
+    /// challenger's mean payoff advantage a game is `payoff0` (0 when only
+    /// `payoff1` is given); `elo0` and `elo1` are then unused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payoff0: Option<f64>,
+    /// H1: its advantage is `payoff1` a game (more than `payoff0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payoff1: Option<f64>,
 }
 
 impl Default for SprtSettings {
     /// Hypotheses fit for "is the new version at least not worse, and
     /// probably better": 0 against 10 normalized Elo, 5% errors.
     fn default() -> SprtSettings {
-        SprtSettings { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.05 }
+        SprtSettings {
+            elo0: 0.0,
+            elo1: 10.0,
+            alpha: 0.05,
+            beta: 0.05,
+            payoff0: None,
+            payoff1: None,
+        }
     }
 }
 
@@ -129,6 +151,24 @@ pub enum SprtSettingsError {
     /// Error rates that leave the bounds crossed.
     #[error("alpha + beta must be less than 1, got {0}")]
     ErrorRatesTooLarge(f64),
+    /// payoff1 must claim more than payoff0.
+    #[error("payoff0 ({payoff0}) must be less than payoff1 ({payoff1})")]
+    PayoffsOutOfOrder {
+        /// The given H0.
+        payoff0: f64,
+        /// The given H1.
+        payoff1: f64,
+    },
+    /// payoff0 alone tests nothing.
+    #[error(
+        "payoff0 is given without payoff1: give payoff1, the mean payoff advantage a game that counts as stronger"
+    )]
+    Payoff0Alone,
+    /// A test on payoffs of a game that does not declare them.
+    #[error(
+        "payoff0 and payoff1 test payoffs, and the game's scores are not payoffs (a game program declares `payoffs` in hello); test on wins with elo0 and elo1"
+    )]
+    NotPayoffs,
     /// NaN or infinity.
     #[error("{name} must be a finite number, got {value}")]
     NotFinite {
@@ -155,12 +195,26 @@ pub enum Verdict {
 impl SprtSettings {
     /// Checks that the settings make a test, naming the one that does not.
     pub fn validate(&self) -> Result<(), SprtSettingsError> {
+        let payoffs = [("payoff0", self.payoff0), ("payoff1", self.payoff1)];
+        let payoffs = payoffs.into_iter().filter_map(|(name, value)| Some((name, value?)));
         for (name, value) in
             [("elo0", self.elo0), ("elo1", self.elo1), ("alpha", self.alpha), ("beta", self.beta)]
+                .into_iter()
+                .chain(payoffs)
         {
             if !value.is_finite() {
                 return Err(SprtSettingsError::NotFinite { name, value });
             }
+        }
+        match (self.payoff0, self.payoff1) {
+            (Some(_), None) => return Err(SprtSettingsError::Payoff0Alone),
+            (payoff0, Some(payoff1)) if payoff0.unwrap_or(0.0) >= payoff1 => {
+                return Err(SprtSettingsError::PayoffsOutOfOrder {
+                    payoff0: payoff0.unwrap_or(0.0),
+                    payoff1,
+                });
+            }
+            _ => {}
         }
         if self.elo0 >= self.elo1 {
             return Err(SprtSettingsError::HypothesesOutOfOrder {
@@ -177,6 +231,11 @@ impl SprtSettings {
             return Err(SprtSettingsError::ErrorRatesTooLarge(self.alpha + self.beta));
         }
         Ok(())
+    }
+
+    /// The hypotheses of a test on payoffs, `(payoff0, payoff1)`, if it is one.
+    pub fn payoff_hypotheses(&self) -> Option<(f64, f64)> {
+        self.payoff1.map(|payoff1| (self.payoff0.unwrap_or(0.0), payoff1))
     }
 
     /// Wald's bounds on the log-likelihood ratio: (accept H0, accept H1).
@@ -277,6 +336,8 @@ fn lagrange_multiplier(observed: &[f64; 5], phi: &[f64; 5]) -> f64 {
 /// pair, and games that finished after the verdict change nothing.
 pub struct SprtTest {
     settings: SprtSettings,
+    /// The game's payoffs, in a test on them.
+    payoffs: Option<Payoffs>,
     tested: String,
     opponent: String,
     state: Mutex<TestState>,
@@ -284,9 +345,10 @@ pub struct SprtTest {
 
 #[derive(Default)]
 struct TestState {
-    /// The tested bot's points in the games of pairs not yet counted, by
-    /// round: with it in seat 1, and in seat 2.
-    waiting: HashMap<u64, [Option<f64>; 2]>,
+    /// The tested bot's points and payoff advantage (0 in a test on wins)
+    /// in the games of pairs not yet counted, by round: with it in seat
+    /// 1, and in seat 2.
+    waiting: HashMap<u64, [Option<(f64, f64)>; 2]>,
     /// Games of the two bots shown to the test, counted or not.
     seen: u64,
     /// Those of them of rounds after the deciding pair: played while it
@@ -312,6 +374,8 @@ pub struct SprtStatus {
     /// void game), or after the deciding pair. They are in games.csv and
     /// the standings.
     pub not_counted: u64,
+    /// In a test on payoffs, the pairs' payoff advantages.
+    pub payoff_pairs: PayoffPairs,
     /// The log-likelihood ratio after the last pair counted.
     pub llr: f64,
     /// `Continue` until a bound is reached.
@@ -320,19 +384,37 @@ pub struct SprtStatus {
 
 impl SprtTest {
     /// A test of `tested` against `opponent` (bot names) with `settings`,
-    /// before any game.
-    pub fn new(settings: SprtSettings, tested: &str, opponent: &str) -> SprtTest {
-        SprtTest {
+    /// before any game, of a game whose scores are `payoffs` if it
+    /// declares them; refused when `settings` test payoffs the game has
+    /// not.
+    pub fn new(
+        settings: SprtSettings,
+        payoffs: Option<Payoffs>,
+        tested: &str,
+        opponent: &str,
+    ) -> Result<SprtTest, SprtSettingsError> {
+        let payoffs = match (settings.payoff_hypotheses(), payoffs) {
+            (None, _) => None,
+            (Some(_), None) => return Err(SprtSettingsError::NotPayoffs),
+            (Some(_), payoffs) => payoffs,
+        };
+        Ok(SprtTest {
             settings,
+            payoffs,
             tested: tested.to_owned(),
             opponent: opponent.to_owned(),
             state: Mutex::new(TestState::default()),
-        }
+        })
     }
 
     /// The hypotheses and error rates.
     pub fn settings(&self) -> &SprtSettings {
         &self.settings
+    }
+
+    /// In a test on payoffs, the mean payoff advantage a game so far.
+    pub fn payoff_estimate(&self) -> Option<PayoffEstimate> {
+        self.payoffs.map(|_| self.lock().status.payoff_pairs.estimate())
     }
 
     /// Where the test stands now.
@@ -374,13 +456,18 @@ impl StopRule for SprtTest {
             }
             return true;
         }
+        let advantage =
+            self.payoffs.map_or(0.0, |payoffs| payoff::advantage(&payoffs, game, tested_seat));
         state.waiting.entry(game.round).or_default()[tested_seat.index()] =
-            Some(game.outcome.points(tested_seat));
+            Some((game.outcome.points(tested_seat), advantage));
         let TestState { waiting, status, beyond, .. } = &mut *state;
         let mut next = status.pairs.pairs() + 1;
-        while let Some(&[Some(first), Some(second)]) = waiting.get(&next) {
+        while let Some(&[Some((first, first_advantage)), Some((second, second_advantage))]) =
+            waiting.get(&next)
+        {
             waiting.remove(&next);
             status.pairs.add_pair(first, second);
+            status.payoff_pairs.add_pair(first_advantage, second_advantage);
             for points in [first, second] {
                 if points > 0.5 {
                     status.wins += 1;
@@ -390,7 +477,12 @@ impl StopRule for SprtTest {
                     status.draws += 1;
                 }
             }
-            status.llr = self.settings.llr(&status.pairs);
+            status.llr = match (self.settings.payoff_hypotheses(), &self.payoffs) {
+                (Some((payoff0, payoff1)), Some(payoffs)) => {
+                    status.payoff_pairs.llr(payoff0, payoff1, payoffs)
+                }
+                _ => self.settings.llr(&status.pairs),
+            };
             status.verdict = self.settings.verdict(status.llr);
             if status.verdict != Verdict::Continue {
                 // What finished early, of later pairs, was played in vain.

@@ -10,7 +10,7 @@ fn close(actual: f64, expected: f64, tolerance: f64) -> bool {
 /// "LLR: 2.96 (100.6%) (-2.94, 2.94)".
 #[test]
 fn agrees_with_a_published_fastchess_result() {
-    let settings = SprtSettings { elo0: 0.0, elo1: 20.0, alpha: 0.05, beta: 0.05 };
+    let settings = SprtSettings { elo0: 0.0, elo1: 20.0, ..SprtSettings::default() };
     let pairs = Pentanomial { counts: [0, 0, 2, 0, 37] };
     let (lower, upper) = settings.bounds();
     assert!(close(lower, -2.94, 0.005) && close(upper, 2.94, 0.005), "{lower} {upper}");
@@ -30,7 +30,7 @@ fn agrees_with_a_published_fastchess_result() {
 /// 300 140 40` prints the first), for mixed results.
 #[test]
 fn agrees_with_an_independent_calculation() {
-    let settings = SprtSettings { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.05 };
+    let settings = SprtSettings { elo0: 0.0, elo1: 10.0, ..SprtSettings::default() };
     for (counts, expected) in [
         ([30, 120, 300, 140, 40], 1.237_707),
         ([40, 120, 300, 120, 30], -1.387_268),
@@ -87,7 +87,7 @@ fn game(round: u64, new_seat: u8, points: f64) -> GameRow {
 
 #[test]
 fn a_test_counts_complete_pairs_in_setup_order() {
-    let test = SprtTest::new(SprtSettings::default(), "new", "old");
+    let test = SprtTest::new(SprtSettings::default(), None, "new", "old").unwrap();
     // Round 2 completes before round 1: nothing is counted until it does.
     assert!(!test.count(&game(2, 1, 1.0)));
     assert!(!test.count(&game(2, 2, 0.5)));
@@ -107,7 +107,7 @@ fn a_test_counts_complete_pairs_in_setup_order() {
 
 #[test]
 fn a_verdict_stands_once_reached_and_does_not_depend_on_the_order_of_games() {
-    let settings = SprtSettings { elo0: 0.0, elo1: 20.0, alpha: 0.05, beta: 0.05 };
+    let settings = SprtSettings { elo0: 0.0, elo1: 20.0, ..SprtSettings::default() };
     // Won pairs until the test accepts H1, then lost ones.
     let games: Vec<GameRow> = (1..=200)
         .flat_map(|round| {
@@ -115,7 +115,7 @@ fn a_verdict_stands_once_reached_and_does_not_depend_on_the_order_of_games() {
             [game(round, 1, points), game(round, 2, points)]
         })
         .collect();
-    let in_order = SprtTest::new(settings, "new", "old");
+    let in_order = SprtTest::new(settings, None, "new", "old").unwrap();
     let stopped_at = games.iter().position(|game| in_order.count(game)).expect("a verdict");
     let decided = in_order.status();
     assert_eq!(decided.verdict, Verdict::AcceptH1);
@@ -137,7 +137,7 @@ fn a_verdict_stands_once_reached_and_does_not_depend_on_the_order_of_games() {
     assert_eq!(in_order.lock().beyond, games.len() as u64 - 2 * decided.pairs.pairs());
     // The same games in another order: the same verdict at the same
     // pair, the games of later pairs waiting for it not counted.
-    let shuffled = SprtTest::new(settings, "new", "old");
+    let shuffled = SprtTest::new(settings, None, "new", "old").unwrap();
     for game in games.iter().rev() {
         shuffled.count(game);
     }
@@ -146,7 +146,9 @@ fn a_verdict_stands_once_reached_and_does_not_depend_on_the_order_of_games() {
 
 #[test]
 fn settings_that_make_no_test_are_refused() {
-    let bad = |elo0, elo1, alpha, beta| SprtSettings { elo0, elo1, alpha, beta }.validate();
+    let bad = |elo0, elo1, alpha, beta| {
+        SprtSettings { elo0, elo1, alpha, beta, ..SprtSettings::default() }.validate()
+    };
     assert!(matches!(
         bad(5.0, 5.0, 0.05, 0.05),
         Err(SprtSettingsError::HypothesesOutOfOrder { .. })

@@ -1,4 +1,5 @@
 use super::*;
+use arena_protocol::ForfeitReason;
 
 pub(crate) fn row(seat1: &str, seat2: &str, outcome: &str) -> GameRow {
     let winner = match outcome {
@@ -21,8 +22,8 @@ pub(crate) fn row(seat1: &str, seat2: &str, outcome: &str) -> GameRow {
         forfeit1: None,
         forfeit2: None,
         forfeit_detail: String::new(),
-        score1: 0,
-        score2: 0,
+        score1: 0.into(),
+        score2: 0.into(),
         plies: 0,
         duration_ms: 0.0,
         slowest1_ms: 0.0,
@@ -216,4 +217,69 @@ fn bots_that_lost_every_game_get_bounded_ratings() {
             }
         }
     }
+}
+
+/// A row of a payoff game: `payoffs` the two seats' scores.
+fn payoff_row(seat1: &str, seat2: &str, payoffs: [f64; 2]) -> GameRow {
+    let outcome = match payoffs[0].total_cmp(&payoffs[1]) {
+        std::cmp::Ordering::Greater => "seat1",
+        std::cmp::Ordering::Less => "seat2",
+        std::cmp::Ordering::Equal => "draw",
+    };
+    let [score1, score2] = payoffs.map(|payoff| arena_base::score::Score::decimal(payoff).unwrap());
+    GameRow { score1, score2, ..row(seat1, seat2, outcome) }
+}
+
+/// The poker case: A wins three small pots of 1 for every big pot of 5 it
+/// loses. By wins A leads (75%); by chips B does, +0.5 a hand. A payoff
+/// game ranks by chips, a forfeit charged the least payoff.
+#[test]
+fn a_payoff_game_ranks_by_mean_payoff_not_by_wins() {
+    let payoffs = Payoffs { min: (-5).into(), max: 5.into() };
+    let mut rows = Vec::new();
+    for hand in 0..40 {
+        let won = if hand % 4 == 3 { [-5.0, 5.0] } else { [1.0, -1.0] };
+        rows.push(payoff_row("A", "B", won));
+    }
+    let names = bots(&["A", "B"]);
+    let by_wins = standings(&Results::from_rows(&names, &rows));
+    assert_eq!(by_wins[0].bot, "A", "without payoffs, by wins");
+    assert_eq!(by_wins[0].payoff, None);
+    let mut results = Results::new(&names, Some(payoffs));
+    rows.iter().for_each(|row| results.add(row));
+    let by_payoff = standings(&results);
+    assert_eq!(by_payoff[0].bot, "B");
+    let b = by_payoff[0].payoff.unwrap();
+    assert_eq!(b.games, 40);
+    assert!((b.mean - 0.5).abs() < 1e-12, "{b:?}");
+    assert!(b.margin > 0.0 && b.margin < 1.5, "{b:?}");
+    assert!((by_payoff[1].payoff.unwrap().mean + 0.5).abs() < 1e-12);
+    // The gauntlet's order is the payoff's too.
+    assert_eq!(gauntlet_standings(&results)[0].bot, "B");
+    let csv = standings_csv(&by_payoff);
+    assert!(csv.lines().next().unwrap().ends_with(",payoff,payoff_low,payoff_high"), "{csv}");
+    assert!(csv.lines().nth(1).unwrap().contains(",0.500000,"), "{csv}");
+    let text = standings_text(&by_payoff);
+    assert!(text.contains("payoff (95%)") && text.contains("+0.500 ± "), "{text}");
+
+    // A crash while behind is charged the least payoff, not the score it
+    // stopped at.
+    let mut crashed = payoff_row("A", "B", [0.0, 0.0]);
+    crashed.forfeit1 = Some(ForfeitReason::Crash);
+    let mut results = Results::new(&names, Some(payoffs));
+    results.add(&crashed);
+    let table = standings(&results);
+    assert_eq!((table[0].bot.as_str(), table[0].payoff.unwrap().mean), ("B", 5.0));
+    assert_eq!(table[1].payoff.unwrap().mean, -5.0);
+}
+
+/// Equal means share a rank, as equal points do.
+#[test]
+fn equal_payoffs_share_a_rank() {
+    let payoffs = Payoffs { min: (-1).into(), max: 1.into() };
+    let mut results = Results::new(&bots(&["A", "B"]), Some(payoffs));
+    results.add(&payoff_row("A", "B", [1.0, -1.0]));
+    results.add(&payoff_row("B", "A", [1.0, -1.0]));
+    let table = standings(&results);
+    assert_eq!(table.iter().map(|standing| standing.rank).collect::<Vec<_>>(), [1, 1]);
 }

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use super::gather::{Ending, Evidence, refusal};
 use crate::StderrQuote;
+use arena_base::score::Score;
 use arena_games::Seat;
+use arena_games::program::Payoffs;
 use arena_protocol::game::{Answer, BadAnswerKind, GameRequestKind};
 use arena_referee::game_program::FaultCause;
 use arena_referee::{GameFault, Stall, Stopped};
@@ -127,6 +129,7 @@ const DESCRIBES: &str = "describes itself";
 const PARAMS: &str = "sets up games and refuses bad parameters by name";
 const TO_END: &str = "plays to the end within its declared turns";
 const SOUND: &str = "answers every request with a sound step";
+const PAYOFFS: &str = "ends with scores within its declared payoffs";
 const FRESH: &str = "answers the same in a fresh process";
 const AGAIN: &str = "answers the same after other games and in another order";
 const SEEDS: &str = "seeds change the game as it declares";
@@ -179,7 +182,11 @@ pub fn checklist(evidence: &Evidence, limit: Duration) -> Vec<Item> {
     // The games were played by what `init` declared for their parameters.
     let declaration = evidence.declared.as_ref().unwrap_or(declaration);
     let first_fault = evidence.first_fault();
-    items.push(to_end(evidence, declaration.max_turns, first_fault.map(|(index, _)| index)));
+    let faulted = first_fault.map(|(index, _)| index);
+    items.push(to_end(evidence, declaration.max_turns, faulted));
+    if let Some(payoffs) = declaration.payoffs {
+        items.push(within_payoffs(evidence, payoffs, faulted));
+    }
     items.push(sound(evidence, first_fault));
     items.push(fresh(evidence));
     items.push(again(evidence));
@@ -296,6 +303,64 @@ fn to_end(evidence: &Evidence, max_turns: u32, faulted: Option<usize>) -> Item {
             lower_score_won(evidence).unwrap_or_default()
         ),
     )
+}
+
+/// Whether every game ended with scores within the payoffs declared: else
+/// standings would average a payoff the game says cannot be, and a
+/// forfeit would be charged less than a loss.
+fn within_payoffs(evidence: &Evidence, payoffs: Payoffs, faulted: Option<usize>) -> Item {
+    if let Some(index) = faulted {
+        return item(
+            PAYOFFS,
+            Status::Skip,
+            format!("not judged: game {} stopped at a fault (see below)", index + 1),
+        );
+    }
+    let outside = evidence.games.iter().enumerate().find_map(|(index, record)| {
+        let last = record.steps.last().filter(|last| last.result.is_some())?;
+        let (seat, score) = last
+            .scores
+            .iter()
+            .enumerate()
+            .find(|(_, score)| **score < payoffs.min || **score > payoffs.max)?;
+        Some(Item {
+            hint: Some(
+                "declare `payoffs` with a `min` and `max` that hold every score a game can end with"
+                    .to_owned(),
+            ),
+            ..item(
+                PAYOFFS,
+                Status::Fail,
+                format!(
+                    "game {} (seed {}) ended with seat {}'s score {score}, outside the payoffs it declares ({} to {})",
+                    index + 1,
+                    record.seed,
+                    seat + 1,
+                    payoffs.min,
+                    payoffs.max
+                ),
+            )
+        })
+    });
+    outside.unwrap_or_else(|| {
+        let ended = evidence.games.iter().filter_map(|record| record.steps.last());
+        let scores: Vec<Score> = ended.flat_map(|last| last.scores).collect();
+        let (least, most) = (scores.iter().min(), scores.iter().max());
+        let range = match (least, most) {
+            (Some(least), Some(most)) => format!(", from {least} to {most}"),
+            _ => String::new(),
+        };
+        item(
+            PAYOFFS,
+            Status::Pass,
+            format!(
+                "{} games ended with payoffs within the {} to {} declared{range}",
+                evidence.games.len(),
+                payoffs.min,
+                payoffs.max
+            ),
+        )
+    })
 }
 
 /// A note when every game won on different scores was won by the lower

@@ -503,6 +503,8 @@ fn read_sprt(
         elo1: raw.elo1.unwrap_or(defaults.elo1),
         alpha: raw.alpha.unwrap_or(defaults.alpha),
         beta: raw.beta.unwrap_or(defaults.beta),
+        payoff0: raw.payoff0,
+        payoff1: raw.payoff1,
     };
     settings.validate().map_err(|error| fail(Some(table.span()), format!("sprt: {error}")))?;
     let max_games = match &raw.max_games {

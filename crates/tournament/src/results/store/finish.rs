@@ -36,7 +36,8 @@ impl ResultsFolder {
     ) -> anyhow::Result<Vec<Standing>> {
         self.write_settings()?;
         let names = self.settings.bot_names();
-        let results = order_games_csv(&self.path, &names, schedule, replaced, reporter)?;
+        let results = self.settings.no_results();
+        let results = order_games_csv(&self.path, &names, results, schedule, replaced, reporter)?;
         write_summaries(&self.path, &self.settings, &results, exports, true)
     }
 }
@@ -52,13 +53,13 @@ impl ResultsFolder {
 fn order_games_csv(
     folder: &Path,
     names: &[String],
+    mut results: Results,
     schedule: &Schedule,
     replaced: &BTreeMap<u64, Option<GameRow>>,
     reporter: &dyn Reporter,
 ) -> anyhow::Result<Results> {
     let path = folder.join(GAMES_CSV);
     let numbering = Numbering::new(schedule, names);
-    let mut results = Results::new(names);
     let Some(mut rows) = Rows::open(&path)? else { return Ok(results) };
     let source = File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut aside = Aside::new(folder, &source, rows.header_end())?;
@@ -300,7 +301,7 @@ pub fn report_folder(folder: &Path, exports: &[Export]) -> anyhow::Result<Vec<St
         }
         Err(error) => return Err(NotResultsFolder(format!("{error:#}")).into()),
     };
-    let mut results = Results::new(&settings.bot_names());
+    let mut results = settings.no_results();
     for_each_row(&folder.join(GAMES_CSV), |row| {
         results.add(&row);
         Ok(())

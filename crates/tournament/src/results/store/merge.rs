@@ -23,7 +23,7 @@ use crate::events::{Event, Reporter};
 use crate::results::archive;
 use crate::results::store::export::Export;
 use crate::rows::GameRow;
-use crate::standings::{Results, Standing};
+use crate::standings::Standing;
 
 /// A merge stopped by a signal; nothing of it is left.
 #[derive(Debug, thiserror::Error)]
@@ -248,7 +248,7 @@ fn merge_into(
         File::create(out.join(GAMES_CSV))
             .with_context(|| format!("cannot write {}", out.display()))?,
     );
-    let mut results = Results::new(&names);
+    let mut results = settings.no_results();
     let mut writer: Option<archive::ArchiveWriter> = None;
     let mut frames: Vec<archive::Frame> = Vec::new();
     let (mut next, mut kept) = (1u64, 0u64);

@@ -108,10 +108,18 @@ pub fn markdown(summary: &Summary<'_>) -> String {
     let settings = summary.settings;
     let previous = previous(summary);
     let mut text = format!("## {} standings ({} games)\n\n", game_title(settings), summary.games());
-    text.push_str(
-        "| rank | ± | bot | games | W | D | L | points | score | Elo (95%) | ± Elo | forfeits |\n",
-    );
-    text.push_str("|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
+    // A payoff game's table has its ranking column, mean payoff, after the score.
+    let payoffs = summary.table.iter().any(|standing| standing.payoff.is_some());
+    let (payoff_title, payoff_rule) = match payoffs {
+        true => (" payoff (95%) |", "---|"),
+        false => ("", ""),
+    };
+    text.push_str(&format!(
+        "| rank | ± | bot | games | W | D | L | points | score |{payoff_title} Elo (95%) | ± Elo | forfeits |\n",
+    ));
+    text.push_str(&format!(
+        "|---:|---:|---|---:|---:|---:|---:|---:|---:|{payoff_rule}---|---:|---|\n"
+    ));
     for standing in summary.table {
         let version = version_of(summary, &standing.bot);
         let (rank_change, elo_change, mark) = match change(previous, standing, version) {
@@ -122,8 +130,10 @@ pub fn markdown(summary: &Summary<'_>) -> String {
         };
         let tally = &standing.tally;
         let interval = standing.elo_text();
+        let payoff =
+            standing.payoff.map(|payoff| format!(" {} |", payoff.text())).unwrap_or_default();
         text.push_str(&format!(
-            "| {} | {rank_change} | {}{mark} | {} | {} | {} | {} | {} | {:.1}% | {interval} | {elo_change} | {} |\n",
+            "| {} | {rank_change} | {}{mark} | {} | {} | {} | {} | {} | {:.1}% |{payoff} {interval} | {elo_change} | {} |\n",
             standing.rank,
             escape(&standing.bot),
             tally.games,
@@ -319,6 +329,8 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path, shows_stderr: bool) -> Pa
         .map(|standing| {
             let tally = &standing.tally;
             let (elo_low, elo_high) = standing.elo_interval();
+            let payoff_interval = standing.payoff.map(|payoff| payoff.interval());
+            let finite = |value: f64| Some(value).filter(|value| value.is_finite());
             PageBot {
                 rank: standing.rank,
                 name: standing.bot.clone(),
@@ -331,6 +343,9 @@ pub fn page_data(summary: &Summary<'_>, folder: &Path, shows_stderr: bool) -> Pa
                 elo: standing.elo,
                 elo_low,
                 elo_high,
+                payoff: standing.payoff.map(|payoff| payoff.mean),
+                payoff_low: payoff_interval.and_then(|(low, _)| finite(low)),
+                payoff_high: payoff_interval.and_then(|(_, high)| finite(high)),
                 forfeits: tally
                     .forfeits
                     .iter()

@@ -23,6 +23,8 @@ use crate::config::{BotEntry, Restart, Tournament};
 use crate::identity::Fingerprint;
 use crate::schedule::Schedule;
 use crate::sprt::SprtSettings;
+use crate::standings::Results;
+use arena_games::program::Payoffs;
 use arena_protocol::PROTOCOL_VERSION;
 use arena_referee::{GameClock, Settings, TimeControl};
 use arena_system::sandbox::SandboxSettings;
@@ -116,6 +118,9 @@ pub struct RecordedGameProgram {
     /// own (`Schedule::fresh_every_game`); false in folders written before.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deals_privately: bool,
+    /// Its payoffs, if its scores are payoffs (standings rank by them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payoffs: Option<Payoffs>,
 }
 
 /// A bot as a results folder records it: as the tournament file writes
@@ -213,6 +218,7 @@ impl RecordedSettings {
                 version: program.declaration.version.clone(),
                 fingerprint: game_fingerprint.map(Fingerprint::hex).unwrap_or_default(),
                 deals_privately: program.declaration.deals_privately(),
+                payoffs: program.declaration.payoffs,
             }),
             params: setup.overrides().clone(),
             seed: *seed,
@@ -308,6 +314,13 @@ impl RecordedSettings {
     /// The bots' names, in the order recorded.
     pub fn bot_names(&self) -> Vec<String> {
         self.bots.iter().map(|bot| bot.name.clone()).collect()
+    }
+
+    /// The standings' counts before any game: its bots, and the game's
+    /// payoffs if its scores are payoffs.
+    pub fn no_results(&self) -> Results {
+        let payoffs = self.game_program.as_ref().and_then(|program| program.payoffs);
+        Results::new(&self.bot_names(), payoffs)
     }
 }
 

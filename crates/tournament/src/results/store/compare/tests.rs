@@ -84,6 +84,7 @@ fn a_new_game_program_sets_games_aside_and_a_built_in_game_in_its_place_is_refus
         version: Some("1".into()),
         fingerprint: fingerprint.into(),
         deals_privately: false,
+        payoffs: None,
     };
     let mut old = settings();
     old.game = "tiny".into();
