@@ -128,6 +128,17 @@ fn two_stockfish_bridges_play_a_match_in_the_sandbox() {
         let winner_seat = if row["seat1"] == row["winner"] { "score1" } else { "score2" };
         assert_eq!(row.number(winner_seat), 2);
     }
+    // The leaderboard page replays both games, move by move, to the result.
+    let page = out.with_extension("html");
+    scratch.arena(["report", text(&out), "--html", text(&page)]).assert_success();
+    let data = common::page_report(&page);
+    assert_eq!(data["bots"][0]["name"], "strong");
+    for (game, row) in data["games"].as_array().unwrap().iter().zip(&rows) {
+        let turns = game["turns"].as_array().unwrap();
+        assert!(turns.len() as u64 > row.number("plies"), "a turn a ply, and the start: {game}");
+        let last = turns.last().unwrap().as_str().unwrap();
+        assert!(last.contains("Winner: Player") && last.contains("(strong)"), "{last}");
+    }
 }
 
 #[test]

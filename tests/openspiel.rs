@@ -129,3 +129,95 @@ fn the_search_bot_beats_a_random_one() {
     let won = |name: &str| rows.iter().filter(|row| row["winner"] == *name).count();
     assert!(won("search_bot") >= 6 && won("random_bot") == 0, "{}", run.stdout);
 }
+
+/// On request (`--param view_tensor=true`), a seat's view carries
+/// OpenSpiel's information-state tensor too: Kuhn poker's 11 numbers (the
+/// player, its card, the betting), which check-game still finds kept from
+/// the other seat, and which each bot is sent as its own.
+#[test]
+fn views_carry_openspiels_tensor_on_request() {
+    let Some(venv) = venv() else { return };
+    let venv_text = venv.to_str().unwrap();
+    let scratch = Scratch::new();
+    let game = command(&venv, "kuhn_poker");
+    let tensor = ["--param", "view_tensor=true", "--allow-read", venv_text];
+    let check = scratch.arena([&["check-game", game.as_str()][..], &tensor].concat());
+    assert_eq!(check.status.code(), Some(0), "{}{}", check.stdout, check.stderr);
+    assert!(
+        check.stdout.contains("PASS  keeps a seat's private values from the other seat"),
+        "{}",
+        check.stdout
+    );
+    let out = scratch.out();
+    let out_text = out.to_str().unwrap();
+    let run = scratch.arena(
+        [
+            &["match", game.as_str(), PYTHON_RANDOM_BOT, PYTHON_RANDOM_BOT, "--games", "2"][..],
+            &tensor,
+            &["--out", out_text],
+        ]
+        .concat(),
+    );
+    run.assert_success();
+    for row in read_games_csv(&out) {
+        let transcript = common::transcript_of(&out, &row);
+        let requests: Vec<&serde_json::Value> = transcript
+            .iter()
+            .filter(|line| line["type"] == "send" && line["msg"]["type"] == "move")
+            .collect();
+        assert!(!requests.is_empty());
+        for request in requests {
+            let tensor = request["msg"]["state"]["tensor"].as_array().expect("a tensor");
+            assert_eq!(tensor.len(), 11, "{request}");
+            // Its first two numbers say which player it is: the seat sent it.
+            let seat = request["seat"].as_u64().unwrap() as usize;
+            assert_eq!(tensor[seat - 1], 1, "seat {seat} is sent its own tensor: {request}");
+        }
+    }
+}
+
+/// examples/games/openspiel/leduc_poker.toml, a tournament of OpenSpiel's
+/// Leduc poker: ranked by chips won a hand (the bot that always raises wins
+/// most hands, and by chips it may not lead: the tests of 180 games saw it
+/// first and last), and the page showing each bot's payoff, in the
+/// standings' order, and every game's turns.
+#[test]
+fn a_leduc_poker_league_ranks_by_chips_and_makes_its_page() {
+    let Some(_venv) = venv() else { return };
+    let scratch = Scratch::new();
+    let out = scratch.out();
+    let page = out.with_extension("html");
+    let file = common::repo_dir().join("examples/games/openspiel/leduc_poker.toml");
+    let run = scratch.arena([
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--games-per-pair",
+        "60",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    run.assert_success();
+    let standings = common::read_csv(&out.join("standings.csv"));
+    let payoffs: Vec<f64> =
+        standings.iter().map(|standing| standing["payoff"].parse().unwrap()).collect();
+    assert!(payoffs.windows(2).all(|pair| pair[0] >= pair[1]), "{}", run.stdout);
+    let data = common::page_report(&page);
+    for (bot, (standing, payoff)) in
+        data["bots"].as_array().unwrap().iter().zip(standings.iter().zip(&payoffs))
+    {
+        assert_eq!(bot["name"], standing["bot"].to_string());
+        assert!((bot["payoff"].as_f64().unwrap() - payoff).abs() < 1e-5, "{bot}");
+    }
+    let games = data["games"].as_array().unwrap();
+    assert_eq!(games.len(), 180);
+    let replayed: Vec<&serde_json::Value> =
+        games.iter().filter(|game| !game["turns"].as_array().unwrap().is_empty()).collect();
+    assert!(!replayed.is_empty(), "the page replays games");
+    for game in replayed {
+        let turns = game["turns"].as_array().unwrap();
+        let last = turns.last().unwrap().as_str().unwrap();
+        assert!(last.contains("Final scores:"), "{last}");
+    }
+}

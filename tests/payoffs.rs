@@ -11,7 +11,9 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{PYTHON_RANDOM_BOT, Row, Scratch, fixture, read_csv, read_games_csv, repo_dir};
+use common::{
+    PYTHON_RANDOM_BOT, Row, Scratch, fixture, page_report, read_csv, read_games_csv, repo_dir,
+};
 
 const KUHN: &str = "python3 examples/games/kuhn-poker/game.py";
 const ALWAYS_BET: &str = "python3 examples/games/kuhn-poker/bots/always_bet.py";
@@ -35,15 +37,6 @@ fn mean_payoffs(rows: &[Row], least: f64, most: f64) -> BTreeMap<String, f64> {
         }
     }
     sums.into_iter().map(|(bot, (sum, games))| (bot, sum / f64::from(games))).collect()
-}
-
-/// The page's embedded report.
-fn page_report(page: &std::path::Path) -> serde_json::Value {
-    let html = std::fs::read_to_string(page).unwrap();
-    let start = html.find(r#"id="report-data">"#).expect("the page embeds its data")
-        + r#"id="report-data">"#.len();
-    let end = start + html[start..].find("</script>").unwrap();
-    serde_json::from_str(&html[start..end]).unwrap()
 }
 
 #[test]

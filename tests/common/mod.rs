@@ -486,3 +486,14 @@ fn build_rust_bot(name: &str) -> PathBuf {
     assert!(bot.is_file(), "no {name} at {}", bot.display());
     bot
 }
+
+/// The data a leaderboard page embeds (standings, games, their turns), as
+/// its script reads it.
+pub fn page_report(page: &Path) -> Value {
+    let html = std::fs::read_to_string(page)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", page.display()));
+    let start = html.find(r#"id="report-data">"#).expect("the page embeds its data")
+        + r#"id="report-data">"#.len();
+    let end = start + html[start..].find("</script>").expect("its data ends");
+    serde_json::from_str(&html[start..end]).expect("the page's data is JSON")
+}

@@ -11,7 +11,9 @@ It speaks arena's game protocol (game-protocol.md) on stdin and stdout:
   for simultaneous ones; random where the game has chance nodes.
 - A seat's view is what OpenSpiel says that player knows: its information
   state string (or, where the game has none, its observation string), and
-  who is to move.
+  who is to move; with `--param view_tensor=true`, also that player's
+  information-state (else observation) tensor as `tensor`, a list of
+  numbers, for bots that learn.
 - Legal moves are OpenSpiel's action names for the player
   (`state.action_to_string`), which bots send back as they are.
 - Chance is drawn from arena's seed, at set-up and during play, with
@@ -39,6 +41,12 @@ KIND = BASE.get_type()
 SIMULTANEOUS = KIND.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
 RANDOM = KIND.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC
 TYPES = {int: "integer", bool: "boolean", str: "string"}
+# The tensor a seat may be shown, on request (the adapter's own parameter
+# VIEW_TENSOR): its information state's where the game has one, else its
+# observation's.
+VIEW_TENSOR = "view_tensor"
+TENSOR = ("information_state_tensor" if KIND.provides_information_state_tensor
+          else "observation_tensor" if KIND.provides_observation_tensor else None)
 
 
 def declared_params():
@@ -52,6 +60,10 @@ def declared_params():
         spec = {"name": name, "type": TYPES[type(value)], "default": value,
                 "doc": f"OpenSpiel's `{name}`"}
         params.append(spec)
+    if TENSOR:
+        params.append({"name": VIEW_TENSOR, "type": "boolean", "default": False,
+                       "doc": f"also show each seat OpenSpiel's {TENSOR.replace('_', ' ')} "
+                              "as `tensor`, a list of numbers (for learning bots)"})
     return params
 
 
@@ -93,6 +105,7 @@ def describe():
 class Game:
     def __init__(self, params, seed):
         given = dict(params)
+        self.tensor = given.pop(VIEW_TENSOR, False)
         if "players" in KIND.parameter_specification:
             given["players"] = 2
         # A game that samples its chance itself does so from its own seed.
@@ -116,7 +129,11 @@ class Game:
             seen = self.state.observation_string(player)
         else:
             seen = str(self.state)
-        return {"seen": seen, "to_move": [p + 1 for p in self.to_move()]}
+        view = {"seen": seen, "to_move": [p + 1 for p in self.to_move()]}
+        if self.tensor:
+            values = getattr(self.state, TENSOR)(player)
+            view["tensor"] = [int(v) if float(v).is_integer() else v for v in values]
+        return view
 
     def to_move(self):
         if self.state.is_terminal():

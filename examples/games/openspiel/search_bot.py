@@ -30,6 +30,7 @@ def main():
         request = json.loads(line)
         if request["type"] == "start":
             params = dict(request["params"])
+            params.pop("view_tensor", None)  # the adapter's own, not OpenSpiel's
             name = request["game"].replace("-", "_")
             game = pyspiel.load_game(name, params)
             kind = game.get_type()
