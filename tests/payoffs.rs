@@ -3,8 +3,8 @@
 //! Markdown report and the page agree with games.csv), a forfeit is
 //! charged the least payoff, decimal scores go through games.csv and the
 //! game lines, `arena sprt --payoff1` decides on chips both ways and is
-//! refused for a game without payoffs, and check-game judges the declared
-//! range.
+//! refused for a game without payoffs, a gauntlet reports its challenger's
+//! payoff, and check-game judges the declared range.
 
 #[allow(dead_code)]
 mod common;
@@ -300,4 +300,36 @@ fn check_game_judges_the_declared_payoffs() {
         "{failed}"
     );
     assert_eq!(outside.stdout.matches("FAIL").count(), 1, "{}", outside.stdout);
+}
+
+/// A gauntlet of a payoff game ranks by payoff too, and says each
+/// challenger's payoff first, as text and as JSON.
+#[test]
+fn a_gauntlet_of_a_payoff_game_reports_the_challengers_payoff() {
+    let scratch = Scratch::new();
+    let league = repo_dir().join("examples/games/kuhn-poker/tournament.toml");
+    let gauntlet = |out: &str, json: bool| {
+        let out = scratch.out().with_file_name(out);
+        let mut args = vec!["gauntlet", "--league", league.to_str().unwrap(), ALWAYS_BET];
+        args.extend(["--games", "20", "--out", out.to_str().unwrap()]);
+        if json {
+            args.push("--json");
+        }
+        let run = scratch.arena(&args);
+        run.assert_success();
+        (run, read_csv(&out.join("standings.csv")))
+    };
+    let (text, standings) = gauntlet("text", false);
+    let payoff: f64 =
+        standings.iter().find(|s| s["bot"] == *"always_bet").unwrap()["payoff"].parse().unwrap();
+    let line = text.stdout.lines().find(|line| line.contains("1. always_bet")).unwrap();
+    assert!(line.contains(&format!("payoff {payoff:+.3} ± ")), "{line}");
+    let (json, standings) = gauntlet("json", true);
+    let complete: serde_json::Value =
+        serde_json::from_str(json.stdout.lines().last().unwrap()).unwrap();
+    let challenger = &complete["challengers"][0];
+    let payoff: f64 =
+        standings.iter().find(|s| s["bot"] == *"always_bet").unwrap()["payoff"].parse().unwrap();
+    assert!((challenger["payoff"].as_f64().unwrap() - payoff).abs() < 1e-5, "{complete}");
+    assert!(challenger["payoff_margin"].as_f64().unwrap() > 0.0, "{complete}");
 }
