@@ -5,7 +5,8 @@
 //! node_modules beside it, or its project's where a tournament file makes
 //! the project its folder (`dir`). As root and as an unprivileged user. An
 //! environment outside the bot's folder is refused before the first game,
-//! naming it: the box would not show it.
+//! naming it: the box would not show it. A bot that opens its own data
+//! file by a path relative to where it runs is told it runs elsewhere.
 
 #[allow(dead_code)]
 mod common;
@@ -243,4 +244,37 @@ fn bots_with_dependencies_play_in_the_box_when_the_arena_is_unprivileged() {
         ]);
         assert_played(&run, &out);
     }
+}
+
+/// A bot that reads a data file beside it, by a path relative to where it
+/// runs: `arena check` run from another folder says why it crashed (it
+/// runs in arena's working directory, not its own folder) and how to name
+/// the file; the same bot naming the file from its own path plays.
+#[test]
+fn a_bot_that_opens_its_file_from_the_wrong_folder_is_told_why() {
+    let scratch = Scratch::new();
+    let folder = scratch.out().with_file_name("my_bot");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("config.json"), r#"{"first": true}"#).unwrap();
+    let bot = |name: &str, path: &str| {
+        let script = format!(
+            "import json, pathlib, sys\nconfig = json.load(open({path}))\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'start':\n        print(json.dumps({{'type': 'ready', 'id': m['id']}}), flush=True)\n    elif m['type'] == 'move':\n        print(json.dumps({{'type': 'move', 'id': m['id'], 'move': m['legal_moves'][0]}}), flush=True)\n"
+        );
+        let file = folder.join(name);
+        std::fs::write(&file, script).unwrap();
+        format!("python3 {}", file.display())
+    };
+    let relative = bot("relative.py", "'config.json'");
+    let check = scratch.arena(["check", "--game", "number-snatch", &relative]);
+    assert_ne!(check.status.code(), Some(0), "{}", check.stdout);
+    assert!(check.stdout.contains("FileNotFoundError"), "the error is quoted: {}", check.stdout);
+    assert!(
+        check.stdout.contains("not in the folder of its program")
+            && check.stdout.contains("pathlib.Path(__file__).parent"),
+        "{}",
+        check.stdout
+    );
+    let own = bot("own.py", "pathlib.Path(__file__).parent / 'config.json'");
+    let fixed = scratch.arena(["check", "--game", "number-snatch", &own]);
+    assert_eq!(fixed.status.code(), Some(0), "{}{}", fixed.stdout, fixed.stderr);
 }

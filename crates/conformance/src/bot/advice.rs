@@ -260,7 +260,9 @@ pub fn hint(forfeit: &Forfeit, log: Option<&Path>, language: Option<Language>) -
                 true => "your bot stopped and wrote nothing to stderr".to_owned(),
                 false => "your bot stopped: the error is most likely in what it wrote to stderr, quoted above".to_owned(),
             };
-            if let Some(advice) = missing_package_advice(&crash.stderr_tail) {
+            let advice = missing_package_advice(&crash.stderr_tail)
+                .or_else(|| missing_file_advice(&crash.stderr_tail));
+            if let Some(advice) = advice {
                 hint.push_str("; ");
                 hint.push_str(advice);
             }
@@ -281,6 +283,17 @@ fn missing_package_advice(stderr_tail: &[String]) -> Option<&'static str> {
     // stack it prints, out of the quoted tail.
     stderr_tail.iter().any(|line| line.contains("ModuleNotFoundError: No module named")).then_some(
         "a package it imports is not installed for the python that runs it, or lies where its box does not look (`pip install --user` puts it in your home folder, which the box does not show): install it in a virtual environment and run the bot with that environment's python, e.g. \"/path/to/.venv/bin/python my_bot.py\" (docs/sandbox.md, Bots with dependencies)",
+    )
+}
+
+/// What to do when the last lines a bot wrote to stderr say a file it
+/// opened is not there: most often one named relative to the bot's own
+/// folder, while the bot runs in another (arena's working directory, or a
+/// tournament bot's `dir`), or one outside what its box shows.
+fn missing_file_advice(stderr_tail: &[String]) -> Option<&'static str> {
+    const SIGNS: [&str; 3] = ["FileNotFoundError", "No such file or directory", "ENOENT"];
+    stderr_tail.iter().any(|line| SIGNS.iter().any(|sign| line.contains(sign))).then_some(
+        "a file it opens is not there: a bot runs in arena's working directory (in a tournament, in its `dir`), not in the folder of its program, so open its own files by a path from the program (Python: `pathlib.Path(__file__).parent / \"config.json\"`), and its box shows only its own folder, the system and `read_paths` (protocol.md §1, docs/sandbox.md)",
     )
 }
 
@@ -327,6 +340,21 @@ mod tests {
         let other =
             tail(&["Traceback (most recent call last):", "ZeroDivisionError: division by zero"]);
         assert_eq!(missing_package_advice(&other), None);
+    }
+
+    #[test]
+    fn a_missing_file_is_told_the_bot_runs_elsewhere() {
+        let tail = |lines: &[&str]| lines.iter().map(|line| line.to_string()).collect::<Vec<_>>();
+        let python = tail(&[
+            "    with open(\"config.json\") as file:",
+            "FileNotFoundError: [Errno 2] No such file or directory: 'config.json'",
+        ]);
+        let advice = missing_file_advice(&python).unwrap();
+        assert!(advice.contains("not in the folder of its program") && advice.contains("__file__"));
+        let node = tail(&["Error: ENOENT: no such file or directory, open 'weights.bin'"]);
+        assert!(missing_file_advice(&node).is_some());
+        let other = tail(&["ZeroDivisionError: division by zero"]);
+        assert_eq!(missing_file_advice(&other), None);
     }
 
     #[test]
