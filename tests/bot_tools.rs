@@ -146,6 +146,21 @@ fn a_string_id_fails_the_id_check_not_the_stdout_check() {
     assert!(!stdout_check.starts_with("FAIL"), "{stdout_check}\n{}", run.stdout);
 }
 
+/// A reply without its `move` is no legal move, not stray output: the
+/// detail names the key that was meant to be `move`.
+#[test]
+fn a_misspelt_move_key_fails_the_legal_moves_check_and_is_named() {
+    let run = check_fixture("misspelt_move.py");
+    let failed = item(&run, "answers only legal moves");
+    assert!(
+        failed.starts_with("FAIL") && failed.contains("its key `mvoe` should be spelt `move`"),
+        "{failed}\n{}",
+        run.stdout
+    );
+    let stdout_check = item(&run, "writes nothing but protocol lines to stdout");
+    assert!(!stdout_check.starts_with("FAIL"), "{stdout_check}\n{}", run.stdout);
+}
+
 #[test]
 fn debug_prints_on_stdout_fail_with_a_hint_about_stderr() {
     let run = check_fixture("garbage.py");

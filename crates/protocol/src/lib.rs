@@ -20,6 +20,7 @@ use std::borrow::Cow;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use cursor::{Cursor, Integer};
@@ -325,6 +326,22 @@ pub fn parse_reply<M: DeserializeOwned>(
 }
 
 /// [`parse_reply`] without its shortcuts: says what is wrong with a line.
+/// Why a `move` reply without `move` has none, naming a key that looks
+/// like a misspelt `move` (`"mvoe"`, `"Move"`), if it has one.
+fn no_move(line: &[u8]) -> String {
+    let keys: Vec<String> = serde_json::from_slice::<serde_json::Map<String, Value>>(line)
+        .map(|object| object.keys().cloned().collect())
+        .unwrap_or_default();
+    let near = keys.iter().find(|key| {
+        arena_base::spelling::closest(&key.to_lowercase(), ["move"]).is_some()
+            && !["type", "id"].contains(&key.as_str())
+    });
+    match near {
+        Some(key) => format!("the reply has no `move`: its key `{key}` should be spelt `move`"),
+        None => "the reply has no `move`".to_owned(),
+    }
+}
+
 fn parse_reply_carefully<M: DeserializeOwned>(
     line: &[u8],
     kind: ReplyKind,
@@ -420,9 +437,7 @@ fn parse_reply_carefully<M: DeserializeOwned>(
             Ok(Reply::Ready(Ready { name, history }))
         }
         ReplyKind::Move => {
-            let raw = reply
-                .mv
-                .ok_or_else(|| BadReply::new(BadReplyKind::NoMove, "the reply has no `move`"))?;
+            let raw = reply.mv.ok_or_else(|| BadReply::new(BadReplyKind::NoMove, no_move(line)))?;
             serde_json::from_str(raw.get()).map(Reply::Move).map_err(|error| {
                 // serde's words, without the position in the move's own text.
                 let words = error.to_string();

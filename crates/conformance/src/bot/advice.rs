@@ -291,8 +291,8 @@ fn missing_package_advice(stderr_tail: &[String]) -> Option<&'static str> {
 /// folder, while the bot runs in another (arena's working directory, or a
 /// tournament bot's `dir`), or one outside what its box shows.
 fn missing_file_advice(stderr_tail: &[String]) -> Option<&'static str> {
-    const SIGNS: [&str; 3] = ["FileNotFoundError", "No such file or directory", "ENOENT"];
-    stderr_tail.iter().any(|line| SIGNS.iter().any(|sign| line.contains(sign))).then_some(
+    let missing = |line: &String| super::checklist::MISSING.iter().any(|sign| line.contains(sign));
+    stderr_tail.iter().any(missing).then_some(
         "a file it opens is not there: a bot runs in arena's working directory (in a tournament, in its `dir`), not in the folder of its program, so open its own files by a path from the program (Python: `pathlib.Path(__file__).parent / \"config.json\"`), and its box shows only its own folder, the system and `read_paths` (protocol.md §1, docs/sandbox.md)",
     )
 }

@@ -9,7 +9,7 @@ use super::advice::{Language, hint};
 use crate::StderrQuote;
 use arena_base::printable::printable;
 use arena_games::Seat;
-use arena_protocol::ForfeitReason;
+use arena_protocol::{BadReplyKind, ForfeitReason};
 use arena_referee::{Cause, Forfeit, GameReport, Settings, Stopped};
 use arena_system::sandbox::{Limits, limit_hit};
 
@@ -140,7 +140,9 @@ fn topic(forfeit: &Forfeit, index: usize, evidence: &Evidence) -> Topic {
         Cause::BadReply(kind) if kind.forfeit_reason() == ForfeitReason::IllegalMove => {
             Topic::LegalMoves
         }
-        Cause::IllegalMove => Topic::LegalMoves,
+        // A reply in the protocol's shape without its move: no legal move,
+        // not stray output.
+        Cause::IllegalMove | Cause::BadReply(BadReplyKind::NoMove) => Topic::LegalMoves,
         Cause::BadReply(_) | Cause::LineTooLong { .. } => Topic::StdoutLines,
         Cause::Timeout(_) if at_start => Topic::Handshake,
         Cause::Timeout(_) => Topic::Time,
@@ -395,7 +397,7 @@ const DENIALS: [(&str, &str); 6] = [
 
 /// Words of a missing file as programs print them: in a box, a file
 /// outside the bot's folders does not exist.
-const MISSING: [&str; 3] = ["No such file or directory", "FileNotFoundError", "ENOENT"];
+pub(super) const MISSING: [&str; 3] = ["No such file or directory", "FileNotFoundError", "ENOENT"];
 
 /// A path `line` names that exists on this machine, though the bot was told
 /// it does not: its box does not show it.
