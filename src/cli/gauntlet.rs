@@ -221,7 +221,7 @@ fn challenger_standings<'a>(
     standings.iter().filter(|standing| challengers.contains(&standing.bot.as_str())).collect()
 }
 
-/// The challengers, ranked by Elo as in the standings, with their score
+/// The challengers, ranked as in the standings (by Elo, or a payoff game's by payoff), with their score
 /// against the field (each met the same field, so their scores compare; the
 /// field's bots met only the challengers).
 pub fn challengers_text(tournament: &Tournament, standings: &[Standing]) -> String {

@@ -77,7 +77,8 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         elo1: args.elo1,
         alpha: args.alpha,
         beta: args.beta,
-        payoff0: args.payoff0,
+        // Recorded as 0 when left out, as a file's [sprt] records it.
+        payoff0: args.payoff0.or(args.payoff1.map(|_| 0.0)),
         payoff1: args.payoff1,
     };
     settings.validate().map_err(|error| UsageError(format!("SPRT settings: {error}")))?;

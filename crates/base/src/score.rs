@@ -5,8 +5,9 @@
 //! fraction (`6`, never `6.0`), so that the built-in games' scores read as
 //! they always did in games.csv, messages and transcripts. A decimal score
 //! is a finite `f64`, written as serde_json writes it. A decimal with no
-//! fraction (`2.0`) is the whole number: one score has one form, so two
-//! equal scores compare equal however they were written.
+//! fraction (`2.0`, `1e16`) within an `i64` is the whole number: one score
+//! has one form, so two equal scores compare equal however they were
+//! written.
 
 use std::fmt;
 
@@ -22,14 +23,14 @@ pub struct Score(Form);
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Form {
     Whole(i64),
-    /// Finite, with a fraction (or beyond the whole numbers an `f64`
-    /// holds exactly).
+    /// Finite, with a fraction (so below 2^53 in magnitude), or beyond
+    /// an `i64`.
     Decimal(f64),
 }
 
-/// Whole numbers up to 2^53 are exact in an `f64`: a decimal with no
-/// fraction within them is taken as the whole number.
-const EXACT: f64 = 9_007_199_254_740_992.0;
+/// 2^63: an `f64` with no fraction below it in magnitude is an `i64`
+/// exactly (every `f64` of 2^53 and more has no fraction).
+const I64_BOUND: f64 = 9_223_372_036_854_775_808.0;
 
 impl Score {
     /// A score of zero.
@@ -41,7 +42,7 @@ impl Score {
         if !value.is_finite() {
             return Err(NotFinite(value));
         }
-        if value.fract() == 0.0 && value.abs() <= EXACT {
+        if value.fract() == 0.0 && (-I64_BOUND..I64_BOUND).contains(&value) {
             return Ok(Score(Form::Whole(value as i64)));
         }
         Ok(Score(Form::Decimal(value)))
@@ -198,6 +199,15 @@ mod tests {
         assert_eq!(two.as_whole(), Some(2));
         assert_eq!(serde_json::from_str::<Score>("0.5").unwrap().as_whole(), None);
         assert_eq!(Score::decimal(-0.75).unwrap().as_f64(), -0.75);
+    }
+
+    #[test]
+    fn a_large_whole_number_has_one_form_however_written() {
+        let forms = ["10000000000000000", "1e16", "10000000000000000.0"];
+        let scores: Vec<Score> =
+            forms.iter().map(|text| serde_json::from_str(text).unwrap()).collect();
+        assert!(scores.iter().all(|score| *score == scores[0]), "{scores:?}");
+        assert_eq!(scores[1].as_whole(), Some(10_000_000_000_000_000));
     }
 
     #[test]

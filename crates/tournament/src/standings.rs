@@ -179,7 +179,8 @@ fn share_ranks<K: PartialEq>(table: &mut [Standing], key: impl Fn(&Standing) -> 
 }
 
 /// Standings of a gauntlet, best first: ranked by Elo (equal Elo shares a
-/// rank), then points, then name. Elo is compared to a thousandth, so that
+/// rank), then points, then name; a payoff game's by mean payoff, as
+/// [`standings`] ranks it. Elo is compared to a thousandth, so that
 /// equal results share a rank whatever the fit's last digits.
 pub fn gauntlet_standings(results: &Results) -> Vec<Standing> {
     let mut table = standings(results);
@@ -198,9 +199,13 @@ pub fn gauntlet_standings(results: &Results) -> Vec<Standing> {
 }
 
 /// `table` ranked by mean payoff (equal to a millionth shares a rank),
-/// then Elo, then name.
+/// then Elo, then name; a bot without a game last, whatever its mean of
+/// nothing.
 fn ranked_by_payoff(mut table: Vec<Standing>) -> Vec<Standing> {
-    let key = |standing: &Standing| standing.payoff.map_or(0, |payoff| payoff.rank_key());
+    let key = |standing: &Standing| {
+        let payoff = standing.payoff.filter(|payoff| payoff.games > 0);
+        (payoff.is_some(), payoff.map_or(0, |payoff| payoff.rank_key()))
+    };
     table.sort_by(|a, b| key(b).cmp(&key(a)).then(b.elo.total_cmp(&a.elo)).then(a.bot.cmp(&b.bot)));
     share_ranks(&mut table, key);
     table

@@ -166,7 +166,7 @@ pub enum SprtSettingsError {
     Payoff0Alone,
     /// A test on payoffs of a game that does not declare them.
     #[error(
-        "payoff0 and payoff1 test payoffs, and the game's scores are not payoffs (a game program declares `payoffs` in hello); test on wins with elo0 and elo1"
+        "payoff0 and payoff1 test payoffs, and the game's scores are not payoffs (a game program declares `payoffs` in hello or in init's `declares`); test on wins with elo0 and elo1"
     )]
     NotPayoffs,
     /// NaN or infinity.
@@ -216,7 +216,8 @@ impl SprtSettings {
             }
             _ => {}
         }
-        if self.elo0 >= self.elo1 {
+        // A test on payoffs does not use the Elo hypotheses.
+        if self.payoff1.is_none() && self.elo0 >= self.elo1 {
             return Err(SprtSettingsError::HypothesesOutOfOrder {
                 elo0: self.elo0,
                 elo1: self.elo1,

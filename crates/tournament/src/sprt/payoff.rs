@@ -4,8 +4,10 @@
 //!
 //! A game's advantage is half the difference of the two payoffs, forfeits
 //! charged as the game's `payoffs` say: in a zero-sum game it is what NEW
-//! won. A pair's value is the mean of its two games' advantages (one
-//! setup, each bot in each seat, so the deal's luck cancels). The test is
+//! won. A pair's value is the mean of its two games' advantages (each bot
+//! in each seat: where the game deals publicly the pair shares its setup
+//! and the deal's luck cancels; a private deal has a setup per game, and
+//! the pairs are independent all the same). The test is
 //! the generalized SPRT under a normal model of pair values with the
 //! variance estimated from the pairs (as fishtest's normal approximation):
 //! `LLR = n (p1 - p0) (2 mean - p0 - p1) / (2 variance)`.

@@ -158,3 +158,23 @@ fn settings_that_make_no_test_are_refused() {
     assert!(matches!(bad(f64::NAN, 5.0, 0.05, 0.05), Err(SprtSettingsError::NotFinite { .. })));
     assert!(SprtSettings::default().validate().is_ok());
 }
+
+/// A test on payoffs does not use, and so does not check, the Elo
+/// hypotheses; its own are checked.
+#[test]
+fn payoff_hypotheses_are_checked_and_elo_ones_left_alone() {
+    let payoffs = |payoff0, payoff1| SprtSettings {
+        elo0: 0.0,
+        elo1: 0.0,
+        payoff0,
+        payoff1,
+        ..SprtSettings::default()
+    };
+    assert_eq!(payoffs(Some(0.0), Some(0.2)).validate(), Ok(()));
+    assert_eq!(payoffs(Some(0.1), None).validate(), Err(SprtSettingsError::Payoff0Alone));
+    assert!(matches!(
+        payoffs(Some(0.3), Some(0.2)).validate(),
+        Err(SprtSettingsError::PayoffsOutOfOrder { .. })
+    ));
+    assert!(payoffs(None, None).validate().is_err(), "a test on Elo checks elo0 < elo1");
+}

@@ -283,3 +283,16 @@ fn equal_payoffs_share_a_rank() {
     let table = standings(&results);
     assert_eq!(table.iter().map(|standing| standing.rank).collect::<Vec<_>>(), [1, 1]);
 }
+
+/// A bot without a game has no mean payoff to rank by: it comes last,
+/// below bots that lost money.
+#[test]
+fn a_bot_without_a_game_ranks_last_by_payoff() {
+    let payoffs = Payoffs { min: (-2).into(), max: 2.into() };
+    let mut results = Results::new(&bots(&["A", "B", "idle"]), Some(payoffs));
+    results.add(&payoff_row("A", "B", [-1.0, -2.0]));
+    let table = standings(&results);
+    let order: Vec<&str> = table.iter().map(|standing| standing.bot.as_str()).collect();
+    assert_eq!(order, ["A", "B", "idle"]);
+    assert_eq!(table[2].payoff.unwrap().text(), "0.000 ± ?");
+}

@@ -344,6 +344,7 @@ fn within_payoffs(evidence: &Evidence, payoffs: Payoffs, faulted: Option<usize>)
     });
     outside.unwrap_or_else(|| {
         let ended = evidence.games.iter().filter_map(|record| record.steps.last());
+        let ended = ended.filter(|last| last.result.is_some());
         let scores: Vec<Score> = ended.flat_map(|last| last.scores).collect();
         let (least, most) = (scores.iter().min(), scores.iter().max());
         let range = match (least, most) {

@@ -503,7 +503,9 @@ fn read_sprt(
         elo1: raw.elo1.unwrap_or(defaults.elo1),
         alpha: raw.alpha.unwrap_or(defaults.alpha),
         beta: raw.beta.unwrap_or(defaults.beta),
-        payoff0: raw.payoff0,
+        // Given payoff1, payoff0 is 0 unless given: recorded so, the same
+        // test resumes whether payoff0 was written or not.
+        payoff0: raw.payoff0.or(raw.payoff1.map(|_| 0.0)),
         payoff1: raw.payoff1,
     };
     settings.validate().map_err(|error| fail(Some(table.span()), format!("sprt: {error}")))?;
