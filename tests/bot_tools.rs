@@ -418,3 +418,23 @@ fn a_path_with_spaces_is_one_word() {
     run.assert_success();
     assert!(run.stdout.contains("run bot"), "{}", run.stdout);
 }
+
+/// A bot of one game checked without --game fails the built-in games it
+/// was not written for: the check ends by saying so and how to check it
+/// at its own. A bot that passes them all is told nothing of it.
+#[test]
+fn a_bot_of_one_game_checked_at_all_is_pointed_to_game() {
+    let scratch = Scratch::new();
+    let kuhn_bot = "python3 examples/games/kuhn-poker/bots/by_card.py";
+    let run = scratch.arena(["check", kuhn_bot]);
+    assert_eq!(run.status.code(), Some(1), "{}", run.stdout);
+    let last = run.stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with("Checked at every built-in game, since no --game was given")
+            && last.contains("--game GAME"),
+        "{last}"
+    );
+    let random = scratch.arena(["check", PYTHON_RANDOM_BOT]);
+    random.assert_success();
+    assert!(!random.stdout.contains("no --game was given"), "{}", random.stdout);
+}

@@ -252,6 +252,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let mut hints_shown = HashSet::new();
     let mut ever_started = false;
     let mut not_checked: &[GameSetup] = &[];
+    let (mut passed_games, mut failed_games) = (Vec::new(), 0);
     for (position, setup) in setups.iter().enumerate() {
         let game = setup.game();
         let folder = out.join(game.name());
@@ -295,7 +296,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         items.push(sandbox_item(&evidence, sandbox.as_deref().map(|sandbox| sandbox.limits())));
         crate::say!("\n{}:", game.title());
         print_items(&items, &mut hints_shown);
-        failed += items.iter().filter(|item| item.status == Status::Fail).count();
+        let failed_here = items.iter().filter(|item| item.status == Status::Fail).count();
+        failed += failed_here;
+        // The games it failed and those it passed, to point a bot of one
+        // game checked at all of them to --game.
+        match failed_here {
+            0 => passed_games.push(game.name().to_owned()),
+            _ => failed_games += 1,
+        }
         not_judged += items.iter().filter(|item| item.status != Status::Pass).count()
             - items.iter().filter(|item| item.status == Status::Fail).count();
         ever_started |= evidence.games.iter().any(Played::answered_start);
@@ -326,7 +334,28 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             summary.push_str(&format!("; {count} game{} not checked", plural(count)));
         }
         crate::say!("{summary}.");
+        if args.game.is_none() && failed_games > 1 {
+            crate::say!("{}", one_game_hint(&passed_games));
+        }
         Ok(ExitCode::FAILURE)
+    }
+}
+
+/// What to do when a check of every built-in game failed in several: a bot
+/// written for one game fails the others, which says nothing of it.
+fn one_game_hint(passed: &[String]) -> String {
+    let checked = "Checked at every built-in game, since no --game was given: a bot written for one game fails the others' checks";
+    match passed {
+        [] => format!(
+            "{checked}. Check it at its own: --game GAME (`arena games` lists them; a game program's command works too, --game \"python3 game.py\")."
+        ),
+        [game] => format!(
+            "{checked}; it passed every check at {game}: check it there with --game {game}."
+        ),
+        games => format!(
+            "{checked}; it passed every check at {}: check it at its own with --game GAME.",
+            games.join(", ")
+        ),
     }
 }
 
