@@ -194,12 +194,8 @@ fn decimal_scores_are_kept_and_shown() {
     assert!(run.stdout.contains(&line), "`{line}` in {}", run.stdout);
     // What each bot was sent in `over`, and what the replay says: the
     // decimals games.csv has.
-    let replay = scratch.arena(["replay", out.to_str().unwrap(), "--game", "1", "--jsonl"]);
-    replay.assert_success();
-    let sent: Vec<serde_json::Value> = replay
-        .stdout
-        .lines()
-        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+    let sent: Vec<serde_json::Value> = common::transcript_of(&out, first)
+        .into_iter()
         .filter(|line| line["type"] == "send" && line["msg"]["type"] == "over")
         .map(|line| line["msg"]["scores"].clone())
         .collect();

@@ -134,6 +134,14 @@ impl GameRow {
         writer.into_inner().map_err(|error| error.into_error())
     }
 
+    /// What the game counts as `seat`'s payoff in a game whose scores are
+    /// `payoffs`: its score, or, after a forfeit, what `payoffs` charge.
+    pub fn payoff(&self, payoffs: &arena_games::program::Payoffs, seat: Seat) -> f64 {
+        let score = if seat == Seat::One { self.score1 } else { self.score2 };
+        let forfeits = [self.forfeit1.is_some(), self.forfeit2.is_some()];
+        payoffs.counted(score.as_f64(), forfeits, seat)
+    }
+
     /// The forfeit reason of the bot in `seat`, if it forfeited.
     pub fn forfeit_reason_of(&self, seat: Seat) -> Option<ForfeitReason> {
         if seat == Seat::One { self.forfeit1 } else { self.forfeit2 }

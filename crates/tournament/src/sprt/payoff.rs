@@ -73,12 +73,7 @@ impl PayoffPairs {
 /// The advantage of the bot in `seat` in `row`: half its payoff less the
 /// other seat's.
 pub fn advantage(payoffs: &Payoffs, row: &GameRow, seat: Seat) -> f64 {
-    let forfeits = [row.forfeit1.is_some(), row.forfeit2.is_some()];
-    let payoff = |seat: Seat| {
-        let score = if seat == Seat::One { row.score1 } else { row.score2 };
-        payoffs.counted(score.as_f64(), forfeits, seat)
-    };
-    (payoff(seat) - payoff(seat.other())) / 2.0
+    (row.payoff(payoffs, seat) - row.payoff(payoffs, seat.other())) / 2.0
 }
 
 #[cfg(test)]

@@ -67,12 +67,7 @@ pub(crate) struct PayoffSum {
 impl PayoffSum {
     /// Counts `seat`'s payoff in `row`, forfeits charged as `payoffs` says.
     pub(crate) fn add(&mut self, payoffs: &Payoffs, row: &GameRow, seat: Seat) {
-        let score = match seat {
-            Seat::One => row.score1,
-            Seat::Two => row.score2,
-        };
-        let forfeits = [row.forfeit1.is_some(), row.forfeit2.is_some()];
-        self.add_value(payoffs.counted(score.as_f64(), forfeits, seat));
+        self.add_value(row.payoff(payoffs, seat));
     }
 
     pub(crate) fn add_value(&mut self, payoff: f64) {
